@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from ninja import NinjaAPI
+
+from memoryadmin.api import health
+from memoryadmin.api.errors import install_error_handlers
+from memoryadmin.api.renderers import OrjsonRenderer
+
+api = NinjaAPI(
+    title="memoryadmin",
+    version="1",
+    description="Conversations, working memory and governed long-term memory for AI agents.",
+    urls_namespace="api",
+    renderer=OrjsonRenderer(),
+)
+install_error_handlers(api)
+
+api.add_router("", health.router)

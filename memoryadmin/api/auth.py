@@ -1,0 +1,58 @@
+"""API keys: looked up by hash, revoked ones refused, last use written at most once a minute.
+
+Only the Authorization header counts; a console session cookie never grants API rights.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Q
+from django.http import HttpRequest
+from django.utils import timezone
+from ninja.security import HttpBearer
+
+from memoryadmin.api.errors import ApiError
+from memoryadmin.audit.services import Actor
+from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class ApiKeyAuth(HttpBearer):
+    def __init__(self, scope: str) -> None:
+        super().__init__()
+        self.scope = scope
+
+    def authenticate(self, request: HttpRequest, token: str) -> ApiKey | None:
+        if not token or len(token) > 200:
+            return None
+        key = (
+            ApiKey.objects.select_related("namespace")
+            .filter(key_hash=hash_api_key(token), revoked_at__isnull=True)
+            .first()
+        )
+        if key is None:
+            return None
+        if not key.has_scope(self.scope):
+            raise ApiError(403, "forbidden", f"This API key lacks the '{self.scope}' scope.")
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
+            ApiKey.objects.filter(pk=key.pk).filter(
+                Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
+            ).update(last_used_at=now)
+        request.api_key = key  # type: ignore[attr-defined]
+        return key
+
+
+read_auth = ApiKeyAuth("read")
+write_auth = ApiKeyAuth("write")
+erase_auth = ApiKeyAuth("erase")
+
+
+def namespace_of(request: HttpRequest) -> Namespace:
+    return request.auth.namespace  # type: ignore[attr-defined]
+
+
+def actor_of(request: HttpRequest) -> Actor:
+    return Actor.api_key(request.auth.prefix)  # type: ignore[attr-defined]

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from django.http import HttpRequest
+from ninja.renderers import BaseRenderer
+
+
+class OrjsonRenderer(BaseRenderer):
+    media_type = "application/json"
+    charset = "utf-8"
+
+    def render(self, request: HttpRequest, data: Any, *, response_status: int) -> bytes:
+        return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NAIVE_UTC)
+
+
+def _default(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset):
+        return list(value)
+    raise TypeError(f"cannot serialise {type(value).__name__}")

@@ -1,0 +1,178 @@
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.tenancy.fingerprints import subject_hmac
+
+GENESIS = "0" * 64
+
+
+@dataclass(frozen=True)
+class Actor:
+    type: str
+    id: str
+
+    @classmethod
+    def system(cls, name: str = "system") -> Actor:
+        return cls("system", name)
+
+    @classmethod
+    def operator(cls, username: str) -> Actor:
+        return cls("operator", username)
+
+    @classmethod
+    def api_key(cls, prefix: str) -> Actor:
+        return cls("api_key", prefix)
+
+    @classmethod
+    def subject(cls) -> Actor:
+        return cls("subject", "privacy-link")
+
+    def __str__(self) -> str:
+        return f"{self.type}:{self.id}"
+
+
+def event_digest(
+    *,
+    prev_hash: str,
+    namespace_id: int | None,
+    created_at: str,
+    actor_type: str,
+    actor: str,
+    action: str,
+    target_type: str,
+    target_id: str,
+    subject_hash: str,
+    reason: str,
+    data: Any,
+) -> str:
+    payload = json.dumps(
+        [
+            prev_hash,
+            namespace_id,
+            created_at,
+            actor_type,
+            actor,
+            action,
+            target_type,
+            target_id,
+            subject_hash,
+            reason,
+            data,
+        ],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def digest_of(event: AuditEvent) -> str:
+    return event_digest(
+        prev_hash=event.prev_hash,
+        namespace_id=event.namespace_id,
+        created_at=event.created_at.isoformat(),
+        actor_type=event.actor_type,
+        actor=event.actor,
+        action=event.action,
+        target_type=event.target_type,
+        target_id=event.target_id,
+        subject_hash=event.subject_hash,
+        reason=event.reason,
+        data=event.data,
+    )
+
+
+def _chain_lock_key(namespace_id: int | None) -> int:
+    # One advisory lock per chain; the constant keeps clear of other lock users.
+    return 0x6D61_0000_0000 + (namespace_id or 0)
+
+
+def audit_record(
+    *,
+    actor: Actor,
+    action: str,
+    namespace_id: int | None,
+    target_type: str = "",
+    target_id: str = "",
+    user_id: str | None = None,
+    reason: str = "",
+    data: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Append an event to its namespace's chain, inside the caller's transaction."""
+    data = data or {}
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_chain_lock_key(namespace_id)])
+        last = (
+            AuditEvent.objects.filter(namespace_id=namespace_id).order_by("-id").values_list("hash", flat=True).first()
+        )
+        prev_hash = last or GENESIS
+        created_at = timezone.now()
+        subject_hash = subject_hmac(namespace_id, user_id) if user_id else ""
+        # Round-trip through JSON so the digest sees exactly what JSONB will return.
+        data = json.loads(json.dumps(data, default=str))
+        digest = event_digest(
+            prev_hash=prev_hash,
+            namespace_id=namespace_id,
+            created_at=created_at.isoformat(),
+            actor_type=actor.type,
+            actor=actor.id,
+            action=action,
+            target_type=target_type,
+            target_id=str(target_id),
+            subject_hash=subject_hash,
+            reason=reason,
+            data=data,
+        )
+        return AuditEvent.objects.create(
+            namespace_id=namespace_id,
+            created_at=created_at,
+            actor_type=actor.type,
+            actor=actor.id,
+            action=action,
+            target_type=target_type,
+            target_id=str(target_id),
+            subject_hash=subject_hash,
+            reason=reason,
+            data=data,
+            prev_hash=prev_hash,
+            hash=digest,
+        )
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    checked: int
+    broken_at: int | None
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.broken_at is None
+
+
+def verify_audit_chain(namespace_id: int | None = None, *, all_chains: bool = True) -> ChainReport:
+    """Walk the chain(s) in id order; report the first event whose link or digest is wrong."""
+    qs = AuditEvent.objects.order_by("id")
+    if not all_chains:
+        qs = qs.filter(namespace_id=namespace_id)
+    last_hash: dict[int | None, str] = {}
+    checked = 0
+    for event in qs.iterator(chunk_size=2000):
+        expected_prev = last_hash.get(event.namespace_id, GENESIS)
+        if event.prev_hash != expected_prev:
+            return ChainReport(checked, event.pk, "previous hash does not match the event before it")
+        if digest_of(event) != event.hash:
+            return ChainReport(checked, event.pk, "content does not match its hash")
+        last_hash[event.namespace_id] = event.hash
+        checked += 1
+    return ChainReport(checked, None)

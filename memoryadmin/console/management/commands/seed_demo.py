@@ -1,0 +1,215 @@
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor
+from memoryadmin.conversations.models import MessageKind
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.memories.models import Memory, MemorySource, MemoryType
+from memoryadmin.memories.services import memory_create, memory_forget
+from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.services import namespace_create, operator_create
+
+NAMESPACES = [
+    ("support-bot", "Support assistant", False),
+    ("travel-agent", "Travel planner", True),
+    ("fitness-coach", "Fitness coach", False),
+]
+OPERATORS = [
+    ("admin", "admin", "admin-demo-pass"),
+    ("olivia", "operator", "operator-demo-pass"),
+    ("victor", "viewer", "viewer-demo-pass"),
+]
+
+FIRST_NAMES = [
+    "Alice",
+    "Bob",
+    "Chiara",
+    "Dmitri",
+    "Esther",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemi",
+    "Lars",
+    "Maya",
+    "Nikhil",
+    "Olga",
+    "Pablo",
+    "Qing",
+    "Rosa",
+    "Sami",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+]
+CITIES = ["Lyon", "Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Austin", "Porto", "Seoul", "Melbourne"]
+EMPLOYERS = ["Acme Corp", "a small bakery", "the city hospital", "a robotics startup", "a law firm", "the university"]
+JOBS = ["nurse", "data engineer", "teacher", "product designer", "accountant", "carpenter"]
+LIKES = [
+    "window seats",
+    "vegetarian food",
+    "early morning flights",
+    "trail running",
+    "jazz",
+    "quiet hotels",
+    "espresso",
+    "yoga",
+    "museums",
+    "spicy ramen",
+    "cycling to work",
+    "strength training",
+]
+DISLIKES = ["layovers", "loud restaurants", "cold weather", "long meetings", "treadmills", "cilantro"]
+PETS = ["a cat named Miso", "a dog named Pixel", "two goldfish"]
+TOPICS = {
+    "support-bot": ["billing", "account", "shipping", "product"],
+    "travel-agent": ["travel", "flights", "hotels"],
+    "fitness-coach": ["fitness", "nutrition", "sleep"],
+}
+ASSISTANT_LINES = [
+    "Thanks, I've noted that.",
+    "Got it. Anything else I can help with?",
+    "Understood. Let me look into it.",
+    "Sure, here is what I found.",
+    "That makes sense. I'll keep it in mind.",
+    "Happy to help with that.",
+]
+QUESTIONS = [
+    "Can you check my last order?",
+    "What are my options for next week?",
+    "How do I reset my password?",
+    "Could you suggest a plan for tomorrow?",
+    "What did we decide last time?",
+    "Is there a cheaper option?",
+]
+
+
+def user_facts(rng: random.Random, name: str) -> list[tuple[str, str, str]]:
+    """(what the user says, the memory text, its type) for one person."""
+    city, employer, job = rng.choice(CITIES), rng.choice(EMPLOYERS), rng.choice(JOBS)
+    like, like2, dislike, pet = rng.sample(LIKES, 1)[0], rng.sample(LIKES, 1)[0], rng.choice(DISLIKES), rng.choice(PETS)
+    return [
+        (f"Hi, my name is {name}.", f"User's name is {name}", MemoryType.SEMANTIC),
+        (f"I live in {city}.", f"User lives in {city}", MemoryType.SEMANTIC),
+        (f"I work at {employer} as a {job}.", f"User works at {employer} as a {job}", MemoryType.SEMANTIC),
+        (f"I really love {like}.", f"User loves {like}", MemoryType.PREFERENCE),
+        (f"I prefer {like2}.", f"User prefers {like2}", MemoryType.PREFERENCE),
+        (f"I hate {dislike}.", f"User dislikes {dislike}", MemoryType.PREFERENCE),
+        (f"I have {pet}.", f"User has {pet}", MemoryType.SEMANTIC),
+    ]
+
+
+class Command(BaseCommand):
+    help = "Load realistic demo data (namespaces, operators, sessions, messages, memories). Idempotent."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--users", type=int, default=50)
+        parser.add_argument("--sessions", type=int, default=500)
+        parser.add_argument("--messages-per-session", type=int, default=20)
+        parser.add_argument("--memories", type=int, default=3000)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        actor = Actor.system("seed_demo")
+        for username, role, password in OPERATORS:
+            if not User.objects.filter(username=username).exists():
+                operator_create(username=username, role=role, password=password, actor=actor)
+        if Namespace.objects.filter(slug=NAMESPACES[0][0]).exists():
+            self.stdout.write("Demo data already present; nothing to do.")
+            return
+        rng = random.Random(options["seed"])
+        namespaces = [
+            namespace_create(slug=slug, name=name, review_required=review, actor=actor)
+            for slug, name, review in NAMESPACES
+        ]
+        users = [
+            (rng.choice(namespaces), f"user-{i:03d}", FIRST_NAMES[i % len(FIRST_NAMES)])
+            for i in range(options["users"])
+        ]
+        facts = {user_id: user_facts(rng, name) for _, user_id, name in users}
+        per_session = options["messages_per_session"]
+        evidence: dict[str, list[tuple[int, str, str, str]]] = {}
+        for s in range(options["sessions"]):
+            namespace, user_id, _name = users[s % len(users)]
+            said = []
+            batch = [NewMessage(role="system", kind=MessageKind.INSTRUCTION, content="Be concise and friendly.")]
+            while len(batch) < per_session:
+                if rng.random() < 0.35:
+                    text, memory_text, memory_type = rng.choice(facts[user_id])
+                    said.append((len(batch), memory_text, memory_type))
+                else:
+                    text = rng.choice(QUESTIONS)
+                batch.append(NewMessage(role="user", content=text, run_id=f"run-{s}"))
+                batch.append(NewMessage(role="assistant", content=rng.choice(ASSISTANT_LINES), run_id=f"run-{s}"))
+            session, messages = session_append_messages(
+                namespace=namespace,
+                session_id=f"sess-{s:04d}",
+                user_id=user_id,
+                agent_id="demo-agent",
+                messages=batch[:per_session],
+            )
+            for index, memory_text, memory_type in said:
+                if index < len(messages):
+                    evidence.setdefault(user_id, []).append(
+                        (messages[index].pk, memory_text, memory_type, session.session_id)
+                    )
+        created = 0
+        now = timezone.now()
+        with transaction.atomic():
+            for namespace, user_id, _name in users:
+                for message_pk, memory_text, memory_type, session_id in evidence.get(user_id, []):
+                    result = memory_create(
+                        namespace=namespace,
+                        user_id=user_id,
+                        text=memory_text,
+                        memory_type=memory_type,
+                        session_id=session_id,
+                        actor=actor,
+                        source=MemorySource.EXTRACTION,
+                        topics=[rng.choice(TOPICS[namespace.slug])],
+                        evidence_message_ids=[message_pk],
+                        created_at=now - timedelta(days=rng.randint(0, 700)),
+                    )
+                    created += int(result.created)
+            episodes = [
+                "asked about {x}",
+                "planned a trip involving {x}",
+                "complained about {x}",
+                "finished a session on {x}",
+            ]
+            while created < options["memories"]:
+                namespace, user_id, _name = rng.choice(users)
+                thing = rng.choice(LIKES + DISLIKES + CITIES)
+                text = f"User {rng.choice(episodes).format(x=thing)} on day {rng.randint(1, 720)}"
+                result = memory_create(
+                    namespace=namespace,
+                    user_id=user_id,
+                    text=text,
+                    actor=actor,
+                    memory_type=rng.choice([MemoryType.EPISODIC, MemoryType.EPISODIC, MemoryType.SEMANTIC]),
+                    topics=[rng.choice(TOPICS[namespace.slug])],
+                    entities=[thing],
+                    pinned=rng.random() < 0.05,
+                    created_at=now - timedelta(days=rng.randint(0, 700)),
+                )
+                created += int(result.created)
+            to_forget = Memory.objects.filter(source=MemorySource.API, pin__isnull=True).order_by("id")
+            for memory in to_forget[: max(1, options["memories"] // 50)]:
+                memory_forget(memory=memory, actor=actor, reason="demo: user asked to forget this")
+        self.stdout.write(
+            f"Seeded {len(namespaces)} namespaces, {len(users)} users, {options['sessions']} sessions, "
+            f"{options['sessions'] * per_session} messages, {created} memories."
+        )

@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memoryadmin.conversations.models import APP_ID_RE, Message, MessageKind, Role, Session
+from memoryadmin.conversations.signals import messages_appended
+from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.tenancy.models import Namespace
+
+_APP_ID = re.compile(APP_ID_RE)
+
+
+def validate_app_id(value: str, name: str) -> str:
+    if not isinstance(value, str) or not _APP_ID.match(value):
+        raise InvalidInput(f"{name} must match {APP_ID_RE}", code="invalid_id", details={"field": name})
+    return value
+
+
+@dataclass
+class NewMessage:
+    role: str
+    content: str = ""
+    kind: str = MessageKind.MESSAGE
+    name: str = ""
+    run_id: str = ""
+    tool_calls: Any = None
+    tool_call_id: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+
+
+def _clean_message(index: int, message: NewMessage) -> None:
+    where = f"messages[{index}]"
+    if message.role not in Role.values:
+        raise InvalidInput(f"{where}.role must be one of {', '.join(Role.values)}", details={"field": f"{where}.role"})
+    if message.kind not in MessageKind.values:
+        raise InvalidInput(
+            f"{where}.kind must be one of {', '.join(MessageKind.values)}", details={"field": f"{where}.kind"}
+        )
+    if "\x00" in message.content or "\x00" in message.name or "\x00" in message.tool_call_id:
+        raise InvalidInput(f"{where} must not contain NUL characters", details={"field": where})
+    limit = settings.MAX_MESSAGE_CONTENT_BYTES
+    if len(message.content.encode()) > limit:
+        raise InvalidInput(
+            f"{where}.content exceeds {limit} bytes", details={"field": f"{where}.content", "limit_bytes": limit}
+        )
+    if message.run_id:
+        validate_app_id(message.run_id, f"{where}.run_id")
+
+
+def session_upsert(
+    *,
+    namespace: Namespace,
+    session_id: str,
+    user_id: str,
+    agent_id: str = "",
+    metadata: dict[str, Any] | None = None,
+) -> tuple[Session, bool]:
+    """Create the session or update its agent and metadata. The user of a session never changes."""
+    validate_app_id(session_id, "session_id")
+    validate_app_id(user_id, "user_id")
+    if agent_id:
+        validate_app_id(agent_id, "agent_id")
+    with transaction.atomic():
+        now = timezone.now()
+        session, created = Session.objects.select_for_update().get_or_create(
+            namespace=namespace,
+            session_id=session_id,
+            defaults={"user_id": user_id, "agent_id": agent_id, "metadata": metadata or {}, "last_activity_at": now},
+        )
+        if created:
+            return session, True
+        if session.user_id != user_id:
+            raise Conflict("the session belongs to another user_id", code="user_mismatch")
+        if agent_id:
+            session.agent_id = agent_id
+        if metadata is not None:
+            session.metadata = metadata
+        session.save(update_fields=["agent_id", "metadata", "updated_at"])
+    return session, False
+
+
+def session_append_messages(
+    *,
+    namespace: Namespace,
+    session_id: str,
+    messages: Sequence[NewMessage],
+    user_id: str | None = None,
+    agent_id: str = "",
+) -> tuple[Session, list[Message]]:
+    """Append messages atomically and in order; seqs are gap-free and never shared.
+
+    The seq range is reserved by one UPDATE ... RETURNING on the session row,
+    whose row lock makes concurrent appends to the same session queue up.
+    """
+    validate_app_id(session_id, "session_id")
+    if not messages:
+        raise InvalidInput("messages must not be empty", details={"field": "messages"})
+    if len(messages) > settings.MAX_MESSAGES_PER_APPEND:
+        raise InvalidInput(
+            f"at most {settings.MAX_MESSAGES_PER_APPEND} messages per append", details={"field": "messages"}
+        )
+    for index, message in enumerate(messages):
+        _clean_message(index, message)
+    with transaction.atomic():
+        session = Session.objects.filter(namespace=namespace, session_id=session_id).first()
+        if session is None:
+            if not user_id:
+                raise InvalidInput("user_id is required to create a session", details={"field": "user_id"})
+            session, _ = session_upsert(namespace=namespace, session_id=session_id, user_id=user_id, agent_id=agent_id)
+        elif user_id and user_id != session.user_id:
+            raise Conflict("the session belongs to another user_id", code="user_mismatch")
+        now = timezone.now()
+        count = len(messages)
+        last_seq = _reserve_seqs(session.pk, count, now)
+        first_seq = last_seq - count + 1
+        rows = [
+            Message(
+                session=session,
+                seq=first_seq + offset,
+                role=m.role,
+                kind=m.kind,
+                content=m.content,
+                name=m.name,
+                run_id=m.run_id,
+                tool_calls=m.tool_calls,
+                tool_call_id=m.tool_call_id,
+                metadata=m.metadata or {},
+                created_at=m.created_at or now,
+                persisted_at=now,
+            )
+            for offset, m in enumerate(messages)
+        ]
+        created = Message.objects.bulk_create(rows)
+        session.message_count = last_seq
+        session.last_message_at = now
+        session.last_activity_at = now
+        seqs = [m.seq for m in created]
+        namespace_id, session_pk = namespace.pk, session.pk
+        transaction.on_commit(
+            lambda: messages_appended.send(sender=Session, namespace_id=namespace_id, session_pk=session_pk, seqs=seqs)
+        )
+    return session, created
+
+
+def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE conversations_session
+            SET message_count = message_count + %s, last_message_at = %s, last_activity_at = %s, updated_at = %s
+            WHERE id = %s
+            RETURNING message_count
+            """,
+            [count, now, now, now, session_pk],
+        )
+        return cursor.fetchone()[0]

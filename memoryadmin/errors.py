@@ -1,0 +1,36 @@
+"""Errors a service raises when a request cannot be honoured.
+
+They carry the code and status of the API's error body, so the API and the
+console report them the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        self.details = details or {}
+
+
+class InvalidInput(ServiceError):
+    status = 422
+    code = "validation_error"
+
+
+class NotFound(ServiceError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(ServiceError):
+    status = 409
+    code = "conflict"

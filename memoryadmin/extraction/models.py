@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class ExtractionRun(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="extraction_runs")
+    session = models.ForeignKey("conversations.Session", on_delete=models.CASCADE, related_name="extraction_runs")
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    strategy = models.CharField(max_length=20)
+    from_seq = models.PositiveIntegerField(null=True, blank=True)
+    to_seq = models.PositiveIntegerField(null=True, blank=True)
+    candidates = models.PositiveIntegerField(default=0)
+    created = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    suppressed = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["session", "-created_at"], name="run_session_created"),
+            models.Index(fields=["namespace", "-created_at"], name="run_ns_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.id} ({self.status})"
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {
+            "candidates": self.candidates,
+            "created": self.created,
+            "duplicates": self.duplicates,
+            "suppressed": self.suppressed,
+        }

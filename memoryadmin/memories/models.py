@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+
+
+class MemoryType(models.TextChoices):
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PREFERENCE = "preference"
+    SUMMARY = "summary"
+
+
+class MemoryStatus(models.TextChoices):
+    ACTIVE = "active"
+    CANDIDATE = "candidate"
+
+
+class MemorySource(models.TextChoices):
+    API = "api"
+    EXTRACTION = "extraction"
+    OPERATOR = "operator"
+    RESTORE = "restore"
+
+
+class TombstoneReason(models.TextChoices):
+    REJECTED = "rejected"
+    FORGOTTEN = "forgotten"
+    POLICY = "policy"
+
+
+class Memory(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="memories")
+    user_id = models.CharField(max_length=128)
+    session_id = models.CharField(max_length=128, blank=True, default="")
+    agent_id = models.CharField(max_length=128, blank=True, default="")
+    text = models.TextField()
+    memory_type = models.CharField(max_length=12, choices=MemoryType.choices, default=MemoryType.SEMANTIC)
+    status = models.CharField(max_length=10, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE)
+    topics = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=12, choices=MemorySource.choices, default=MemorySource.API)
+    fingerprint = models.CharField(max_length=64)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("text", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    access_count = models.PositiveIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [
+            # The exact-duplicate rule, enforced even under concurrent writers.
+            models.UniqueConstraint(fields=["namespace", "user_id", "fingerprint"], name="memory_unique_text_per_user"),
+        ]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="memory_search_vector"),
+            GinIndex(fields=["text"], name="memory_text_trgm", opclasses=["gin_trgm_ops"]),
+            models.Index(fields=["namespace", "user_id", "-created_at", "-id"], name="memory_ns_user_created"),
+            models.Index(fields=["namespace", "-created_at", "-id"], name="memory_ns_created"),
+            models.Index(fields=["namespace", "status", "created_at", "id"], name="memory_ns_status_created"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
+class MemoryRevision(models.Model):
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    text = models.TextField()
+    memory_type = models.CharField(max_length=12, choices=MemoryType.choices)
+    topics = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    actor = models.CharField(max_length=220)
+    reason = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "revision"], name="revision_unique_per_memory"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} r{self.revision}"
+
+
+class MemoryEvidence(models.Model):
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
+    message = models.ForeignKey("conversations.Message", on_delete=models.CASCADE, related_name="evidence")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "message"], name="evidence_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} <- {self.message_id}"
+
+
+class Pin(models.Model):
+    memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True, related_name="pin")
+    pinned_by = models.CharField(max_length=220)
+    reason = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"pin {self.memory_id}"
+
+
+class Tombstone(models.Model):
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="tombstones")
+    user_id = models.CharField(max_length=128)
+    fingerprint = models.CharField(max_length=64)
+    reason = models.CharField(max_length=10, choices=TombstoneReason.choices)
+    # Kept only for operator rejections; a person's own request keeps nothing but the fingerprint.
+    text = models.TextField(blank=True, default="")
+    memory_type = models.CharField(max_length=12, blank=True, default="")
+    actor = models.CharField(max_length=220)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["namespace", "user_id", "fingerprint"], name="tombstone_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["namespace", "-created_at", "-id"], name="tombstone_ns_created"),
+            models.Index(fields=["namespace", "user_id"], name="tombstone_ns_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"tombstone {self.fingerprint[:12]} ({self.reason})"

@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from django.contrib.auth.models import Group, User
+from django.db import transaction
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrategy, Namespace
+from memoryadmin.tenancy.roles import ROLES
+
+
+def namespace_create(
+    *,
+    slug: str,
+    actor: Actor,
+    name: str = "",
+    review_required: bool = False,
+    extraction_strategy: str = ExtractionStrategy.RULES,
+    working_memory_ttl_seconds: int = 3600,
+) -> Namespace:
+    if not re.match(SLUG_RE, slug or ""):
+        raise InvalidInput(
+            f"invalid slug {slug!r}: use lowercase letters, digits and hyphens "
+            "(at most 63), starting with a letter or digit",
+            details={"field": "slug"},
+        )
+    if extraction_strategy not in ExtractionStrategy.values:
+        raise InvalidInput(
+            f"unknown extraction strategy {extraction_strategy!r}", details={"field": "extraction_strategy"}
+        )
+    with transaction.atomic():
+        if Namespace.objects.filter(slug=slug).exists():
+            raise Conflict(f"namespace {slug!r} already exists", code="exists")
+        namespace = Namespace.objects.create(
+            slug=slug,
+            name=name or slug,
+            review_required=review_required,
+            extraction_strategy=extraction_strategy,
+            working_memory_ttl_seconds=working_memory_ttl_seconds,
+        )
+        audit_record(
+            actor=actor,
+            action="namespace.create",
+            namespace_id=namespace.pk,
+            target_type="namespace",
+            target_id=slug,
+            data={"review_required": review_required, "extraction_strategy": extraction_strategy},
+        )
+    return namespace
+
+
+def clean_scopes(scopes: Iterable[str]) -> list[str]:
+    cleaned = []
+    for scope in scopes:
+        scope = scope.strip()
+        if not scope:
+            continue
+        if scope not in SCOPES:
+            raise InvalidInput(f"unknown scope {scope!r}; scopes are {', '.join(SCOPES)}", details={"field": "scopes"})
+        if scope not in cleaned:
+            cleaned.append(scope)
+    if not cleaned:
+        raise InvalidInput("an API key needs at least one scope", details={"field": "scopes"})
+    return cleaned
+
+
+def api_key_create(*, namespace: Namespace, name: str, scopes: Iterable[str], actor: Actor) -> tuple[ApiKey, str]:
+    """Create a key; returns it with the raw secret, which is shown once and never stored."""
+    scopes = clean_scopes(scopes)
+    raw, prefix, key_hash = ApiKey.generate()
+    with transaction.atomic():
+        key = ApiKey.objects.create(
+            namespace=namespace, name=name or "key", prefix=prefix, key_hash=key_hash, scopes=scopes
+        )
+        audit_record(
+            actor=actor,
+            action="api_key.create",
+            namespace_id=namespace.pk,
+            target_type="api_key",
+            target_id=prefix,
+            data={"scopes": scopes, "name": key.name},
+        )
+    return key, raw
+
+
+def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
+    with transaction.atomic():
+        updated = ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        if updated:
+            audit_record(
+                actor=actor,
+                action="api_key.revoke",
+                namespace_id=key.namespace_id,
+                target_type="api_key",
+                target_id=key.prefix,
+                reason=reason,
+            )
+    key.refresh_from_db()
+    return key
+
+
+def operator_create(*, username: str, role: str, password: str, actor: Actor) -> User:
+    if role not in ROLES:
+        raise InvalidInput(f"unknown role {role!r}; roles are {', '.join(ROLES)}", details={"field": "role"})
+    if not username or len(username) > 150:
+        raise InvalidInput("a username of 1 to 150 characters is required", details={"field": "username"})
+    if len(password) < 8:
+        raise InvalidInput("the password must have at least 8 characters", details={"field": "password"})
+    with transaction.atomic():
+        if User.objects.filter(username=username).exists():
+            raise Conflict(f"user {username!r} already exists", code="exists")
+        user = User.objects.create_user(username=username, password=password, is_staff=role == "admin")
+        user.groups.add(Group.objects.get(name=role))
+        audit_record(
+            actor=actor,
+            action="operator.create",
+            namespace_id=None,
+            target_type="user",
+            target_id=username,
+            data={"role": role},
+        )
+    return user

@@ -1,0 +1,121 @@
+"""Shared fixtures. Tests talk to the real PostgreSQL and Redis.
+
+Each pytest-xdist worker gets its own test database (pytest-django) and its
+own Redis database number, flushed before every test, so workers never see
+each other's keys. TEST_REDIS_DB_BASE moves the range (default 1).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from memoryadmin.audit.services import Actor
+from memoryadmin.redis_client import get_redis
+from memoryadmin.tenancy.models import ApiKey, Namespace
+from memoryadmin.tenancy.services import api_key_create, namespace_create
+
+SYSTEM = Actor.system("tests")
+
+
+def _worker_index() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker.removeprefix("gw") or 0)
+
+
+def redis_test_url() -> str:
+    base = int(os.environ.get("TEST_REDIS_DB_BASE", "1"))
+    host = os.environ.get("TEST_REDIS_HOST", "127.0.0.1:6379")
+    return f"redis://{host}/{base + _worker_index()}"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_redis(settings) -> Iterator[None]:
+    settings.REDIS_URL = redis_test_url()
+    get_redis().flushdb()
+    yield
+
+
+@pytest.fixture
+def redis_client():
+    return get_redis()
+
+
+@pytest.fixture
+def make_namespace(db) -> Callable[..., Namespace]:
+    def make(slug: str = "alpha", **kwargs: object) -> Namespace:
+        return namespace_create(slug=slug, actor=SYSTEM, **kwargs)  # type: ignore[arg-type]
+
+    return make
+
+
+@pytest.fixture
+def namespace(make_namespace) -> Namespace:
+    return make_namespace("alpha")
+
+
+@pytest.fixture
+def other_namespace(make_namespace) -> Namespace:
+    return make_namespace("bravo")
+
+
+@pytest.fixture
+def make_key(db) -> Callable[..., tuple[ApiKey, str]]:
+    def make(ns: Namespace, scopes: str = "read,write,erase") -> tuple[ApiKey, str]:
+        return api_key_create(namespace=ns, name="test", scopes=scopes.split(","), actor=SYSTEM)
+
+    return make
+
+
+class ApiClient:
+    """The Django test client with a bearer key and JSON bodies."""
+
+    def __init__(self, raw_key: str | None) -> None:
+        self.client = Client()
+        self.headers = {"Authorization": f"Bearer {raw_key}"} if raw_key else {}
+
+    def _send(self, method: str, path: str, json: object = None, **kwargs: object):
+        call = getattr(self.client, method)
+        if json is not None:
+            kwargs.setdefault("data", json)
+            kwargs.setdefault("content_type", "application/json")
+        return call(path, headers=self.headers, **kwargs)
+
+    def get(self, path: str, **kw: object):
+        return self._send("get", path, **kw)
+
+    def post(self, path: str, json: object = None, **kw: object):
+        return self._send("post", path, json, **kw)
+
+    def put(self, path: str, json: object = None, **kw: object):
+        return self._send("put", path, json, **kw)
+
+    def patch(self, path: str, json: object = None, **kw: object):
+        return self._send("patch", path, json, **kw)
+
+    def delete(self, path: str, **kw: object):
+        return self._send("delete", path, **kw)
+
+
+@pytest.fixture
+def api(namespace, make_key) -> ApiClient:
+    """A client with a read/write/erase key of `namespace`."""
+    return ApiClient(make_key(namespace)[1])
+
+
+@pytest.fixture
+def other_api(other_namespace, make_key) -> ApiClient:
+    """A client whose key belongs to another namespace."""
+    return ApiClient(make_key(other_namespace)[1])
+
+
+@pytest.fixture
+def anon_api() -> ApiClient:
+    return ApiClient(None)
+
+
+__all__ = ["SYSTEM", "ApiClient", "redis_test_url", "settings"]

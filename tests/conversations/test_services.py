@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from memoryadmin.conversations.models import Message
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.errors import Conflict, InvalidInput
+
+
+def append(namespace, n: int = 2, session_id: str = "s1", user_id: str | None = "alice"):
+    return session_append_messages(
+        namespace=namespace,
+        session_id=session_id,
+        user_id=user_id,
+        messages=[NewMessage(role="user", content=f"m{i}") for i in range(n)],
+    )
+
+
+def test_appends_number_messages_gap_free_from_one(namespace) -> None:
+    append(namespace, 3)
+    session, created = append(namespace, 2)
+    assert [m.seq for m in created] == [4, 5]
+    assert session.message_count == 5
+    assert list(Message.objects.filter(session=session).order_by("seq").values_list("seq", flat=True)) == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
+
+
+def test_seq_is_unique_per_session(namespace) -> None:
+    session, created = append(namespace, 1)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Message.objects.create(
+            session=session, seq=created[0].seq, role="user", content="x", created_at=created[0].created_at
+        )
+
+
+def test_creating_a_session_by_append_needs_a_user_id(namespace) -> None:
+    with pytest.raises(InvalidInput):
+        append(namespace, user_id=None)
+
+
+def test_a_session_keeps_its_user(namespace) -> None:
+    append(namespace)
+    with pytest.raises(Conflict):
+        append(namespace, user_id="mallory")
+
+
+def test_a_bad_batch_writes_nothing(namespace) -> None:
+    append(namespace, 1)
+    with pytest.raises(InvalidInput):
+        session_append_messages(
+            namespace=namespace,
+            session_id="s1",
+            messages=[NewMessage(role="user", content="ok"), NewMessage(role="robot", content="bad")],
+        )
+    assert Message.objects.count() == 1
