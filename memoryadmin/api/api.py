@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI
 
-from memoryadmin.api import health
+from memoryadmin.api import extraction, governance, health, memories, sessions
 from memoryadmin.api.errors import install_error_handlers
 from memoryadmin.api.renderers import OrjsonRenderer
 
@@ -16,3 +16,7 @@ api = NinjaAPI(
 install_error_handlers(api)
 
 api.add_router("", health.router)
+api.add_router("", sessions.router)
+api.add_router("", memories.router)
+api.add_router("", extraction.router)
+api.add_router("", governance.router)
