@@ -10,6 +10,8 @@ from psycopg import sql
 
 class Command(BaseCommand):
     help = "Create the configured PostgreSQL database when it does not exist yet."
+    # System checks would connect to the very database that may not exist yet.
+    requires_system_checks: list[str] = []
 
     def handle(self, *args: Any, **options: Any) -> None:
         db = settings.DATABASES["default"]
