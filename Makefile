@@ -38,7 +38,9 @@ run: setup
 	@echo
 	@echo "  memoryadmin is starting at http://$(HOST):$(PORT)/"
 	@echo "  Console logins: admin / admin-demo-pass (admin), olivia / operator-demo-pass (operator), victor / viewer-demo-pass (viewer)"
-	@echo "  API docs: http://$(HOST):$(PORT)/api/v1/docs — make a key with: $(BIN)/python manage.py create_api_key support-bot"
+	@echo "  API docs: http://$(HOST):$(PORT)/api/v1/docs"
+	@echo "  A fresh API key for the support-bot namespace (read, write, erase):"
+	@echo "    $$($(BIN)/python manage.py create_api_key support-bot --name make-run --scopes read,write,erase 2>/dev/null | tail -1)"
 	@echo "  Ctrl-C stops web, worker and beat."
 	@echo
 	@trap 'kill 0' INT TERM EXIT; \
