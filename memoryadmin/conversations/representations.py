@@ -1,0 +1,49 @@
+"""The API's shapes of sessions and messages, shared by the API, the console and snapshots.
+
+Ids are strings and timestamps RFC 3339 in UTC, so a record written to a
+snapshot is byte-for-byte the object the API returns.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from memoryadmin.conversations.models import Message, Session
+
+
+def rfc3339(value: datetime | None) -> str | None:
+    """UTC, microseconds kept, `Z` suffix: `2026-01-31T09:15:00.123456Z`."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def session_dict(session: Session) -> dict[str, Any]:
+    return {
+        "session_id": session.session_id,
+        "user_id": session.user_id,
+        "agent_id": session.agent_id or None,
+        "metadata": session.metadata,
+        "message_count": session.message_count,
+        "created_at": rfc3339(session.created_at),
+        "updated_at": rfc3339(session.updated_at),
+        "last_message_at": rfc3339(session.last_message_at),
+    }
+
+
+def message_dict(message: Message) -> dict[str, Any]:
+    return {
+        "id": str(message.pk),
+        "seq": message.seq,
+        "role": message.role,
+        "kind": message.kind,
+        "content": message.content,
+        "name": message.name or None,
+        "run_id": message.run_id or None,
+        "tool_calls": message.tool_calls,
+        "tool_call_id": message.tool_call_id or None,
+        "metadata": message.metadata,
+        "created_at": rfc3339(message.created_at),
+        "persisted_at": rfc3339(message.persisted_at),
+    }

@@ -1,0 +1,350 @@
+"""Reads of long-term memory, shared by the API and the operators' console.
+
+Every function starts from a namespace: a memory of another namespace is
+indistinguishable from one that does not exist.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection
+from django.db.models import BooleanField, Exists, OuterRef, QuerySet
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from memoryadmin.errors import InvalidInput, NotFound
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, MemoryType, Pin
+from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.tenancy.models import Namespace
+
+# A memory's access stats are written at most this often, so a hot memory
+# does not turn every search into a stream of row updates.
+ACCESS_TOUCH_INTERVAL = timedelta(minutes=15)
+MAX_QUERY_CHARS = 2000
+MAX_ANY_TERMS = 64
+# 0.5 ** 1000 is still a normal double; beyond it PostgreSQL reports underflow.
+MAX_HALF_LIVES = 1000
+STATUS_ANY = "any"
+
+
+def _pinned_annotation() -> Exists:
+    return Exists(Pin.objects.filter(memory_id=OuterRef("pk")))
+
+
+def memories_in(namespace: Namespace) -> QuerySet[Memory]:
+    """The namespace's memories, each with `pinned` annotated (no query per row)."""
+    return Memory.objects.filter(namespace=namespace).defer("search_vector").annotate(pinned=_pinned_annotation())
+
+
+def _as_uuid(memory_id: str | uuid.UUID) -> uuid.UUID | None:
+    if isinstance(memory_id, uuid.UUID):
+        return memory_id
+    try:
+        return uuid.UUID(str(memory_id))
+    except ValueError:
+        return None
+
+
+def memory_get(namespace: Namespace, memory_id: str | uuid.UUID) -> Memory:
+    """One memory of the namespace, with `pinned`; NotFound otherwise (also for malformed ids)."""
+    pk = _as_uuid(memory_id)
+    memory = memories_in(namespace).filter(pk=pk).first() if pk else None
+    if memory is None:
+        raise NotFound("memory not found")
+    return memory
+
+
+def _clean_status(status: str | None, default: str | None) -> str | None:
+    if status is None:
+        return default
+    if status == STATUS_ANY:
+        return None
+    if status not in MemoryStatus.values:
+        raise InvalidInput(
+            f"status must be one of {', '.join([*MemoryStatus.values, STATUS_ANY])}", details={"field": "status"}
+        )
+    return status
+
+
+def _clean_types(memory_types: Sequence[str] | None) -> list[str] | None:
+    if memory_types is None:
+        return None
+    for memory_type in memory_types:
+        if memory_type not in MemoryType.values:
+            raise InvalidInput(
+                f"memory_type must be one of {', '.join(MemoryType.values)}", details={"field": "memory_types"}
+            )
+    return list(memory_types)
+
+
+def memories_page(
+    namespace: Namespace,
+    *,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    agent_id: str | None = None,
+    memory_type: str | None = None,
+    status: str | None = None,
+    pinned: bool | None = None,
+    cursor: str | None = None,
+    limit: int | None = None,
+) -> Page[Memory]:
+    """Newest first, keyset-paginated on (created_at, id). All statuses unless `status` narrows it."""
+    limit = clamp_limit(limit)
+    qs = memories_in(namespace)
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    if session_id is not None:
+        qs = qs.filter(session_id=session_id)
+    if agent_id is not None:
+        qs = qs.filter(agent_id=agent_id)
+    if memory_type is not None:
+        qs = qs.filter(memory_type__in=_clean_types([memory_type]))
+    if (wanted := _clean_status(status, None)) is not None:
+        qs = qs.filter(status=wanted)
+    if pinned is not None:
+        qs = qs.filter(pinned=pinned)
+    if cursor:
+        created_at, last_id = decode_cursor(cursor, "memories", (datetime, uuid.UUID))
+        # A row comparison, so PostgreSQL can start the index scan at the cursor.
+        qs = qs.filter(
+            RawSQL(
+                '("memories_memory"."created_at", "memories_memory"."id") < (%s, %s)',
+                (created_at, last_id),
+                output_field=BooleanField(),
+            )
+        )
+    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor("memories", (rows[-1].created_at, rows[-1].pk))
+    return Page(rows, next_cursor)
+
+
+def memory_revisions(memory: Memory) -> list[MemoryRevision]:
+    return list(MemoryRevision.objects.filter(memory=memory).order_by("revision"))
+
+
+def memory_evidence(memory: Memory) -> list[MemoryEvidence]:
+    return list(
+        MemoryEvidence.objects.filter(memory=memory)
+        .select_related("message__session")
+        .order_by("message__session_id", "message__seq")
+    )
+
+
+@dataclass(frozen=True)
+class Recency:
+    """How search blends text rank with how recently a memory was used and made.
+
+    recency = access_weight * 0.5^(days since last access / access_half_life_days)
+            + creation_weight * 0.5^(days since creation / freshness_half_life_days)
+    score   = text_weight * text rank + recency_weight * recency
+    A memory never accessed counts from its creation.
+    """
+
+    enabled: bool = True
+    access_half_life_days: float = 7.0
+    freshness_half_life_days: float = 30.0
+    access_weight: float = 0.6
+    creation_weight: float = 0.4
+    text_weight: float = 0.8
+    recency_weight: float = 0.2
+
+    def __post_init__(self) -> None:
+        for name in ("access_half_life_days", "freshness_half_life_days"):
+            if not 0 < getattr(self, name) <= 36500:
+                raise InvalidInput(f"recency.{name} must be > 0 and <= 36500", details={"field": f"recency.{name}"})
+        for name in ("access_weight", "creation_weight", "text_weight", "recency_weight"):
+            if not 0 <= getattr(self, name) <= 1000:
+                raise InvalidInput(f"recency.{name} must be between 0 and 1000", details={"field": f"recency.{name}"})
+
+
+@dataclass
+class SearchHit:
+    memory: Memory
+    score: float
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+_COLUMNS = (
+    "id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics, entities, metadata, "
+    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision"
+)
+
+
+def _tsquery_sql(query: str, match: str) -> tuple[str, list[Any]]:
+    if match == "websearch":
+        return "websearch_to_tsquery('english', %s)", [query]
+    # "any": each word may match on its own, for free text such as a user's last message.
+    words = _WORD.findall(query)[:MAX_ANY_TERMS]
+    return "to_tsquery('english', %s)", [" | ".join(words)]
+
+
+def memories_search(
+    namespace: Namespace,
+    *,
+    query: str,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    agent_id: str | None = None,
+    memory_types: Sequence[str] | None = None,
+    topics: Sequence[str] | None = None,
+    entities: Sequence[str] | None = None,
+    status: str | None = None,
+    pinned: bool | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    recency: Recency | None = None,
+    limit: int | None = 10,
+    cursor: str | None = None,
+    match: str = "websearch",
+    touch: bool = True,
+) -> Page[SearchHit]:
+    """Full-text search, ranked, filtered exactly as asked (filters are never relaxed).
+
+    `query` uses web-search syntax ("quoted phrases", or, -excluded); with
+    match="any" every word counts on its own. Candidates are left out unless
+    `status` asks for them ("candidate" or "any"). Topics and entities match
+    when a memory has any of the given ones (an empty list constrains
+    nothing). Results are keyset-paginated on
+    (score, id); the cursor keeps the reference time so scores stay stable
+    from page to page. With `touch`, returned memories get their access
+    stats updated (at most once per memory per 15 minutes).
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must not be empty", details={"field": "query"})
+    if "\x00" in query or len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"query must be at most {MAX_QUERY_CHARS} characters without NUL", details={"field": "query"}
+        )
+    if match not in ("websearch", "any"):
+        raise InvalidInput("match must be websearch or any", details={"field": "match"})
+    limit = clamp_limit(limit, default=10)
+    recency = recency or Recency()
+    wanted_status = _clean_status(status, MemoryStatus.ACTIVE)
+    memory_types = _clean_types(memory_types)
+
+    reference = timezone.now()
+    after: tuple[float, uuid.UUID] | None = None
+    if cursor:
+        reference, score, last_id = decode_cursor(cursor, "search", (datetime, float, uuid.UUID))
+        after = (score, last_id)
+
+    tsquery, tsquery_params = _tsquery_sql(query, match)
+    where = ["m.namespace_id = %s", "m.search_vector @@ q.tsq"]
+    params: list[Any] = [namespace.pk]
+    for column, value in (("user_id", user_id), ("session_id", session_id), ("agent_id", agent_id)):
+        if value is not None:
+            where.append(f"m.{column} = %s")
+            params.append(value)
+    if memory_types:
+        where.append("m.memory_type = ANY(%s)")
+        params.append(memory_types)
+    if topics:
+        where.append("m.topics && %s::varchar(100)[]")
+        params.append(list(topics))
+    if entities:
+        where.append("m.entities && %s::varchar(200)[]")
+        params.append(list(entities))
+    if wanted_status is not None:
+        where.append("m.status = %s")
+        params.append(wanted_status)
+    if pinned is not None:
+        where.append(("" if pinned else "NOT ") + "EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id)")
+    if created_after is not None:
+        where.append("m.created_at >= %s")
+        params.append(created_after)
+    if created_before is not None:
+        where.append("m.created_at < %s")
+        params.append(created_before)
+
+    text_rank = "ts_rank_cd(m.search_vector, q.tsq, 32)::float8"
+    if recency.enabled:
+        score_sql = (
+            f"%s * {text_rank} + %s * ("
+            "  %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - coalesce(m.last_accessed_at,"
+            "       m.created_at))) / 86400.0, 0) / %s, %s))"
+            "+ %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - m.created_at)) / 86400.0, 0)"
+            "       / %s, %s)))"
+        )
+        score_params: list[Any] = [
+            recency.text_weight,
+            recency.recency_weight,
+            recency.access_weight,
+            reference,
+            recency.access_half_life_days,
+            MAX_HALF_LIVES,
+            recency.creation_weight,
+            reference,
+            recency.freshness_half_life_days,
+            MAX_HALF_LIVES,
+        ]
+    else:
+        score_sql, score_params = text_rank, []
+
+    outer_where = ""
+    outer_params: list[Any] = []
+    if after is not None:
+        outer_where = "WHERE (ranked.score, ranked.id) < (%s, %s)"
+        outer_params = [after[0], after[1]]
+
+    # Every value is a parameter; only fixed fragments are formatted into the text.
+    sql = f"""
+        SELECT * FROM (
+            SELECT {", ".join("m." + c.strip() for c in _COLUMNS.split(","))},
+                   EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id) AS pinned,
+                   ({score_sql})::float8 AS score
+            FROM memories_memory m, (SELECT {tsquery} AS tsq) q
+            WHERE {" AND ".join(where)}
+        ) ranked
+        {outer_where}
+        ORDER BY ranked.score DESC, ranked.id DESC
+        LIMIT %s
+    """
+    all_params = [*score_params, *tsquery_params, *params, *outer_params, limit + 1]
+    rows = list(Memory.objects.raw(sql, all_params))
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor("search", (reference, rows[-1].score, rows[-1].pk))
+    if touch and rows:
+        memories_touch(rows)
+    return Page([SearchHit(memory=row, score=row.score) for row in rows], next_cursor)
+
+
+def memories_touch(memories: Sequence[Memory]) -> None:
+    """Record an access to these memories in one statement, at most once per memory per interval.
+
+    Rows another transaction holds are skipped rather than waited for: an
+    access stat is not worth blocking a search, and a fixed id order keeps
+    concurrent searches from deadlocking on each other.
+    """
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1
+            WHERE id IN (
+                SELECT id FROM memories_memory
+                WHERE id = ANY(%s) AND (last_accessed_at IS NULL OR last_accessed_at < %s)
+                ORDER BY id
+                FOR UPDATE SKIP LOCKED
+            )
+            RETURNING id
+            """,
+            [now, [m.pk for m in memories], now - ACCESS_TOUCH_INTERVAL],
+        )
+        touched = {row[0] for row in cursor.fetchall()}
+    for memory in memories:
+        if memory.pk in touched:
+            memory.last_accessed_at = now
+            memory.access_count += 1

@@ -1,0 +1,84 @@
+"""The API's shapes of memories and what hangs off them.
+
+The API, the console and snapshots all render through these functions, so a
+snapshot record carries exactly the fields of the API object of its kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryadmin.conversations.representations import rfc3339
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
+
+
+def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
+    return {
+        "id": str(memory.pk),
+        "text": memory.text,
+        "user_id": memory.user_id,
+        "session_id": memory.session_id or None,
+        "agent_id": memory.agent_id or None,
+        "memory_type": memory.memory_type,
+        "status": memory.status,
+        "topics": list(memory.topics),
+        "entities": list(memory.entities),
+        "metadata": memory.metadata,
+        "pinned": pinned,
+        "source": memory.source,
+        "created_at": rfc3339(memory.created_at),
+        "updated_at": rfc3339(memory.updated_at),
+        "last_accessed_at": rfc3339(memory.last_accessed_at),
+        "revision": memory.revision,
+    }
+
+
+def revision_dict(revision: MemoryRevision) -> dict[str, Any]:
+    return {
+        "memory_id": str(revision.memory_id),
+        "revision": revision.revision,
+        "text": revision.text,
+        "memory_type": revision.memory_type,
+        "topics": list(revision.topics),
+        "entities": list(revision.entities),
+        "metadata": revision.metadata,
+        "actor": revision.actor,
+        "reason": revision.reason,
+        "created_at": rfc3339(revision.created_at),
+    }
+
+
+def evidence_dict(evidence: MemoryEvidence) -> dict[str, Any]:
+    """Needs `message__session` loaded (select_related) to stay one query per list."""
+    message = evidence.message
+    return {
+        "memory_id": str(evidence.memory_id),
+        "session_id": message.session.session_id,
+        "message_id": str(message.pk),
+        "seq": message.seq,
+        "role": message.role,
+        "content": message.content,
+        "created_at": rfc3339(evidence.created_at),
+    }
+
+
+def pin_dict(pin: Pin) -> dict[str, Any]:
+    return {
+        "memory_id": str(pin.memory_id),
+        "pinned_by": pin.pinned_by,
+        "reason": pin.reason,
+        "created_at": rfc3339(pin.created_at),
+    }
+
+
+def tombstone_dict(tombstone: Tombstone) -> dict[str, Any]:
+    return {
+        "id": str(tombstone.pk),
+        "user_id": tombstone.user_id,
+        "fingerprint": tombstone.fingerprint,
+        "reason": tombstone.reason,
+        "text": tombstone.text or None,
+        "memory_type": tombstone.memory_type or None,
+        "actor": tombstone.actor,
+        "created_at": rfc3339(tombstone.created_at),
+    }

@@ -1,0 +1,96 @@
+"""Opaque keyset cursors, shared by every list (API and console).
+
+A cursor is the sort key of the last row of a page, tagged with the list it
+belongs to, as URL-safe base64 JSON. It is opaque to clients but not secret:
+a tampered cursor can only point at another position of the caller's own
+namespace, because every query still starts from that namespace.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memoryadmin.errors import InvalidInput, ServiceError
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 200
+MAX_CURSOR_CHARS = 512
+
+
+@dataclass
+class Page[T]:
+    items: list[T]
+    next_cursor: str | None
+
+
+class InvalidCursor(ServiceError):
+    status = 400
+    code = "invalid_cursor"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
+
+
+def encode_cursor(tag: str, values: Sequence[Any]) -> str:
+    raw = json.dumps([tag, *(_plain(v) for v in values)], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, tag: str, types: Sequence[type]) -> tuple[Any, ...]:
+    """Parse a cursor made by `encode_cursor(tag, ...)` whose values have `types`."""
+    invalid = InvalidCursor("the cursor is not valid for this list", details={"field": "cursor"})
+    if not cursor or len(cursor) > MAX_CURSOR_CHARS:
+        raise invalid
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise invalid from None
+    if not isinstance(data, list) or len(data) != len(types) + 1 or data[0] != tag:
+        raise invalid
+    values: list[Any] = []
+    for kind, value in zip(types, data[1:], strict=True):
+        try:
+            if kind is datetime:
+                parsed = datetime.fromisoformat(value)
+                if parsed.tzinfo is None:
+                    raise ValueError("naive")
+                values.append(parsed)
+            elif kind is uuid.UUID:
+                values.append(uuid.UUID(value))
+            elif kind is float:
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError("number")
+                values.append(float(value))
+            elif kind is int:
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+                    raise ValueError("int")
+                values.append(value)
+            elif kind is str:
+                if not isinstance(value, str) or "\x00" in value:
+                    raise ValueError("str")
+                values.append(value)
+            else:
+                raise TypeError(kind)
+        except (TypeError, ValueError, AttributeError):
+            raise invalid from None
+    return tuple(values)
+
+
+def clamp_limit(limit: int | None, default: int = DEFAULT_LIMIT) -> int:
+    if limit is None:
+        return default
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", details={"field": "limit"})
+    return limit

@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memoryadmin.errors import InvalidInput, NotFound
+from memoryadmin.memories.models import Memory, MemoryStatus
+from memoryadmin.memories.queries import Recency, memories_page, memories_search, memory_get
+from memoryadmin.memories.representations import memory_dict
+from memoryadmin.memories.services import memory_create, memory_pin
+from memoryadmin.pagination import InvalidCursor
+from tests.conftest import SYSTEM
+
+
+def remember(namespace, text: str, user_id: str = "alice", **kwargs) -> Memory:
+    result = memory_create(namespace=namespace, user_id=user_id, text=text, actor=SYSTEM, **kwargs)
+    assert result.memory is not None
+    return result.memory
+
+
+def age(memory: Memory, *, created_days: float = 0, accessed_days: float | None = None) -> None:
+    now = timezone.now()
+    Memory.objects.filter(pk=memory.pk).update(
+        created_at=now - timedelta(days=created_days),
+        last_accessed_at=None if accessed_days is None else now - timedelta(days=accessed_days),
+    )
+
+
+def test_it_gets_a_memory_with_its_pin(namespace) -> None:
+    memory = remember(namespace, "Alice likes green tea")
+    memory_pin(memory=memory, actor=SYSTEM)
+    found = memory_get(namespace, str(memory.pk))
+    assert found.pinned is True
+    assert memory_dict(found, pinned=found.pinned)["pinned"] is True
+
+
+def test_it_checks_namespace(namespace, other_namespace) -> None:
+    memory = remember(namespace, "Alice likes green tea")
+    with pytest.raises(NotFound):
+        memory_get(other_namespace, memory.pk)
+    with pytest.raises(NotFound):
+        memory_get(namespace, "not-a-uuid")
+    with pytest.raises(NotFound):
+        memory_get(namespace, uuid.uuid4())
+
+
+def test_memory_dict_has_exactly_the_api_fields(namespace) -> None:
+    memory = memory_get(namespace, remember(namespace, "Alice likes green tea", topics=["drinks"]).pk)
+    data = memory_dict(memory, pinned=False)
+    assert list(data) == [
+        "id",
+        "text",
+        "user_id",
+        "session_id",
+        "agent_id",
+        "memory_type",
+        "status",
+        "topics",
+        "entities",
+        "metadata",
+        "pinned",
+        "source",
+        "created_at",
+        "updated_at",
+        "last_accessed_at",
+        "revision",
+    ]
+    assert data["id"] == str(memory.pk)
+    assert data["created_at"].endswith("Z")
+    assert data["session_id"] is None
+    assert data["topics"] == ["drinks"]
+
+
+def test_it_pages_newest_first_without_gaps(namespace, django_assert_max_num_queries) -> None:
+    memories = [remember(namespace, f"fact number {i}") for i in range(7)]
+    start = timezone.now()
+    for i, memory in enumerate(memories):
+        Memory.objects.filter(pk=memory.pk).update(created_at=start - timedelta(minutes=i))
+    seen = []
+    cursor = None
+    while True:
+        with django_assert_max_num_queries(1):
+            page = memories_page(namespace, limit=3, cursor=cursor)
+        seen.extend(m.pk for m in page.items)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == [m.pk for m in memories]
+
+
+def test_it_filters_the_page(namespace) -> None:
+    tea = remember(namespace, "Alice likes green tea")
+    remember(namespace, "Bob likes coffee", user_id="bob")
+    memory_pin(memory=tea, actor=SYSTEM)
+    assert [m.pk for m in memories_page(namespace, user_id="alice").items] == [tea.pk]
+    assert [m.pk for m in memories_page(namespace, pinned=True).items] == [tea.pk]
+    assert [m.user_id for m in memories_page(namespace, pinned=False).items] == ["bob"]
+    assert memories_page(namespace, status="candidate").items == []
+
+
+def test_it_refuses_a_foreign_cursor(namespace) -> None:
+    remember(namespace, "Alice likes green tea")
+    with pytest.raises(InvalidCursor):
+        memories_page(namespace, cursor="bm90LWEtY3Vyc29y")
+
+
+def test_search_ranks_matching_memories(namespace) -> None:
+    remember(namespace, "Alice is allergic to peanuts")
+    remember(namespace, "Alice likes green tea with peanuts on the side")
+    remember(namespace, "Alice lives in Lisbon")
+    page = memories_search(namespace, query="peanuts allergic", user_id="alice")
+    assert [hit.memory.text for hit in page.items] == ["Alice is allergic to peanuts"]
+    page = memories_search(namespace, query="peanuts", user_id="alice")
+    assert len(page.items) == 2
+
+
+def test_search_never_relaxes_filters(namespace) -> None:
+    remember(namespace, "Alice likes green tea", topics=["drinks"])
+    assert memories_search(namespace, query="tea", user_id="bob").items == []
+    assert memories_search(namespace, query="tea", topics=["food"]).items == []
+    assert len(memories_search(namespace, query="tea", topics=["drinks", "food"]).items) == 1
+
+
+def test_search_leaves_candidates_out_unless_asked(namespace) -> None:
+    remember(namespace, "Alice likes green tea", status=MemoryStatus.CANDIDATE)
+    assert memories_search(namespace, query="tea").items == []
+    assert len(memories_search(namespace, query="tea", status="candidate").items) == 1
+    assert len(memories_search(namespace, query="tea", status="any").items) == 1
+
+
+def test_search_blends_recency_into_the_score(namespace) -> None:
+    old = remember(namespace, "Alice likes tea")
+    new = remember(namespace, "Alice likes tea a lot")
+    age(old, created_days=1)
+    age(new, created_days=400, accessed_days=400)
+    ranked = [hit.memory.pk for hit in memories_search(namespace, query="tea", touch=False).items]
+    assert ranked == [old.pk, new.pk]
+    text_only = memories_search(namespace, query="tea", recency=Recency(enabled=False), touch=False).items
+    assert text_only[0].score == pytest.approx(text_only[1].score)
+
+
+def test_search_touches_access_at_most_once_per_interval(namespace) -> None:
+    memory = remember(namespace, "Alice likes green tea")
+    memories_search(namespace, query="tea")
+    memories_search(namespace, query="tea")
+    memory.refresh_from_db()
+    assert memory.access_count == 1
+    assert memory.last_accessed_at is not None
+    Memory.objects.filter(pk=memory.pk).update(last_accessed_at=timezone.now() - timedelta(minutes=16))
+    hits = memories_search(namespace, query="tea").items
+    memory.refresh_from_db()
+    assert memory.access_count == 2
+    assert hits[0].memory.access_count == 2
+
+
+def test_search_pages_by_score(namespace) -> None:
+    for i in range(5):
+        remember(namespace, f"tea fact {i} " + "tea " * i)
+    seen = []
+    cursor = None
+    while True:
+        page = memories_search(namespace, query="tea", limit=2, cursor=cursor)
+        seen.extend(hit.memory.pk for hit in page.items)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert len(seen) == 5
+    assert len(set(seen)) == 5
+
+
+def test_search_refuses_an_empty_query(namespace) -> None:
+    with pytest.raises(InvalidInput):
+        memories_search(namespace, query="   ")
+
+
+def test_search_in_any_mode_matches_single_words(namespace) -> None:
+    remember(namespace, "Alice likes green tea")
+    assert memories_search(namespace, query="what tea should I brew?").items == []
+    assert len(memories_search(namespace, query="what tea should I brew?", match="any").items) == 1
