@@ -94,8 +94,14 @@ def memories_page(
     pinned: bool | None = None,
     cursor: str | None = None,
     limit: int | None = None,
+    topics: Sequence[str] | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
 ) -> Page[Memory]:
-    """Newest first, keyset-paginated on (created_at, id). All statuses unless `status` narrows it."""
+    """Newest first, keyset-paginated on (created_at, id). All statuses unless `status` narrows it.
+
+    Topics match when a memory has any of them; the created range is [after, before).
+    """
     limit = clamp_limit(limit)
     qs = memories_in(namespace)
     if user_id is not None:
@@ -110,6 +116,12 @@ def memories_page(
         qs = qs.filter(status=wanted)
     if pinned is not None:
         qs = qs.filter(pinned=pinned)
+    if topics:
+        qs = qs.filter(topics__overlap=list(topics))
+    if created_after is not None:
+        qs = qs.filter(created_at__gte=created_after)
+    if created_before is not None:
+        qs = qs.filter(created_at__lt=created_before)
     if cursor:
         created_at, last_id = decode_cursor(cursor, "memories", (datetime, uuid.UUID))
         # A row comparison, so PostgreSQL can start the index scan at the cursor.
