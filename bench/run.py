@@ -1,0 +1,364 @@
+"""One command for the benchmarks (`make bench`).
+
+Serves the app as in production (gunicorn, several gthread workers, DEBUG off,
+SECRET_KEY set, ALLOWED_HOSTS=127.0.0.1) on the loopback, drives it with
+concurrent clients, measures the raw limit in the same run, and writes
+docs/benchmarks.md and bench/results.json. The data sets are generated first
+when their manifests are missing (bench/generate.py). Every load loop is bounded
+in count and time; every process started here is stopped before it returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import figures
+from bench.common import (
+    DEFAULT_DATABASE_URL,
+    DEFAULT_REDIS_URL,
+    ROOT,
+    database_exists,
+    django_setup,
+    manifest_path,
+    manifest_read,
+)
+from bench.server import AppServer
+
+SMALL_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/memoryadmin_bench_100k"
+FULL_SIZES = ["--memories", "1000000", "--messages", "5000000", "--users", "10000"]
+# Same memories per person as the full set, so figure 2 compares table size, not per-user size.
+SMALL_SIZES = ["--memories", "100000", "--messages", "500000", "--users", "1000"]
+ALL_FIGURES = tuple(range(1, 12))
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def ensure_data_set(database_url: str, sizes: list[str], redis_url: str) -> dict[str, Any]:
+    if not manifest_path(database_url).exists() or not database_exists(database_url):
+        log(f"generating {database_url} ({' '.join(sizes)})")
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "generate.py"),
+                "--database-url",
+                database_url,
+                "--redis-url",
+                redis_url,
+                *sizes,
+            ],
+            check=True,
+            cwd=ROOT,
+        )
+    return manifest_read(database_url)
+
+
+def machine() -> dict[str, Any]:
+    import django
+    import psycopg
+
+    cpu = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem_kib = next(
+        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+    )
+    with psycopg.connect(DEFAULT_DATABASE_URL) as conn:
+        pg_version = conn.execute("SHOW server_version").fetchone()[0]
+        pg_settings = dict(
+            conn.execute(
+                "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem',"
+                " 'synchronous_commit', 'max_connections', 'effective_cache_size')"
+            ).fetchall()
+        )
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    from importlib.metadata import version
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_kib / 1024 / 1024, 1),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "django": django.get_version(),
+        "gunicorn": version("gunicorn"),
+        "psycopg": psycopg.__version__,
+        "postgresql": pg_version,
+        "postgresql_settings": pg_settings,
+        "redis": redis_version(),
+        "commit": commit + ("+uncommitted changes" if dirty else ""),
+        "load_average_at_start": os.getloadavg(),
+    }
+
+
+def redis_version() -> str:
+    from memoryadmin.redis_client import get_redis
+
+    try:
+        return str(get_redis().info("server").get("redis_version"))
+    except Exception:
+        return "unknown"
+
+
+def restore_namespace_factory(database_url: str) -> Callable[[], tuple[str, Callable[[], None]]]:
+    """A fresh namespace to restore into, and how to remove it again."""
+
+    def make() -> tuple[str, Callable[[], None]]:
+        from memoryadmin.audit.services import Actor
+        from memoryadmin.tenancy.services import api_key_create, namespace_create
+
+        actor = Actor.system("bench")
+        slug = f"bench-restore-{int(time.time())}"
+        namespace = namespace_create(slug=slug, actor=actor)
+        _, raw = api_key_create(namespace=namespace, name="bench", scopes=["read", "write", "erase"], actor=actor)
+
+        def cleanup() -> None:
+            import psycopg
+
+            with psycopg.connect(database_url, autocommit=True) as conn:
+                # Audit events of the namespace stay (append-only); its data goes.
+                for table in ("memories_memory", "memories_tombstone", "conversations_session"):
+                    conn.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace.pk])
+
+        return raw, cleanup
+
+    return make
+
+
+def console_list_path() -> tuple[str | None, str]:
+    """Where the console lists memories, if it does yet, and the name of its cursor parameter."""
+    from django.urls import NoReverseMatch, reverse
+
+    for name in ("console:memories", "console:memory_list", "console:memory-list"):
+        try:
+            return reverse(name), "cursor"
+        except NoReverseMatch:
+            continue
+    return None, "cursor"
+
+
+def merge_figures(done: list[figures.Figure]) -> list[dict[str, Any]]:
+    """This run's figures, plus those of the previous run that this one did not measure again."""
+    measured_at = datetime.now(UTC).isoformat(timespec="seconds")
+    fresh = {f.number: {**f.as_dict(), "measured_at": measured_at} for f in done}
+    previous_path = ROOT / "bench" / "results.json"
+    if previous_path.exists():
+        for old in json.loads(previous_path.read_text()).get("figures", []):
+            fresh.setdefault(old["figure"], old)
+    return [fresh[n] for n in sorted(fresh)]
+
+
+def write_report(results: dict[str, Any], started: float) -> None:
+    (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    docs = ROOT / "docs" / "benchmarks.md"
+    docs.write_text(render_markdown(results))
+    log(f"wrote {docs.relative_to(ROOT)} and bench/results.json in {time.monotonic() - started:.0f}s")
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    sizes = results["data_sets"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Measured {results['finished_at']} by `make bench` (`bench/run.py`); the raw figures are in",
+        "`bench/results.json`. The machine is shared with other work, so figures are medians of several",
+        "runs and, where a physical limit can be measured in the same run, reported as a ratio to it.",
+        "",
+        "## Figures",
+        "",
+        "| # | figure | goal | result | verdict | measured |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for f in results["figures"]:
+        lines.append(
+            f"| {f['figure']} | {f['title']} | {f['goal']} | {f['summary']} | {f['status']} |"
+            f" {f.get('measured_at', '')[:16]} |"
+        )
+    lines += [
+        "",
+        "## Machine",
+        "",
+        f"- CPU: {m['cpu']}, {m['cores']} cores; memory {m['memory_gib']} GiB; Linux {m['kernel']}",
+        f"- PostgreSQL {m['postgresql']} ({', '.join(f'{k}={v}' for k, v in m['postgresql_settings'].items())}),"
+        f" Redis {m['redis']}",
+        f"- Python {m['python']}, Django {m['django']}, gunicorn {m['gunicorn']}, psycopg {m['psycopg']}",
+        f"- code: commit {m['commit']}; load average at start "
+        + ", ".join(f"{x:.2f}" for x in m["load_average_at_start"]),
+        "",
+        "## Data sets",
+        "",
+        "| database | namespaces | people | sessions | messages | memories (main namespace) | all memories |"
+        " tombstones | pins | generated in |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, s in sizes.items():
+        size = s["sizes"]
+        lines.append(
+            f"| {name} | {size['namespaces']} | {size['users']:,} | {size['sessions']:,} | {size['all_messages']:,} |"
+            f" {size['memories']:,} | {size['all_memories']:,} | {size['tombstones']:,} | {size['pins']:,} |"
+            f" {s['timings_seconds']['total']} s |"
+        )
+    lines += [
+        "",
+        "## How it was run",
+        "",
+        "```sh",
+        *results["commands"],
+        "```",
+        "",
+        f"- Server: gunicorn, {results['server']['workers']} gthread workers × {results['server']['threads']}"
+        " threads, `DEBUG=false`, `SECRET_KEY` set, `ALLOWED_HOSTS=127.0.0.1`, persistent database connections"
+        " (`CONN_MAX_AGE=60`), on 127.0.0.1. No Celery worker runs during the HTTP figures (appends queue"
+        " their debounced extraction in Redis); figure 8 starts one worker process.",
+        f"- Clients: {results['clients']} threads with keep-alive connections on the same machine; each run is"
+        f" bounded to {results['seconds_per_run']} s; {results['runs']} runs per figure, medians reported.",
+        "- Raw limits: the statements a request executes are captured in-process (Django's query capture) and"
+        " replayed through psycopg with the same concurrency; for appends, single-row `INSERT`+`COMMIT` and"
+        " `executemany`+`COMMIT` of the same rows into a table with the shape and indexes of"
+        " `conversations_message`.",
+        "",
+    ]
+    if results.get("analysis"):
+        lines += ["## What limits the figures that miss", "", results["analysis"].strip(), ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--small-database-url", default=SMALL_DATABASE_URL)
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
+    parser.add_argument("--port", type=int, default=18761)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=10.0, help="bound of one load run")
+    parser.add_argument("--figures", default=",".join(map(str, ALL_FIGURES)))
+    parser.add_argument("--analysis", type=Path, default=ROOT / "bench" / "analysis.md")
+    args = parser.parse_args(argv)
+    wanted = {int(x) for x in args.figures.split(",") if x.strip()}
+    started = time.monotonic()
+
+    manifest = ensure_data_set(args.database_url, FULL_SIZES, args.redis_url)
+    small_manifest = ensure_data_set(args.small_database_url, SMALL_SIZES, args.redis_url) if 2 in wanted else None
+    django_setup(args.database_url, args.redis_url)
+    from memoryadmin.redis_client import get_redis
+
+    get_redis().flushdb()
+
+    server = AppServer(
+        name="gunicorn",
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        port=args.port,
+        workers=args.workers,
+        threads=args.threads,
+        # Restore uploads of a million memories exceed the 256 MiB default.
+        extra_env={"MAX_SNAPSHOT_UPLOAD_BYTES": str(8 * 1024**3)},
+    )
+    small_server = None
+    results: dict[str, Any] = {}
+    try:
+        server.wait_ready()
+        if small_manifest is not None:
+            small_server = AppServer(
+                name="gunicorn-100k",
+                database_url=args.small_database_url,
+                redis_url=args.redis_url,
+                port=args.port + 1,
+                workers=args.workers,
+                threads=args.threads,
+            )
+            small_server.wait_ready()
+        bench = figures.Bench(
+            database_url=args.database_url,
+            redis_url=args.redis_url,
+            manifest=manifest,
+            server=server,
+            clients=args.clients,
+            runs=args.runs,
+            seconds=args.seconds,
+            small_server=small_server,
+            small_manifest=small_manifest,
+            log=log,
+        )
+        done: list[figures.Figure] = []
+        steps: list[tuple[set[int], Callable[[], list[figures.Figure]]]] = [
+            ({1, 2}, lambda: figures.figures_1_and_2(bench)),
+            ({3}, lambda: [figures.figure_3(bench)]),
+            ({6}, lambda: [figures.figure_6(bench, *console_list_path())]),
+            ({7}, lambda: [figures.figure_7(bench)]),
+            ({11}, lambda: [figures.figure_11(bench)]),
+            ({4}, lambda: [figures.append_figure(bench, batch=1)]),
+            ({5}, lambda: [figures.append_figure(bench, batch=100)]),
+            ({8}, lambda: [figures.figure_8(bench)]),
+            ({9}, lambda: [figures.figure_9(bench, restore_namespace_factory(args.database_url))]),
+            ({10}, lambda: [figures.figure_10(bench)]),
+        ]
+        for numbers, step in steps:
+            if not numbers & wanted:
+                continue
+            log(f"figure {', '.join(map(str, sorted(numbers)))} ...")
+            for figure in step():
+                if figure.number in wanted:
+                    done.append(figure)
+                    log(f"  -> {figure.number}: {figure.status}: {figure.summary}")
+        data_sets = {manifest_path(args.database_url).stem: manifest}
+        if small_manifest is not None:
+            data_sets[manifest_path(args.small_database_url).stem] = small_manifest
+        results = {
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": machine(),
+            "data_sets": {k: {kk: v[kk] for kk in ("sizes", "seed", "timings_seconds")} for k, v in data_sets.items()},
+            "server": {"workers": args.workers, "threads": args.threads},
+            "clients": args.clients,
+            "runs": args.runs,
+            "seconds_per_run": args.seconds,
+            "commands": [
+                ".venv/bin/python bench/generate.py " + " ".join(FULL_SIZES),
+                ".venv/bin/python bench/generate.py --database-url "
+                + args.small_database_url
+                + " "
+                + " ".join(SMALL_SIZES),
+                "make bench   # .venv/bin/python bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            ],
+            "figures": merge_figures(done),
+            "analysis": args.analysis.read_text() if args.analysis.exists() else "",
+        }
+    finally:
+        for process in (small_server, server):
+            if process is not None:
+                process.stop()
+        try:
+            get_redis().flushdb()
+        except Exception:
+            log("could not flush the bench Redis database")
+    if results:
+        write_report(results, started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
