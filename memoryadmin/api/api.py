@@ -4,7 +4,7 @@ from ninja import NinjaAPI
 
 from memoryadmin.api import extraction, governance, health, memories, sessions
 from memoryadmin.api.errors import install_error_handlers
-from memoryadmin.api.renderers import OrjsonRenderer
+from memoryadmin.api.renderers import OrjsonParser, OrjsonRenderer
 
 api = NinjaAPI(
     title="memoryadmin",
@@ -12,6 +12,7 @@ api = NinjaAPI(
     description="Conversations, working memory and governed long-term memory for AI agents.",
     urls_namespace="api",
     renderer=OrjsonRenderer(),
+    parser=OrjsonParser(),
 )
 install_error_handlers(api)
 

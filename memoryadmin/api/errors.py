@@ -13,6 +13,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from memoryadmin.conversations.models import APP_ID_RE
 from memoryadmin.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,15 @@ def error_response(status: int, code: str, message: str, details: dict[str, Any]
     )
 
 
+INVALID_ID = "invalid_id"
+_ID_FIELDS = {"session_id", "user_id", "agent_id", "run_id"}
+
+
+def _is_bad_app_id(err: dict[str, Any]) -> bool:
+    loc = [str(part) for part in err.get("loc", ())]
+    return err.get("type") in ("string_pattern_mismatch", "string_too_long") and bool(loc) and loc[-1] in _ID_FIELDS
+
+
 def _field_errors(errors: list[dict[str, Any]]) -> dict[str, Any]:
     fields = []
     for err in errors:
@@ -49,13 +59,18 @@ def install_error_handlers(api: NinjaAPI) -> None:
 
     @api.exception_handler(ServiceError)
     def on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.details)
+        # The contract answers a malformed app-chosen id with 400, wherever it is checked.
+        status = 400 if exc.code == INVALID_ID else exc.status
+        return error_response(status, exc.code, exc.message, exc.details)
 
     @api.exception_handler(NinjaValidationError)
     def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
         errors = list(exc.errors)
         if any(err.get("type") == "json_invalid" or "JSON" in str(err.get("msg", "")) for err in errors):
             return error_response(400, "malformed_json", "The request body is not valid JSON.")
+        bad_ids = [err for err in errors if _is_bad_app_id(err)]
+        if bad_ids:
+            return error_response(400, INVALID_ID, f"Ids must match {APP_ID_RE}.", _field_errors(bad_ids))
         return error_response(422, "validation_error", "The request is not valid.", _field_errors(errors))
 
     @api.exception_handler(AuthenticationError)
@@ -77,7 +92,10 @@ def install_error_handlers(api: NinjaAPI) -> None:
             413: "payload_too_large",
             429: "rate_limited",
         }.get(exc.status_code, "error")
-        return error_response(exc.status_code, code, str(exc) or code.replace("_", " "))
+        message = str(exc) or code.replace("_", " ")
+        if exc.status_code == 400 and message.startswith("Cannot parse request body"):
+            return error_response(400, "malformed_json", "The request body is not valid JSON.")
+        return error_response(exc.status_code, code, message)
 
     @api.exception_handler(RedisConnectionError)
     @api.exception_handler(RedisTimeoutError)

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations.models import APP_ID_RE, Message, MessageKind, Role, Session
 from memoryadmin.conversations.signals import messages_appended
 from memoryadmin.errors import Conflict, InvalidInput
@@ -19,9 +20,17 @@ _APP_ID = re.compile(APP_ID_RE)
 
 
 def validate_app_id(value: str, name: str) -> str:
-    if not isinstance(value, str) or not _APP_ID.match(value):
+    # fullmatch: `$` alone would let a trailing newline through.
+    if not isinstance(value, str) or not _APP_ID.fullmatch(value):
         raise InvalidInput(f"{name} must match {APP_ID_RE}", code="invalid_id", details={"field": name})
     return value
+
+
+class UserIdRequired(InvalidInput):
+    """The contract answers a missing user_id for a new session with 400, not 422."""
+
+    status = 400
+    code = "user_id_required"
 
 
 @dataclass
@@ -114,7 +123,7 @@ def session_append_messages(
         session = Session.objects.filter(namespace=namespace, session_id=session_id).first()
         if session is None:
             if not user_id:
-                raise InvalidInput("user_id is required to create a session", details={"field": "user_id"})
+                raise UserIdRequired("user_id is required to create a session", details={"field": "user_id"})
             session, _ = session_upsert(namespace=namespace, session_id=session_id, user_id=user_id, agent_id=agent_id)
         elif user_id and user_id != session.user_id:
             raise Conflict("the session belongs to another user_id", code="user_mismatch")
@@ -163,3 +172,41 @@ def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int:
             [count, now, now, now, session_pk],
         )
         return cursor.fetchone()[0]
+
+
+def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
+    """Delete a session with its messages (evidence links to them go too; memories stay)."""
+    with transaction.atomic():
+        deleted, _ = Session.objects.filter(pk=session.pk).delete()
+        if deleted:
+            audit_record(
+                actor=actor,
+                action="session.delete",
+                namespace_id=session.namespace_id,
+                target_type="session",
+                target_id=session.session_id,
+                user_id=session.user_id,
+                reason=reason,
+                data={"message_count": session.message_count},
+            )
+
+
+def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: str = "") -> int:
+    """Delete the messages one run appended; seqs of the others stay as they are."""
+    validate_app_id(run_id, "run_id")
+    with transaction.atomic():
+        # The total also counts cascaded rows (evidence links); only messages are reported.
+        _, per_model = Message.objects.filter(session=session, run_id=run_id).delete()
+        deleted = per_model.get(Message._meta.label, 0)
+        if deleted:
+            audit_record(
+                actor=actor,
+                action="messages.delete_run",
+                namespace_id=session.namespace_id,
+                target_type="session",
+                target_id=session.session_id,
+                user_id=session.user_id,
+                reason=reason,
+                data={"run_id": run_id, "deleted": deleted},
+            )
+    return deleted

@@ -18,6 +18,8 @@ from django.db.models import BooleanField, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
 from memoryadmin.errors import InvalidInput, NotFound
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, MemoryType, Pin
 from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
@@ -360,3 +362,66 @@ def memories_touch(memories: Sequence[Memory]) -> None:
         if memory.pk in touched:
             memory.last_accessed_at = now
             memory.access_count += 1
+
+
+@dataclass
+class SessionContext:
+    summary: str | None
+    messages: list[Message]
+    memories: list[Memory]
+    token_estimate: int
+
+
+def session_context(
+    namespace: Namespace,
+    session: Session,
+    *,
+    query: str | None = None,
+    token_budget: int = 4000,
+    memory_limit: int = 10,
+    include_injected: bool = False,
+) -> SessionContext:
+    """What to put in a prompt: relevant long-term memories, then the newest messages that fit.
+
+    Memories are those of the session's user most relevant to `query`, or to
+    the last user message when no query is given, every word counting. A
+    summary of the session (a `summary` memory of it, when extraction made
+    one) stands in for the older messages that did not fit.
+    """
+    spent = 0
+    memories: list[Memory] = []
+    text = query if query and query.strip() else None
+    if text is None and (last := last_user_message(session)) is not None:
+        text = last.content[:MAX_QUERY_CHARS]
+    if text and text.strip() and memory_limit > 0:
+        hits = memories_search(
+            namespace, query=text, user_id=session.user_id, limit=memory_limit, match="any", touch=True
+        ).items
+        for hit in hits:
+            cost = estimate_tokens(hit.memory.text)
+            if spent + cost > token_budget:
+                break
+            spent += cost
+            memories.append(hit.memory)
+    summary = (
+        Memory.objects.filter(
+            namespace=namespace,
+            user_id=session.user_id,
+            session_id=session.session_id,
+            memory_type=MemoryType.SUMMARY,
+            status=MemoryStatus.ACTIVE,
+        )
+        .order_by("-updated_at")
+        .values_list("text", flat=True)
+        .first()
+    )
+    summary_cost = estimate_tokens(summary) if summary else 0
+    if summary_cost > token_budget - spent:
+        summary, summary_cost = None, 0
+    messages, truncated = messages_within_budget(
+        session, token_budget=token_budget - spent - summary_cost, include_injected=include_injected
+    )
+    if not truncated:
+        summary, summary_cost = None, 0
+    spent += summary_cost + sum(estimate_tokens(m.content) for m in messages)
+    return SessionContext(summary=summary, messages=messages, memories=memories, token_estimate=spent)

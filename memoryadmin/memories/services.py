@@ -16,10 +16,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.errors import Conflict, InvalidInput, NotFound
+from memoryadmin.errors import Conflict, InvalidInput, NotFound, ServiceError
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -495,3 +496,90 @@ def tombstone_lift(*, tombstone: Tombstone, actor: Actor, reason: str) -> None:
                 reason=reason,
                 data={"tombstone_reason": tombstone.reason},
             )
+
+
+@dataclass
+class SessionForgetResult:
+    forgotten: int
+    kept_pinned: int
+
+
+def session_memories_forget(
+    *, namespace: Namespace, session_id: str, actor: Actor, reason: str = "", force: bool = False
+) -> SessionForgetResult:
+    """Forget the memories taken from one session (tombstones included) before the session goes.
+
+    A memory belongs to the session when it names it or has evidence among its
+    messages. Pinned memories stay unless `force`.
+    """
+    ids = list(
+        Memory.objects.filter(namespace=namespace)
+        .filter(
+            Q(session_id=session_id)
+            | Q(evidence__message__session__namespace=namespace, evidence__message__session__session_id=session_id)
+        )
+        .values_list("id", flat=True)
+        .distinct()
+    )
+    forgotten = kept = 0
+    with transaction.atomic():
+        for memory in Memory.objects.filter(pk__in=ids).order_by("id").defer("search_vector"):
+            try:
+                memory_forget(memory=memory, actor=actor, reason=reason, force=force)
+            except Conflict:
+                kept += 1
+            else:
+                forgotten += 1
+    return SessionForgetResult(forgotten, kept)
+
+
+BULK_ACTIONS = ("pin", "unpin", "forget", "approve", "reject")
+MAX_BULK_IDS = 1000
+
+
+@dataclass
+class BulkResult:
+    done: list[str] = field(default_factory=list)
+    failed: list[tuple[str, ServiceError]] = field(default_factory=list)
+
+
+def memories_bulk_apply(
+    *, namespace: Namespace, action: str, ids: Sequence[str], actor: Actor, reason: str = ""
+) -> BulkResult:
+    """Apply one action to many memories; each id succeeds or fails on its own (its own transaction)."""
+    if action not in BULK_ACTIONS:
+        raise InvalidInput(f"action must be one of {', '.join(BULK_ACTIONS)}", details={"field": "action"})
+    if len(ids) > MAX_BULK_IDS:
+        raise InvalidInput(f"at most {MAX_BULK_IDS} ids at once", details={"field": "ids"})
+    wanted: dict[str, uuid.UUID | None] = {}
+    for raw in ids:
+        try:
+            wanted[raw] = uuid.UUID(str(raw))
+        except ValueError:
+            wanted[raw] = None
+    found = {
+        m.pk: m
+        for m in Memory.objects.filter(namespace=namespace, pk__in=[pk for pk in wanted.values() if pk]).defer(
+            "search_vector"
+        )
+    }
+    apply = {
+        "pin": lambda m: memory_pin(memory=m, actor=actor, reason=reason),
+        "unpin": lambda m: memory_unpin(memory=m, actor=actor, reason=reason),
+        "forget": lambda m: memory_forget(memory=m, actor=actor, reason=reason),
+        "approve": lambda m: memory_approve(memory=m, actor=actor, reason=reason),
+        "reject": lambda m: memory_reject(memory=m, actor=actor, reason=reason),
+    }[action]
+    result = BulkResult()
+    for raw, pk in wanted.items():
+        memory = found.get(pk) if pk else None
+        if memory is None:
+            result.failed.append((raw, NotFound("memory not found")))
+            continue
+        try:
+            apply(memory)
+        except ServiceError as exc:
+            result.failed.append((raw, exc))
+        else:
+            result.done.append(raw)
+    return result

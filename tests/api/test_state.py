@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import pytest
+
+from memoryadmin.conversations.working_memory import working_memory_key
+
+
+@pytest.fixture
+def session(api):
+    api.put("/api/v1/sessions/s1", {"user_id": "alice"})
+    return "s1"
+
+
+def test_it_has_no_state_at_first(api, session) -> None:
+    r = api.get("/api/v1/sessions/s1/state")
+    assert r.status_code == 404
+    assert r.json()["error"]["code"] == "not_found"
+
+
+def test_it_replaces_and_reads_state(api, session, redis_client, namespace) -> None:
+    r = api.put("/api/v1/sessions/s1/state", {"state": {"step": 1, "cart": ["tea"]}, "ttl_seconds": 120})
+    assert r.status_code == 200
+    assert r.json() == {"state": {"step": 1, "cart": ["tea"]}, "ttl_seconds": 120}
+    r = api.get("/api/v1/sessions/s1/state")
+    assert r.json()["state"] == {"step": 1, "cart": ["tea"]}
+    assert 0 < redis_client.ttl(working_memory_key(namespace.pk, "s1")) <= 120
+
+
+def test_put_uses_the_namespace_ttl_by_default(api, session, namespace, redis_client) -> None:
+    namespace.working_memory_ttl_seconds = 900
+    namespace.save()
+    api.put("/api/v1/sessions/s1/state", {"state": {"a": 1}})
+    assert 890 < redis_client.ttl(working_memory_key(namespace.pk, "s1")) <= 900
+
+
+def test_patch_merges_and_keeps_the_remaining_ttl(api, session, namespace, redis_client) -> None:
+    api.put("/api/v1/sessions/s1/state", {"state": {"a": 1, "b": 2}, "ttl_seconds": 600})
+    key = working_memory_key(namespace.pk, "s1")
+    redis_client.expire(key, 30)
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"a": None, "c": "new"}})
+    assert r.status_code == 200
+    assert r.json()["state"] == {"b": 2, "c": "new"}
+    ttl = redis_client.ttl(key)
+    assert 0 < ttl <= 30
+    assert r.json()["ttl_seconds"] <= 30
+
+
+def test_patch_of_missing_state_is_404_and_creates_nothing(api, session, namespace, redis_client) -> None:
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"a": 1}})
+    assert r.status_code == 404
+    assert not redis_client.exists(working_memory_key(namespace.pk, "s1"))
+
+
+def test_it_deletes_state(api, session) -> None:
+    api.put("/api/v1/sessions/s1/state", {"state": {"a": 1}})
+    assert api.delete("/api/v1/sessions/s1/state").status_code == 204
+    assert api.get("/api/v1/sessions/s1/state").status_code == 404
+
+
+def test_it_validates_state(api, session) -> None:
+    assert api.put("/api/v1/sessions/s1/state", {"state": {"a": 1}, "ttl_seconds": 0}).status_code == 422
+    assert api.put("/api/v1/sessions/s1/state", {"state": []}).status_code == 422
+    assert api.put("/api/v1/sessions/s1/state", {"state": {"": 1}}).status_code == 422
+    assert api.put("/api/v1/sessions/s1/state", {}).status_code == 422
+
+
+def test_state_needs_the_session(api) -> None:
+    for method in ("get", "delete"):
+        assert getattr(api, method)("/api/v1/sessions/nope/state").status_code == 404
+    assert api.put("/api/v1/sessions/nope/state", {"state": {}}).status_code == 404
+    assert api.patch("/api/v1/sessions/nope/state", {"state": {}}).status_code == 404
+
+
+def test_redis_down_is_503_and_the_rest_keeps_working(api, session, settings) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    r = api.get("/api/v1/sessions/s1/state")
+    assert r.status_code == 503
+    assert r.json()["error"]["code"] == "redis_unavailable"
+    assert api.put("/api/v1/sessions/s1/state", {"state": {"a": 1}}).status_code == 503
+    assert api.get("/api/v1/sessions/s1").status_code == 200
+    assert (
+        api.post("/api/v1/sessions/s1/messages", {"messages": [{"role": "user", "content": "hi"}]}).status_code == 201
+    )
