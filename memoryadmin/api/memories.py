@@ -1,5 +1,306 @@
+"""Long-term memories: the write path, reads, search, pins, review and forgetting."""
+
 from __future__ import annotations
 
-from ninja import Router
+import uuid
+from typing import Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Router, Status
+
+from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
+from memoryadmin.api.schemas import (
+    AppId,
+    BulkIn,
+    BulkOut,
+    Cursor,
+    EvidenceList,
+    Limit,
+    MemoryIn,
+    MemoryOut,
+    MemoryPage,
+    MemoryPatchIn,
+    MemoryType,
+    Reason,
+    ReasonIn,
+    RevisionList,
+    SearchIn,
+    SearchOut,
+    responses,
+)
+from memoryadmin.errors import Conflict
+from memoryadmin.memories.models import Memory, MemorySource
+from memoryadmin.memories.queries import (
+    Recency,
+    memories_page,
+    memories_search,
+    memory_evidence,
+    memory_get,
+    memory_revisions,
+)
+from memoryadmin.memories.representations import evidence_dict, memory_dict, revision_dict
+from memoryadmin.memories.services import (
+    Outcome,
+    memories_bulk_apply,
+    memory_approve,
+    memory_create,
+    memory_forget,
+    memory_pin,
+    memory_reject,
+    memory_unpin,
+    memory_update,
+)
+from memoryadmin.tenancy.models import Namespace
 
 router = Router(tags=["memories"])
+
+
+def _answer(namespace: Namespace, memory: Memory) -> dict:
+    """The memory as the API shows it, read again so `pinned` and every field are current."""
+    fresh = memory_get(namespace, memory.pk)
+    return memory_dict(fresh, pinned=fresh.pinned)
+
+
+@router.post(
+    "/memories",
+    auth=write_auth,
+    response=responses({201: MemoryOut, 200: MemoryOut}, 409),
+    summary="Remember something",
+    description=(
+        "201 with the new memory; 200 with the existing one and `X-Deduplicated: true` when the same text "
+        "(after normalisation) is already stored for that user; 409 `tombstoned` when it was forgotten or "
+        "rejected before."
+    ),
+)
+def memory_add(request: HttpRequest, payload: MemoryIn, response: HttpResponse):
+    namespace = namespace_of(request)
+    result = memory_create(
+        namespace=namespace,
+        user_id=payload.user_id,
+        text=payload.text,
+        actor=actor_of(request),
+        source=MemorySource.API,
+        session_id=payload.session_id or "",
+        agent_id=payload.agent_id or "",
+        memory_type=payload.memory_type,
+        topics=payload.topics,
+        entities=payload.entities,
+        metadata=payload.metadata,
+        pinned=payload.pinned,
+    )
+    if result.outcome is Outcome.SUPPRESSED or result.memory is None:
+        raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
+    if result.outcome is Outcome.CREATED:
+        return Status(201, _answer(namespace, result.memory))
+    response["X-Deduplicated"] = "true"
+    return Status(200, _answer(namespace, result.memory))
+
+
+@router.get("/memories", auth=read_auth, response=responses({200: MemoryPage}), summary="Memories, newest first")
+def memory_list(
+    request: HttpRequest,
+    user_id: AppId | None = None,
+    session_id: AppId | None = None,
+    agent_id: AppId | None = None,
+    memory_type: MemoryType | None = None,
+    status: Literal["active", "candidate", "any"] | None = None,
+    pinned: bool | None = None,
+    limit: Limit = 50,
+    cursor: Cursor | None = None,
+):
+    page = memories_page(
+        namespace_of(request),
+        user_id=user_id,
+        session_id=session_id,
+        agent_id=agent_id,
+        memory_type=memory_type,
+        status=status,
+        pinned=pinned,
+        cursor=cursor,
+        limit=limit,
+    )
+    return {"items": [memory_dict(m, pinned=m.pinned) for m in page.items], "next_cursor": page.next_cursor}
+
+
+@router.post(
+    "/memories/search",
+    auth=read_auth,
+    response=responses({200: SearchOut}),
+    summary="Search memories",
+    description=(
+        "Full-text search (web-search syntax) ranked by text relevance blended with recency. Filters are applied "
+        "as given and never relaxed: an empty result is an answer. Candidates are left out unless `status` asks "
+        "for them. Returned memories count as accessed (at most once per memory per 15 minutes)."
+    ),
+)
+def memory_search(request: HttpRequest, payload: SearchIn):
+    recency = Recency(**payload.recency.model_dump()) if payload.recency else None
+    page = memories_search(
+        namespace_of(request),
+        query=payload.query,
+        user_id=payload.user_id,
+        session_id=payload.session_id,
+        agent_id=payload.agent_id,
+        memory_types=payload.memory_types,
+        topics=payload.topics,
+        entities=payload.entities,
+        status=payload.status,
+        pinned=payload.pinned,
+        created_after=payload.created_after,
+        created_before=payload.created_before,
+        recency=recency,
+        limit=payload.limit,
+        cursor=payload.cursor,
+    )
+    return {
+        "items": [{"memory": memory_dict(h.memory, pinned=h.memory.pinned), "score": h.score} for h in page.items],
+        "next_cursor": page.next_cursor,
+    }
+
+
+@router.post(
+    "/memories/bulk",
+    auth=write_auth,
+    response=responses({200: BulkOut}),
+    summary="One action on many memories",
+    description="At most 1,000 ids; each succeeds or fails on its own.",
+)
+def memory_bulk(request: HttpRequest, payload: BulkIn):
+    result = memories_bulk_apply(
+        namespace=namespace_of(request),
+        action=payload.action,
+        ids=payload.ids,
+        actor=actor_of(request),
+        reason=payload.reason,
+    )
+    return {
+        "done": result.done,
+        "failed": [
+            {"id": raw, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+            for raw, exc in result.failed
+        ],
+    }
+
+
+@router.get("/memories/{uuid:memory_id}", auth=read_auth, response=responses({200: MemoryOut}, 404), summary="A memory")
+def memory_read(request: HttpRequest, memory_id: uuid.UUID):
+    memory = memory_get(namespace_of(request), memory_id)
+    return memory_dict(memory, pinned=memory.pinned)
+
+
+@router.patch(
+    "/memories/{uuid:memory_id}",
+    auth=write_auth,
+    response=responses({200: MemoryOut}, 404, 409),
+    summary="Edit a memory",
+    description=(
+        "Each change appends a revision (`revision` + 1). 409 `tombstoned` when the new text is forbidden for "
+        "the user, `duplicate` when another memory of the user already has it."
+    ),
+)
+def memory_edit(request: HttpRequest, memory_id: uuid.UUID, payload: MemoryPatchIn):
+    namespace = namespace_of(request)
+    memory = memory_update(
+        memory=memory_get(namespace, memory_id),
+        actor=actor_of(request),
+        text=payload.text,
+        memory_type=payload.memory_type,
+        topics=payload.topics,
+        entities=payload.entities,
+        metadata=payload.metadata,
+        reason=payload.reason,
+    )
+    return _answer(namespace, memory)
+
+
+@router.delete(
+    "/memories/{uuid:memory_id}",
+    auth=write_auth,
+    response=responses({204: None}, 404, 409),
+    summary="Forget a memory",
+    description=(
+        "The memory goes and a tombstone keeps the same text from coming back for that user. A pinned memory "
+        "answers 409 `pinned` unless `force=true`."
+    ),
+)
+def memory_remove(request: HttpRequest, memory_id: uuid.UUID, reason: Reason = "", force: bool = False):
+    memory = memory_get(namespace_of(request), memory_id)
+    memory_forget(memory=memory, actor=actor_of(request), reason=reason, force=force)
+    return Status(204, None)
+
+
+@router.get(
+    "/memories/{uuid:memory_id}/revisions",
+    auth=read_auth,
+    response=responses({200: RevisionList}, 404),
+    summary="Revisions of a memory, oldest first",
+)
+def memory_revision_list(request: HttpRequest, memory_id: uuid.UUID):
+    memory = memory_get(namespace_of(request), memory_id)
+    return {"items": [revision_dict(r) for r in memory_revisions(memory)]}
+
+
+@router.get(
+    "/memories/{uuid:memory_id}/evidence",
+    auth=read_auth,
+    response=responses({200: EvidenceList}, 404),
+    summary="The messages a memory was taken from",
+)
+def memory_evidence_list(request: HttpRequest, memory_id: uuid.UUID):
+    memory = memory_get(namespace_of(request), memory_id)
+    return {"items": [evidence_dict(e) for e in memory_evidence(memory)]}
+
+
+@router.post(
+    "/memories/{uuid:memory_id}/pin",
+    auth=write_auth,
+    response=responses({200: MemoryOut}, 404),
+    summary="Pin a memory",
+    description="Pinned memories are never removed by a forgetting policy and need `force` to be forgotten.",
+)
+def memory_pin_add(request: HttpRequest, memory_id: uuid.UUID, payload: ReasonIn | None = None):
+    namespace = namespace_of(request)
+    memory = memory_pin(
+        memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=payload.reason if payload else ""
+    )
+    return _answer(namespace, memory)
+
+
+@router.delete(
+    "/memories/{uuid:memory_id}/pin",
+    auth=write_auth,
+    response=responses({200: MemoryOut}, 404),
+    summary="Unpin a memory",
+)
+def memory_pin_remove(request: HttpRequest, memory_id: uuid.UUID, reason: Reason = ""):
+    namespace = namespace_of(request)
+    memory = memory_unpin(memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=reason)
+    return _answer(namespace, memory)
+
+
+@router.post(
+    "/memories/{uuid:memory_id}/approve",
+    auth=write_auth,
+    response=responses({200: MemoryOut}, 404, 409),
+    summary="Approve a candidate",
+    description="The candidate becomes active; 409 `not_candidate` for a memory that is not awaiting review.",
+)
+def memory_approve_one(request: HttpRequest, memory_id: uuid.UUID, payload: ReasonIn | None = None):
+    namespace = namespace_of(request)
+    memory = memory_approve(
+        memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=payload.reason if payload else ""
+    )
+    return _answer(namespace, memory)
+
+
+@router.post(
+    "/memories/{uuid:memory_id}/reject",
+    auth=write_auth,
+    response=responses({204: None}, 404, 409),
+    summary="Reject a candidate",
+    description="The candidate goes and a `rejected` tombstone keeps its text from coming back.",
+)
+def memory_reject_one(request: HttpRequest, memory_id: uuid.UUID, payload: ReasonIn | None = None):
+    memory = memory_get(namespace_of(request), memory_id)
+    memory_reject(memory=memory, actor=actor_of(request), reason=payload.reason if payload else "")
+    return Status(204, None)
