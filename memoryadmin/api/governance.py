@@ -1,5 +1,314 @@
+"""Governance: forgetting policies, data subjects (export, erasure, privacy links) and snapshots."""
+
 from __future__ import annotations
 
-from ninja import Router
+import tempfile
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.http import HttpRequest, StreamingHttpResponse
+from ninja import Field, Router, Schema, Status
+from pydantic import BaseModel, ConfigDict
+
+from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
+from memoryadmin.api.errors import ApiError
+from memoryadmin.api.schemas import AppId, MemoryType, responses
+from memoryadmin.conversations.representations import rfc3339
+from memoryadmin.conversations.services import validate_app_id
+from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
+from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.privacy_links import privacy_link_create
+from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_restore
 
 router = Router(tags=["governance"])
+
+NDJSON = "application/x-ndjson"
+READ_CHUNK = 1024 * 1024
+SPOOL_BYTES = 8 * 1024 * 1024
+
+
+# --- forgetting ---------------------------------------------------------------------------------
+
+
+class PolicyIn(BaseModel):
+    # A plain model, strict about its keys: a misspelt rule must not quietly select nothing.
+    model_config = ConfigDict(extra="forbid")
+
+    max_age_days: float | None = Field(None, ge=0, le=1_000_000)
+    max_inactive_days: float | None = Field(None, ge=0, le=1_000_000)
+    budget: int | None = Field(None, ge=0, le=2**31 - 1)
+    memory_type_allowlist: list[MemoryType] | None = Field(None, max_length=10)
+    hard_age_multiplier: float = Field(12.0, ge=1, le=1_000_000)
+
+
+class ForgetIn(Schema):
+    policy: PolicyIn
+    user_id: AppId | None = None
+    session_id: AppId | None = None
+    dry_run: bool = True
+
+
+class SelectedOut(Schema):
+    id: uuid.UUID
+    reason: str = Field(description="age | inactive | inactive_and_age | hard_age | budget")
+
+
+class ForgetOut(Schema):
+    dry_run: bool
+    scanned: int
+    selected: list[SelectedOut]
+    deleted: int
+    run_id: uuid.UUID | None = None
+
+
+def _stream_selection(scanned: int, rows: Iterator[tuple[uuid.UUID, str]]) -> Iterator[bytes]:
+    # Selections can be as long as the namespace: stream them rather than build one list.
+    yield b'{"dry_run":true,"scanned":' + str(scanned).encode() + b',"deleted":0,"selected":['
+    first = True
+    for memory_id, reason in rows:
+        yield (b"" if first else b",") + orjson.dumps({"id": str(memory_id), "reason": reason})
+        first = False
+    yield b"]}"
+
+
+@router.post(
+    "/memories/forget",
+    auth=write_auth,
+    response=responses({200: ForgetOut}),
+    summary="Forget by policy (dry run by default)",
+    description=(
+        "Selects by age, inactivity, the hard-age multiplier and the recency budget (never pinned memories, "
+        "never types outside the allow-list). A dry run lists every selected id with its reason; a real run "
+        "deletes them, leaving `policy` tombstones."
+    ),
+)
+def forget(request: HttpRequest, payload: ForgetIn):
+    namespace = namespace_of(request)
+    p = payload.policy
+    policy = policy_clean(
+        max_age_days=p.max_age_days,
+        max_inactive_days=p.max_inactive_days,
+        budget=p.budget,
+        memory_type_allowlist=p.memory_type_allowlist,
+        hard_age_multiplier=p.hard_age_multiplier,
+    )
+    if payload.dry_run:
+        selection = forgetting_select(
+            namespace=namespace, policy=policy, user_id=payload.user_id, session_id=payload.session_id
+        )
+        return StreamingHttpResponse(
+            _stream_selection(selection.scanned, selection.rows), content_type="application/json"
+        )
+    result = forgetting_run(
+        namespace=namespace,
+        policy=policy,
+        actor=actor_of(request),
+        trigger=ForgettingTrigger.API,
+        user_id=payload.user_id,
+        session_id=payload.session_id,
+    )
+    return {
+        "dry_run": False,
+        "scanned": result.run.scanned,
+        "selected": [{"id": memory_id, "reason": reason} for memory_id, reason in result.selected],
+        "deleted": result.run.deleted,
+        "run_id": result.run.pk,
+    }
+
+
+# --- snapshots and data subjects ----------------------------------------------------------------
+
+
+def _snapshot_response(lines: Iterator[bytes], filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type=NDJSON)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _export(request: HttpRequest, user_id: str | None) -> StreamingHttpResponse:
+    namespace = namespace_of(request)
+    if user_id is not None:
+        validate_app_id(user_id, "user_id")
+    lines = snapshot_export_lines(namespace=namespace, user_id=user_id)
+    # Start the generator now so a bad argument is an error status, not a broken stream.
+    first = next(lines)
+
+    def chained() -> Iterator[bytes]:
+        yield first
+        yield from lines
+
+    stem = f"{namespace.slug}-{user_id}" if user_id else namespace.slug
+    return _snapshot_response(chained(), f"{stem}.jsonl")
+
+
+@router.get(
+    "/snapshots/export",
+    auth=read_auth,
+    summary="Export a snapshot (JSON Lines)",
+    description="Header, one record a line, trailer with the SHA-256 of everything before it. Streamed.",
+    response=responses({200: Any}),
+)
+def snapshot_export(request: HttpRequest, user_id: AppId | None = None):
+    return _export(request, user_id)
+
+
+@router.get(
+    "/subjects/{user_id}/export",
+    auth=read_auth,
+    summary="Everything held about one person (JSON Lines)",
+    response=responses({200: Any}),
+)
+def subject_export(request: HttpRequest, user_id: str):
+    return _export(request, user_id)
+
+
+class RestoreCounts(Schema):
+    created: int
+    updated: int
+    unchanged: int
+    suppressed: int
+    skipped_erased: int
+    skipped: int
+
+
+class RestoreOut(Schema):
+    dry_run: bool
+    records: int
+    counts: RestoreCounts
+    by_type: dict[str, RestoreCounts]
+
+
+def _spooled_body(request: HttpRequest) -> Any:
+    """The request body in a temporary file (in memory while small), read in chunks, never whole."""
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - closed by the caller
+    limit = settings.MAX_SNAPSHOT_UPLOAD_BYTES
+    size = 0
+    while chunk := request.read(READ_CHUNK):
+        size += len(chunk)
+        if size > limit:
+            spool.close()
+            raise ApiError(413, "payload_too_large", f"The snapshot exceeds {limit} bytes.", {"limit_bytes": limit})
+        spool.write(chunk)
+    spool.seek(0)
+    return spool
+
+
+@router.post(
+    "/snapshots/restore",
+    auth=write_auth,
+    response=responses({200: RestoreOut}, 409, 413),
+    summary="Restore a snapshot (dry run by default)",
+    description=(
+        "Send the JSON Lines file as the body. Everything is validated (format, version, every record, the "
+        "checksum) before anything is written; then it is applied in one transaction. A tombstone or a later "
+        "erasure always wins over the snapshot; restoring the same file twice changes nothing the second time."
+    ),
+)
+def snapshot_restore_view(request: HttpRequest, dry_run: bool = True):
+    namespace = namespace_of(request)
+    with _spooled_body(request) as source:
+        result = snapshot_restore(namespace=namespace, source=source, actor=actor_of(request), dry_run=dry_run)
+    return {"dry_run": result.dry_run, "records": result.records, "counts": result.counts, "by_type": result.by_type}
+
+
+# --- erasure ------------------------------------------------------------------------------------
+
+
+class ErasureAccepted(Schema):
+    erasure_id: uuid.UUID
+    status: str
+
+
+class ErasureOut(Schema):
+    erasure_id: uuid.UUID
+    status: str = Field(description="pending | running | completed | failed")
+    counts: dict[str, int]
+    receipt: dict[str, Any] | None
+    created_at: datetime
+    completed_at: datetime | None
+    error: str | None = None
+
+
+class ErasureIn(Schema):
+    reason: str = Field("", max_length=1000)
+
+
+@router.post(
+    "/subjects/{user_id}/erasure",
+    auth=erase_auth,
+    response=responses({202: ErasureAccepted}),
+    summary="Erase everything about one person (right to be forgotten)",
+    description=(
+        "Needs the `erase` scope. A worker deletes the person's sessions, messages, memories, revisions, "
+        "evidence, pins, working memory and scheduled extraction, verifies nothing remains and writes a "
+        "receipt. A request already open for the person is returned instead of a second one."
+    ),
+)
+def subject_erase(request: HttpRequest, user_id: str, payload: ErasureIn | None = None):
+    erasure = erasure_request(
+        namespace=namespace_of(request),
+        user_id=user_id,
+        actor=actor_of(request),
+        reason=payload.reason if payload else "",
+    )
+    return Status(202, {"erasure_id": erasure.pk, "status": erasure.status})
+
+
+@router.get(
+    "/erasures/{erasure_id}",
+    auth=read_auth,
+    response=responses({200: ErasureOut}, 404),
+    summary="An erasure: status, counts and receipt",
+)
+def erasure_get(request: HttpRequest, erasure_id: str):
+    try:
+        pk = uuid.UUID(erasure_id)
+    except ValueError:
+        raise ApiError(404, "not_found", "Not found.") from None
+    erasure = ErasureRequest.objects.filter(namespace=namespace_of(request), pk=pk).first()
+    if erasure is None:
+        raise ApiError(404, "not_found", "Not found.")
+    return {
+        "erasure_id": erasure.pk,
+        "status": erasure.status,
+        "counts": erasure.counts,
+        "receipt": erasure.receipt,
+        "created_at": erasure.created_at,
+        "completed_at": erasure.completed_at,
+        "error": erasure.error or None,
+    }
+
+
+# --- privacy links ------------------------------------------------------------------------------
+
+
+class PrivacyLinkIn(Schema):
+    ttl_seconds: int = Field(86400, ge=60, le=30 * 24 * 3600)
+
+
+class PrivacyLinkOut(Schema):
+    url: str
+    expires_at: datetime
+
+
+@router.post(
+    "/subjects/{user_id}/privacy-link",
+    auth=write_auth,
+    response=responses({200: PrivacyLinkOut}),
+    summary="A signed link for the person to see, download and erase their own memory",
+)
+def privacy_link(request: HttpRequest, user_id: str, payload: PrivacyLinkIn | None = None):
+    url, expires_at = privacy_link_create(
+        namespace=namespace_of(request),
+        user_id=user_id,
+        ttl_seconds=payload.ttl_seconds if payload else 86400,
+        actor=actor_of(request),
+    )
+    if url.startswith("/"):
+        url = request.build_absolute_uri(url)
+    return {"url": url, "expires_at": rfc3339(expires_at)}

@@ -59,3 +59,94 @@ class ErasureRequest(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.id} ({self.status})"
+
+
+class ForgettingTrigger(models.TextChoices):
+    API = "api"
+    CONSOLE = "console"
+    SCHEDULE = "schedule"
+
+
+class JobStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class ForgettingRun(models.Model):
+    """One real (not dry) run of a forgetting policy: what it was asked, what it removed.
+
+    It keeps no user id: a run scoped to one person records only that it was
+    scoped, so erasing that person leaves nothing here to clean.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="forgetting_runs")
+    trigger = models.CharField(max_length=10, choices=ForgettingTrigger.choices)
+    actor = models.CharField(max_length=220)
+    policy = models.JSONField(default=dict)
+    scope = models.CharField(max_length=10, default="namespace")
+    status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.RUNNING)
+    scanned = models.PositiveIntegerField(default=0)
+    selected = models.PositiveIntegerField(default=0)
+    deleted = models.PositiveIntegerField(default=0)
+    reasons = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["namespace", "-started_at"], name="forgetrun_ns_started")]
+
+    def __str__(self) -> str:
+        return f"forgetting run {self.id} ({self.status})"
+
+
+class SnapshotRestore(models.Model):
+    """A restore uploaded through the console, run by a worker with visible progress.
+
+    The upload itself is kept in SnapshotChunk rows so any worker can read it;
+    they are deleted when the restore is applied or abandoned.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="snapshot_restores")
+    requested_by = models.CharField(max_length=220)
+    filename = models.CharField(max_length=255, blank=True, default="")
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    dry_run = models.BooleanField(default=True)
+    status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.PENDING)
+    records_total = models.PositiveIntegerField(null=True, blank=True)
+    records_done = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
+    samples = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["namespace", "-created_at"], name="restore_ns_created")]
+
+    def __str__(self) -> str:
+        return f"restore {self.id} ({self.status})"
+
+    @property
+    def progress_percent(self) -> int:
+        if not self.records_total:
+            return 0
+        return min(100, round(100 * self.records_done / self.records_total))
+
+
+class SnapshotChunk(models.Model):
+    restore = models.ForeignKey(SnapshotRestore, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["restore", "index"], name="snapshot_chunk_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.restore_id}[{self.index}]"

@@ -1,0 +1,297 @@
+"""Erasure: the right to be forgotten, done and proven.
+
+A request is recorded and a worker does the rest: it deletes everything held
+about one person in one namespace (sessions, messages, memories, revisions,
+evidence, pins, tombstones, working memory, pending extraction), then checks
+every table that has a user_id and the Redis keys of the person's sessions,
+and writes a receipt chained to the audit trail. The plain user id is then
+dropped from the request; its HMAC stays, so a restore of an older snapshot
+cannot bring the person back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import apps
+from django.db import models, transaction
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.representations import rfc3339
+from memoryadmin.conversations.services import validate_app_id
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin
+from memoryadmin.redis_client import get_redis
+from memoryadmin.tenancy.fingerprints import subject_hmac
+from memoryadmin.tenancy.models import Namespace
+
+logger = logging.getLogger(__name__)
+
+# A writer that raced the deletion (an append, an extraction) gets this many more sweeps.
+MAX_SWEEPS = 3
+# What the receipt calls each store.
+STORE_NAMES = {
+    "conversations.Session": "sessions",
+    "conversations.Message": "messages",
+    "memories.Memory": "memories",
+    "memories.MemoryRevision": "revisions",
+    "memories.MemoryEvidence": "evidence",
+    "memories.Pin": "pins",
+    "memories.Tombstone": "tombstones",
+    "extraction.ExtractionRun": "extraction_runs",
+}
+ACTIVE = (ErasureStatus.PENDING, ErasureStatus.RUNNING)
+
+
+def erasure_request(*, namespace: Namespace, user_id: str, actor: Actor, reason: str = "") -> ErasureRequest:
+    """Record the request and start the worker once it commits; a request already open is returned as is."""
+    from memoryadmin.governance.tasks import erasure_task
+
+    validate_app_id(user_id, "user_id")
+    subject = subject_hmac(namespace.pk, user_id)
+    with transaction.atomic():
+        open_request = (
+            ErasureRequest.objects.select_for_update()
+            .filter(namespace=namespace, subject_hash=subject, status__in=ACTIVE)
+            .first()
+        )
+        if open_request is not None:
+            return open_request
+        erasure = ErasureRequest.objects.create(
+            namespace=namespace, user_id=user_id, subject_hash=subject, requested_by=str(actor)
+        )
+        audit_record(
+            actor=actor,
+            action="erasure.request",
+            namespace_id=namespace.pk,
+            target_type="erasure",
+            target_id=str(erasure.pk),
+            user_id=user_id,
+            reason=reason,
+        )
+        erasure_id = str(erasure.pk)
+        transaction.on_commit(lambda: erasure_task.delay(erasure_id))
+    return erasure
+
+
+def subject_models() -> list[type[models.Model]]:
+    """Every model that names a data subject by user_id, scoped by namespace (the ledger itself excepted)."""
+    found = []
+    for model in apps.get_models():
+        if model is ErasureRequest:
+            continue
+        names = {f.name for f in model._meta.get_fields()}
+        if "user_id" in names and "namespace" in names:
+            user_field = model._meta.get_field("user_id")
+            if isinstance(user_field, models.CharField):
+                found.append(model)
+    return sorted(found, key=lambda m: m._meta.label)
+
+
+def _add(counts: Counter[str], deleted: dict[str, int]) -> None:
+    for label, n in deleted.items():
+        if n:
+            counts[STORE_NAMES.get(label, label)] += n
+
+
+@dataclass
+class Sweep:
+    deleted: Counter[str] = field(default_factory=Counter)
+    session_ids: set[str] = field(default_factory=set)
+    session_pks: set[int] = field(default_factory=set)
+    memory_ids: set[uuid.UUID] = field(default_factory=set)
+
+
+def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> int:
+    """Delete one pass of everything about the person; returns rows deleted."""
+    with transaction.atomic():
+        # Lock the person's sessions first: an append in flight finishes before we
+        # delete (and is deleted with the rest), and one that starts later waits
+        # and then finds its session gone.
+        sessions = list(
+            Session.objects.select_for_update()
+            .filter(namespace=namespace, user_id=user_id)
+            .values_list("pk", "session_id")
+        )
+        sweep.session_pks.update(pk for pk, _ in sessions)
+        sweep.session_ids.update(sid for _, sid in sessions)
+        sweep.memory_ids.update(
+            Memory.objects.filter(namespace=namespace, user_id=user_id).values_list("pk", flat=True)
+        )
+        total = 0
+        for model in [Memory, Session, *[m for m in subject_models() if m not in (Memory, Session)]]:
+            removed, per_model = model._default_manager.filter(namespace=namespace, user_id=user_id).delete()
+            total += removed
+            _add(sweep.deleted, per_model)
+    return total
+
+
+def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep) -> dict[str, int]:
+    remaining: dict[str, int] = {}
+    for model in subject_models():
+        n = model._default_manager.filter(namespace=namespace, user_id=user_id).count()
+        if n:
+            remaining[model._meta.label] = n
+    children = {
+        "conversations.Message": Message.objects.filter(session_id__in=sweep.session_pks),
+        "memories.MemoryRevision": MemoryRevision.objects.filter(memory_id__in=sweep.memory_ids),
+        "memories.MemoryEvidence": MemoryEvidence.objects.filter(memory_id__in=sweep.memory_ids),
+        "memories.Pin": Pin.objects.filter(memory_id__in=sweep.memory_ids),
+    }
+    for label, qs in children.items():
+        n = qs.count()
+        if n:
+            remaining[label] = n
+    return remaining
+
+
+def subject_redis_keys(namespace_id: int, session_ids: set[str], session_pks: set[int]) -> list[str]:
+    """The Redis keys a person's sessions may hold: working memory and pending extraction."""
+    return [f"wm:{namespace_id}:{sid}" for sid in sorted(session_ids)] + [
+        f"extract:{namespace_id}:{pk}" for pk in sorted(session_pks)
+    ]
+
+
+def _clear_redis(namespace_id: int, sweep: Sweep) -> Counter[str]:
+    from memoryadmin.conversations.working_memory import working_memory_delete_for_sessions
+    from memoryadmin.extraction.services import extraction_cancel_for_sessions
+
+    counts: Counter[str] = Counter()
+    counts["working_memory_keys"] += working_memory_delete_for_sessions(namespace_id, sorted(sweep.session_ids))
+    counts["extraction_schedules"] += extraction_cancel_for_sessions(namespace_id, sorted(sweep.session_pks)) or 0
+    return counts
+
+
+def _remaining_keys(keys: list[str]) -> list[str]:
+    redis = get_redis()
+    remaining = []
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        with redis.pipeline(transaction=False) as pipe:
+            for key in chunk:
+                pipe.exists(key)
+            remaining += [key for key, n in zip(chunk, pipe.execute(), strict=True) if n]
+    return remaining
+
+
+def receipt_digest(body: dict[str, Any]) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
+    """Do the erasure (the worker's job). Safe to run again: a retry redoes the sweep, a finished one is left."""
+    now = timezone.now()
+    claimed = ErasureRequest.objects.filter(pk=erasure_id, status__in=(*ACTIVE, ErasureStatus.FAILED)).update(
+        status=ErasureStatus.RUNNING, started_at=now, error=""
+    )
+    erasure = ErasureRequest.objects.select_related("namespace").get(pk=erasure_id)
+    if not claimed:
+        return erasure
+    namespace, user_id = erasure.namespace, erasure.user_id
+    try:
+        if not user_id:
+            raise RuntimeError("the request has no subject left to erase")
+        sweep = Sweep()
+        remaining: dict[str, int] = {}
+        leftover_keys: list[str] = []
+        redis_counts: Counter[str] = Counter()
+        for _ in range(MAX_SWEEPS):
+            _sweep(namespace, user_id, sweep)
+            redis_counts += _clear_redis(namespace.pk, sweep)
+            remaining = _remaining_rows(namespace, user_id, sweep)
+            keys = subject_redis_keys(namespace.pk, sweep.session_ids, sweep.session_pks)
+            leftover_keys = _remaining_keys(keys)
+            if not remaining and not leftover_keys:
+                break
+        if remaining or leftover_keys:
+            raise RuntimeError(
+                f"data kept arriving during the erasure: {sum(remaining.values())} rows, {len(leftover_keys)} keys"
+            )
+        return _complete(erasure, sweep, redis_counts, keys)
+    except Exception as exc:
+        logger.exception("erasure %s failed", erasure_id)
+        ErasureRequest.objects.filter(pk=erasure.pk).update(
+            status=ErasureStatus.FAILED, error=str(exc)[:2000], completed_at=None
+        )
+        erasure.refresh_from_db()
+        return erasure
+
+
+def _complete(erasure: ErasureRequest, sweep: Sweep, redis_counts: Counter[str], keys: list[str]) -> ErasureRequest:
+    namespace = erasure.namespace
+    counts = {**dict.fromkeys(STORE_NAMES.values(), 0), **sweep.deleted, **redis_counts}
+    completed_at = timezone.now()
+    body = {
+        "erasure_id": str(erasure.pk),
+        "namespace": namespace.slug,
+        "subject_hmac": erasure.subject_hash,
+        "requested_by": erasure.requested_by,
+        "requested_at": rfc3339(erasure.created_at),
+        "started_at": rfc3339(erasure.started_at),
+        "completed_at": rfc3339(completed_at),
+        "deleted": dict(sorted(counts.items())),
+        "verification": {
+            "tables_scanned": [m._meta.db_table for m in subject_models()]
+            + ["conversations_message", "memories_memoryrevision", "memories_memoryevidence", "memories_pin"],
+            "rows_remaining": 0,
+            "redis_keys_checked": len(keys),
+            "redis_keys_remaining": 0,
+        },
+    }
+    digest = receipt_digest(body)
+    with transaction.atomic():
+        event = audit_record(
+            actor=Actor.system("erasure"),
+            action="erasure.complete",
+            namespace_id=namespace.pk,
+            target_type="erasure",
+            target_id=str(erasure.pk),
+            user_id=erasure.user_id,
+            data={"deleted": body["deleted"], "receipt_sha256": digest},
+        )
+        receipt = {
+            **body,
+            "receipt_sha256": digest,
+            "audit_event": {
+                "id": event.pk,
+                "hash": event.hash,
+                "prev_hash": event.prev_hash,
+                "created_at": rfc3339(event.created_at),
+            },
+        }
+        ErasureRequest.objects.filter(pk=erasure.pk).update(
+            status=ErasureStatus.COMPLETED,
+            user_id="",
+            counts=body["deleted"],
+            receipt=receipt,
+            completed_at=completed_at,
+        )
+    erasure.refresh_from_db()
+    return erasure
+
+
+def receipt_verify(receipt: dict[str, Any]) -> bool:
+    """A receipt is genuine when its body hashes to its digest and the audit event it names carries that digest."""
+    from memoryadmin.audit.models import AuditEvent
+    from memoryadmin.audit.services import digest_of
+
+    body = {k: v for k, v in receipt.items() if k not in ("receipt_sha256", "audit_event")}
+    if receipt_digest(body) != receipt.get("receipt_sha256"):
+        return False
+    link = receipt.get("audit_event") or {}
+    event = AuditEvent.objects.filter(pk=link.get("id")).first()
+    return (
+        event is not None
+        and event.hash == link.get("hash")
+        and digest_of(event) == event.hash
+        and event.data.get("receipt_sha256") == receipt["receipt_sha256"]
+    )

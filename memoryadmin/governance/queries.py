@@ -1,0 +1,104 @@
+"""Reads of governance data shared by the API, the console and the privacy pages."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+
+from memoryadmin.governance.models import (
+    ErasureRequest,
+    ErasureStatus,
+    ForgettingPolicy,
+    ForgettingRun,
+    SnapshotRestore,
+)
+from memoryadmin.memories.models import Memory, MemoryEvidence, Pin
+from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.tenancy.fingerprints import subject_hmac
+from memoryadmin.tenancy.models import Namespace
+
+
+def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None = None, limit: int = 50) -> Page[Memory]:
+    """A person's memories, newest first, each with its evidence messages loaded (three queries a page)."""
+    limit = clamp_limit(limit)
+    qs = (
+        Memory.objects.filter(namespace=namespace, user_id=user_id)
+        .defer("search_vector")
+        .annotate(pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
+        .prefetch_related(
+            Prefetch(
+                "evidence",
+                queryset=MemoryEvidence.objects.select_related("message__session").order_by(
+                    "message__session__session_id", "message__seq"
+                ),
+            )
+        )
+        .order_by("-created_at", "-id")
+    )
+    if cursor:
+        created_at, last_id = decode_cursor(cursor, "subject-memories", (datetime, uuid.UUID))
+        qs = qs.filter(created_at__lte=created_at).exclude(created_at=created_at, id__gte=last_id)
+    items = list(qs[: limit + 1])
+    next_cursor = None
+    if len(items) > limit:
+        items = items[:limit]
+        last = items[-1]
+        next_cursor = encode_cursor("subject-memories", [last.created_at, last.pk])
+    return Page(items=items, next_cursor=next_cursor)
+
+
+def subject_open_erasure(*, namespace: Namespace, user_id: str) -> ErasureRequest | None:
+    return (
+        ErasureRequest.objects.filter(
+            namespace=namespace,
+            subject_hash=subject_hmac(namespace.pk, user_id),
+            status__in=(ErasureStatus.PENDING, ErasureStatus.RUNNING),
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def erasures_page(*, namespace: Namespace, cursor: str | None = None, limit: int = 50) -> Page[ErasureRequest]:
+    limit = clamp_limit(limit)
+    qs = ErasureRequest.objects.filter(namespace=namespace).order_by("-created_at", "-id")
+    if cursor:
+        created_at, last_id = decode_cursor(cursor, "erasures", (datetime, uuid.UUID))
+        qs = qs.filter(created_at__lte=created_at).exclude(created_at=created_at, id__gte=last_id)
+    items = list(qs[: limit + 1])
+    next_cursor = None
+    if len(items) > limit:
+        items = items[:limit]
+        next_cursor = encode_cursor("erasures", [items[-1].created_at, items[-1].pk])
+    return Page(items=items, next_cursor=next_cursor)
+
+
+def erasure_in(namespace: Namespace, erasure_id: uuid.UUID | str) -> ErasureRequest | None:
+    try:
+        pk = uuid.UUID(str(erasure_id))
+    except ValueError:
+        return None
+    return ErasureRequest.objects.filter(namespace=namespace, pk=pk).first()
+
+
+def forgetting_runs(namespace: Namespace, limit: int = 20) -> QuerySet[ForgettingRun]:
+    return ForgettingRun.objects.filter(namespace=namespace).order_by("-started_at")[:limit]
+
+
+def forgetting_policy_of(namespace: Namespace) -> ForgettingPolicy:
+    """The stored policy, or an unsaved disabled one to start the editor from."""
+    return ForgettingPolicy.objects.filter(namespace=namespace).first() or ForgettingPolicy(namespace=namespace)
+
+
+def restores(namespace: Namespace, limit: int = 20) -> QuerySet[SnapshotRestore]:
+    return SnapshotRestore.objects.filter(namespace=namespace).order_by("-created_at")[:limit]
+
+
+def restore_in(namespace: Namespace, restore_id: uuid.UUID | str) -> SnapshotRestore | None:
+    try:
+        pk = uuid.UUID(str(restore_id))
+    except ValueError:
+        return None
+    return SnapshotRestore.objects.filter(namespace=namespace, pk=pk).first()

@@ -1,0 +1,172 @@
+"""Restores uploaded through the console: stored, dry-run by a worker, then applied on request.
+
+The upload is kept in SnapshotChunk rows (any worker can read it, whatever
+machine it runs on) and deleted once applied or discarded. Progress lives in
+Redis because the restore's own transaction hides its writes until the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import uuid
+from collections.abc import Iterable
+from typing import BinaryIO
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.errors import Conflict, InvalidInput, ServiceError
+from memoryadmin.governance.models import JobStatus, SnapshotChunk, SnapshotRestore
+from memoryadmin.governance.snapshots import snapshot_restore
+from memoryadmin.redis_client import get_redis
+from memoryadmin.tenancy.models import Namespace
+
+logger = logging.getLogger(__name__)
+
+CHUNK_BYTES = 1024 * 1024
+PROGRESS_TTL_SECONDS = 24 * 3600
+SPOOL_BYTES = 8 * 1024 * 1024
+
+
+def progress_key(restore_id: uuid.UUID | str) -> str:
+    return f"restore:{restore_id}:done"
+
+
+def restore_progress(job: SnapshotRestore) -> int:
+    """Records handled so far: live from Redis while running, from the row once finished."""
+    if job.status == JobStatus.RUNNING:
+        value = get_redis().get(progress_key(job.pk))
+        return int(value) if value else 0
+    return job.records_done
+
+
+def restore_job_create(
+    *, namespace: Namespace, chunks: Iterable[bytes], filename: str, actor: Actor
+) -> SnapshotRestore:
+    """Store an upload and queue its dry run."""
+    from memoryadmin.governance.tasks import snapshot_restore_task
+
+    limit = settings.MAX_SNAPSHOT_UPLOAD_BYTES
+    with transaction.atomic():
+        job = SnapshotRestore.objects.create(
+            namespace=namespace, requested_by=str(actor), filename=filename[:255], dry_run=True
+        )
+        size = 0
+        index = 0
+        buffer = bytearray()
+        for piece in chunks:
+            size += len(piece)
+            if size > limit:
+                raise InvalidInput(f"the snapshot exceeds {limit} bytes", details={"limit_bytes": limit})
+            buffer += piece
+            while len(buffer) >= CHUNK_BYTES:
+                SnapshotChunk.objects.create(restore=job, index=index, data=bytes(buffer[:CHUNK_BYTES]))
+                del buffer[:CHUNK_BYTES]
+                index += 1
+        if buffer:
+            SnapshotChunk.objects.create(restore=job, index=index, data=bytes(buffer))
+        if size == 0:
+            raise InvalidInput("the uploaded file is empty", details={"field": "file"})
+        job.size_bytes = size
+        job.save(update_fields=["size_bytes"])
+        job_id = str(job.pk)
+        transaction.on_commit(lambda: snapshot_restore_task.delay(job_id))
+    return job
+
+
+def restore_job_apply(*, job: SnapshotRestore, actor: Actor) -> SnapshotRestore:
+    """Queue the real restore of a job whose dry run succeeded."""
+    from memoryadmin.governance.tasks import snapshot_restore_task
+
+    with transaction.atomic():
+        updated = SnapshotRestore.objects.filter(pk=job.pk, status=JobStatus.SUCCEEDED, dry_run=True).update(
+            dry_run=False, status=JobStatus.PENDING, records_done=0, error="", requested_by=str(actor)
+        )
+        if not updated:
+            raise Conflict("only a restore whose dry run succeeded can be applied", code="not_ready")
+        job_id = str(job.pk)
+        transaction.on_commit(lambda: snapshot_restore_task.delay(job_id))
+    job.refresh_from_db()
+    return job
+
+
+def restore_job_discard(*, job: SnapshotRestore, actor: Actor) -> None:
+    with transaction.atomic():
+        SnapshotChunk.objects.filter(restore=job).delete()
+        SnapshotRestore.objects.filter(pk=job.pk).exclude(status=JobStatus.RUNNING).delete()
+        audit_record(
+            actor=actor,
+            action="snapshot.restore_discard",
+            namespace_id=job.namespace_id,
+            target_type="snapshot_restore",
+            target_id=str(job.pk),
+        )
+
+
+def _spool(job: SnapshotRestore) -> BinaryIO:
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - closed by the caller
+    for data in (
+        SnapshotChunk.objects.filter(restore=job)
+        .order_by("index")
+        .values_list("data", flat=True)
+        .iterator(chunk_size=4)
+    ):
+        spool.write(bytes(data))
+    spool.seek(0)
+    return spool  # type: ignore[return-value]
+
+
+def restore_job_execute(*, restore_id: uuid.UUID | str) -> SnapshotRestore | None:
+    """The worker's side: run the job's dry run or real restore, record counts and samples."""
+    claimed = SnapshotRestore.objects.filter(pk=restore_id, status=JobStatus.PENDING).update(
+        status=JobStatus.RUNNING, started_at=timezone.now(), records_done=0
+    )
+    job = SnapshotRestore.objects.select_related("namespace").filter(pk=restore_id).first()
+    if job is None or not claimed:
+        return job
+    redis = get_redis()
+    key = progress_key(job.pk)
+    redis.set(key, 0, ex=PROGRESS_TTL_SECONDS)
+
+    def progress(done: int) -> None:
+        redis.set(key, done, ex=PROGRESS_TTL_SECONDS)
+
+    try:
+        with _spool(job) as source:
+            result = snapshot_restore(
+                namespace=job.namespace,
+                source=source,
+                actor=Actor("operator", job.requested_by.split(":", 1)[-1]),
+                dry_run=job.dry_run,
+                progress=progress,
+                reason="console restore",
+            )
+    except ServiceError as exc:
+        SnapshotRestore.objects.filter(pk=job.pk).update(
+            status=JobStatus.FAILED, error=exc.message[:2000], finished_at=timezone.now()
+        )
+    except Exception as exc:
+        logger.exception("restore %s failed", job.pk)
+        SnapshotRestore.objects.filter(pk=job.pk).update(
+            status=JobStatus.FAILED, error=f"unexpected error: {exc}"[:2000], finished_at=timezone.now()
+        )
+    else:
+        now = timezone.now()
+        with transaction.atomic():
+            SnapshotRestore.objects.filter(pk=job.pk).update(
+                status=JobStatus.SUCCEEDED,
+                records_total=result.records,
+                records_done=result.records,
+                counts={"totals": result.counts, "by_type": result.by_type},
+                samples=result.samples,
+                finished_at=now,
+                applied_at=None if job.dry_run else now,
+            )
+            if not job.dry_run:
+                SnapshotChunk.objects.filter(restore=job).delete()
+    redis.delete(key)
+    job.refresh_from_db()
+    return job
