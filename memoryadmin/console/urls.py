@@ -1,13 +1,65 @@
 from __future__ import annotations
 
-from django.contrib.auth import views as auth_views
-from django.urls import path
+from importlib.util import find_spec
 
-from memoryadmin.console import views
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from memoryadmin.console import (
+    audit_views,
+    memory_views,
+    namespace_views,
+    review_views,
+    session_views,
+    subject_views,
+    tombstone_views,
+    views,
+)
 
 app_name = "console"
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="console/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.dashboard, name="dashboard"),
+    path("health/", views.health, name="health"),
+    path("namespaces/", namespace_views.namespaces, name="namespaces"),
+    path("namespaces/<slug:slug>/", namespace_views.namespace, name="namespace"),
+    path("namespaces/<slug:slug>/settings/", namespace_views.namespace_settings, name="namespace_settings"),
+    path("namespaces/<slug:slug>/keys/", namespace_views.api_key_new, name="api_key_new"),
+    path(
+        "namespaces/<slug:slug>/keys/<int:key_id>/revoke/",
+        namespace_views.api_key_revoke_view,
+        name="api_key_revoke",
+    ),
+    path("memories/", memory_views.memories, name="memories"),
+    path("memories/bulk/", memory_views.memories_bulk, name="memories_bulk"),
+    path("memories/<uuid:memory_id>/", memory_views.memory, name="memory"),
+    path("memories/<uuid:memory_id>/row/", memory_views.memory_row, name="memory_row"),
+    path("memories/<uuid:memory_id>/pin/", memory_views.memory_pin, name="memory_pin"),
+    path("memories/<uuid:memory_id>/unpin/", memory_views.memory_unpin, name="memory_unpin"),
+    path("memories/<uuid:memory_id>/edit/", memory_views.memory_edit, name="memory_edit"),
+    path("memories/<uuid:memory_id>/forget/", memory_views.memory_forget, name="memory_forget"),
+    path("memories/<uuid:memory_id>/approve/", memory_views.memory_approve, name="memory_approve"),
+    path("memories/<uuid:memory_id>/reject/", memory_views.memory_reject, name="memory_reject"),
+    path("review/", review_views.review, name="review"),
+    path("sessions/", session_views.sessions, name="sessions"),
+    path("sessions/<int:session_pk>/", session_views.transcript, name="transcript"),
+    path("sessions/<int:session_pk>/extract/", session_views.extract_now, name="extract_now"),
+    path("subjects/", subject_views.subjects, name="subjects"),
+    path("subjects/<int:namespace_id>/<str:user_id>/", subject_views.subject, name="subject"),
+    path("subjects/<int:namespace_id>/<str:user_id>/export/", subject_views.subject_export, name="subject_export"),
+    path(
+        "subjects/<int:namespace_id>/<str:user_id>/privacy-link/",
+        subject_views.subject_privacy_link,
+        name="subject_privacy_link",
+    ),
+    path("subjects/<int:namespace_id>/<str:user_id>/erase/", subject_views.subject_erase, name="subject_erase"),
+    path("tombstones/", tombstone_views.tombstones, name="tombstones"),
+    path("tombstones/<int:tombstone_id>/lift/", tombstone_views.tombstone_lift_view, name="tombstone_lift"),
+    path("audit/", audit_views.audit, name="audit"),
+    path("audit/chain/", audit_views.audit_chain, name="audit_chain"),
 ]
+
+# The governance pages (forgetting, snapshots, erasures) live in their own module.
+if find_spec("memoryadmin.console.governance_urls") is not None:
+    urlpatterns.append(path("governance/", include("memoryadmin.console.governance_urls")))

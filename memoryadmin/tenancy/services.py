@@ -124,3 +124,58 @@ def operator_create(*, username: str, role: str, password: str, actor: Actor) ->
             data={"role": role},
         )
     return user
+
+
+def namespace_update(
+    *,
+    namespace: Namespace,
+    actor: Actor,
+    name: str | None = None,
+    review_required: bool | None = None,
+    extraction_strategy: str | None = None,
+    extraction_config: dict | None = None,
+    working_memory_ttl_seconds: int | None = None,
+) -> Namespace:
+    """Change a namespace's settings. The strategy's own config rules are checked by the caller's layer
+    (extraction knows them; tenancy sits below it)."""
+    changes: dict[str, object] = {}
+    if name is not None:
+        if not name.strip() or len(name) > 200:
+            raise InvalidInput("a name of 1 to 200 characters is required", details={"field": "name"})
+        changes["name"] = name.strip()
+    if review_required is not None:
+        changes["review_required"] = bool(review_required)
+    if extraction_strategy is not None:
+        if extraction_strategy not in ExtractionStrategy.values:
+            raise InvalidInput(
+                f"unknown extraction strategy {extraction_strategy!r}", details={"field": "extraction_strategy"}
+            )
+        changes["extraction_strategy"] = extraction_strategy
+    if extraction_config is not None:
+        if not isinstance(extraction_config, dict):
+            raise InvalidInput("extraction_config must be an object", details={"field": "extraction_config"})
+        changes["extraction_config"] = extraction_config
+    if working_memory_ttl_seconds is not None:
+        if not 1 <= working_memory_ttl_seconds <= 365 * 86400:
+            raise InvalidInput(
+                "working_memory_ttl_seconds must be between 1 and 31536000",
+                details={"field": "working_memory_ttl_seconds"},
+            )
+        changes["working_memory_ttl_seconds"] = working_memory_ttl_seconds
+    with transaction.atomic():
+        locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+        changed = {key: value for key, value in changes.items() if getattr(locked, key) != value}
+        if not changed:
+            return locked
+        for key, value in changed.items():
+            setattr(locked, key, value)
+        locked.save(update_fields=list(changed))
+        audit_record(
+            actor=actor,
+            action="namespace.update",
+            namespace_id=locked.pk,
+            target_type="namespace",
+            target_id=locked.slug,
+            data={"fields": sorted(changed)},
+        )
+    return locked

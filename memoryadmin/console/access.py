@@ -1,0 +1,80 @@
+"""Who may do what in the console, decided in the view (a client can ask for any URL or partial)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from memoryadmin.audit.services import Actor
+from memoryadmin.tenancy.roles import ROLES, role_of
+
+View = Callable[..., HttpResponse]
+
+
+@dataclass(frozen=True)
+class Rights:
+    """The signed-in operator's role, for views and templates (`request.can.operator`)."""
+
+    role: str | None
+
+    def at_least(self, role: str) -> bool:
+        return self.role is not None and ROLES.index(self.role) >= ROLES.index(role)
+
+    @property
+    def viewer(self) -> bool:
+        return self.at_least("viewer")
+
+    @property
+    def operator(self) -> bool:
+        return self.at_least("operator")
+
+    @property
+    def admin(self) -> bool:
+        return self.at_least("admin")
+
+
+def rights_of(request: HttpRequest) -> Rights:
+    # One groups query per request, however many checks the page makes.
+    rights = getattr(request, "can", None)
+    if rights is None:
+        rights = Rights(role_of(request.user))
+        request.can = rights  # type: ignore[attr-defined]
+    return rights
+
+
+def forbidden(request: HttpRequest, role: str) -> HttpResponse:
+    message = f"This needs the {role} role; you are signed in as {rights_of(request).role or 'a user without a role'}."
+    if getattr(request, "htmx", False):
+        return HttpResponse(message, status=403, content_type="text/plain; charset=utf-8")
+    return render(request, "console/forbidden.html", {"message": message}, status=403)
+
+
+def role_required(role: str) -> Callable[[View], View]:
+    """Sign-in plus at least `role`; anything less answers 403 before the view runs."""
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
+
+    def decorator(view: View) -> View:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.is_authenticated:
+                if getattr(request, "htmx", False):
+                    return HttpResponse("Your session has ended; sign in again.", status=401)
+                return redirect_to_login(request.get_full_path())
+            if not rights_of(request).at_least(role):
+                return forbidden(request, role)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+def actor_of(request: HttpRequest) -> Actor:
+    return Actor.operator(request.user.get_username())

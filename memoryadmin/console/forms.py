@@ -1,0 +1,170 @@
+"""Forms parse and check what an operator typed; the services decide what is allowed."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, time, timedelta
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from memoryadmin.conversations.models import APP_ID_RE
+from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
+from memoryadmin.tenancy.models import SCOPES, ExtractionStrategy
+
+ANY = [("", "any")]
+
+
+def split_labels(raw: str) -> list[str]:
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+class NamespaceSettingsForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    review_required = forms.BooleanField(
+        required=False, help_text="Extracted memories wait in the review queue until an operator approves them."
+    )
+    extraction_strategy = forms.ChoiceField(choices=ExtractionStrategy.choices)
+    extraction_config = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 5, "spellcheck": "false", "class": "mono"}),
+        help_text='JSON object, e.g. {"prompt": "…{messages}…"} for the custom strategy.',
+    )
+    working_memory_ttl_seconds = forms.IntegerField(
+        min_value=1, max_value=365 * 86400, label="Working-memory TTL (seconds)"
+    )
+
+    def clean_extraction_config(self) -> dict[str, Any]:
+        raw = self.cleaned_data["extraction_config"].strip()
+        if not raw:
+            return {}
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError("must be a JSON object")
+        return value
+
+
+class ApiKeyForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    scopes = forms.MultipleChoiceField(
+        choices=[(s, s) for s in SCOPES], widget=forms.CheckboxSelectMultiple, initial=["read", "write"]
+    )
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=500, required=False, widget=forms.TextInput(attrs={"placeholder": "reason"}))
+
+
+class RequiredReasonForm(forms.Form):
+    reason = forms.CharField(max_length=500, widget=forms.TextInput(attrs={"placeholder": "reason (required)"}))
+
+
+class MemoryEditForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    memory_type = forms.ChoiceField(choices=MemoryType.choices)
+    topics = forms.CharField(required=False, help_text="comma-separated")
+    entities = forms.CharField(required=False, help_text="comma-separated")
+    reason = forms.CharField(max_length=500, required=False)
+
+    def clean_topics(self) -> list[str]:
+        return split_labels(self.cleaned_data["topics"])
+
+    def clean_entities(self) -> list[str]:
+        return split_labels(self.cleaned_data["entities"])
+
+
+class UUIDListField(forms.Field):
+    widget = forms.MultipleHiddenInput
+
+    def __init__(self, *, max_items: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_items = max_items
+
+    def to_python(self, value: Any) -> list[uuid.UUID]:
+        values = [v for v in (value or []) if v]
+        if len(values) > self.max_items:
+            raise forms.ValidationError(f"at most {self.max_items} at once")
+        try:
+            return list(dict.fromkeys(uuid.UUID(str(v)) for v in values))
+        except ValueError:
+            raise forms.ValidationError("not a memory id") from None
+
+
+class BulkForm(forms.Form):
+    ACTIONS = [("pin", "Pin"), ("unpin", "Unpin"), ("approve", "Approve"), ("reject", "Reject"), ("forget", "Forget")]
+    action = forms.ChoiceField(choices=ACTIONS)
+    ids = UUIDListField(max_items=1000, error_messages={"required": "select at least one memory"})
+    reason = forms.CharField(max_length=500, required=False)
+
+
+def _day_start(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.combine(value, time.min, tzinfo=timezone.get_current_timezone())
+
+
+class MemoryFilterForm(forms.Form):
+    q = forms.CharField(required=False, max_length=500, label="Search")
+    user = forms.RegexField(regex=APP_ID_RE, required=False, label="User")
+    type = forms.ChoiceField(choices=ANY + MemoryType.choices, required=False)
+    status = forms.ChoiceField(choices=ANY + MemoryStatus.choices, required=False)
+    pinned = forms.ChoiceField(choices=[*ANY, ("yes", "pinned"), ("no", "not pinned")], required=False)
+    topic = forms.CharField(required=False, max_length=100)
+    created_from = forms.DateField(required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"}))
+    created_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        start, end = data.get("created_from"), data.get("created_to")
+        if start and end and start > end:
+            raise forms.ValidationError("the start of the created range is after its end")
+        return data
+
+    @property
+    def created_after(self) -> datetime | None:
+        return _day_start(self.cleaned_data.get("created_from"))
+
+    @property
+    def created_before(self) -> datetime | None:
+        end = self.cleaned_data.get("created_to")
+        # The end date is inclusive: everything before the next midnight.
+        return _day_start(end + timedelta(days=1)) if end else None
+
+
+class SessionFilterForm(forms.Form):
+    user = forms.RegexField(regex=APP_ID_RE, required=False)
+    agent = forms.RegexField(regex=APP_ID_RE, required=False)
+
+
+class TombstoneFilterForm(forms.Form):
+    user = forms.RegexField(regex=APP_ID_RE, required=False)
+    reason = forms.ChoiceField(choices=ANY + TombstoneReason.choices, required=False)
+
+
+class AuditFilterForm(forms.Form):
+    actor = forms.CharField(required=False, max_length=200)
+    action = forms.CharField(required=False, max_length=60)
+    target = forms.CharField(required=False, max_length=240, help_text="type:id, e.g. memory:3f2c…")
+
+
+class SubjectLookupForm(forms.Form):
+    user = forms.RegexField(regex=APP_ID_RE, label="user_id")
+
+
+class EraseForm(forms.Form):
+    confirm = forms.CharField(max_length=128, label="Type the user_id to confirm")
+    reason = forms.CharField(max_length=500, required=False)
+
+    def __init__(self, *args: Any, user_id: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user_id = user_id
+
+    def clean_confirm(self) -> str:
+        if self.cleaned_data["confirm"] != self.user_id:
+            raise forms.ValidationError("type the user_id exactly to confirm the erasure")
+        return self.cleaned_data["confirm"]

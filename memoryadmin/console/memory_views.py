@@ -1,0 +1,363 @@
+"""Memories: the list with search and filters, one memory's page, and the actions on them.
+
+An action answers an htmx request with the fragment that changed (the row, or
+the detail summary), and a plain form post with a redirect back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from itertools import pairwise
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
+
+from memoryadmin.console import queries
+from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.forms import BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
+from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.errors import Conflict, NotFound, ServiceError
+from memoryadmin.memories import services
+from memoryadmin.memories.models import Memory, MemoryStatus, Pin
+from memoryadmin.memories.queries import memories_page, memories_search, memory_evidence, memory_get, memory_revisions
+from memoryadmin.tenancy.models import Namespace
+
+PAGE_SIZE = 50
+FILTER_KEYS = ("ns", "q", "user", "type", "status", "pinned", "topic", "created_from", "created_to")
+
+
+def memory_or_404(memory_id: uuid.UUID) -> Memory:
+    """The memory with `pinned` annotated, through the same scoped read the API uses."""
+    namespace = Namespace.objects.filter(memories__id=memory_id).first()
+    if namespace is None:
+        raise Http404("no such memory")
+    try:
+        item = memory_get(namespace, memory_id)
+    except NotFound:
+        raise Http404("no such memory") from None
+    item.namespace = namespace
+    return item
+
+
+def _filter_query(request: HttpRequest, **changes: str | None) -> str:
+    params = {key: request.GET.get(key, "") for key in FILTER_KEYS}
+    params.update(changes)
+    return urlencode({key: value for key, value in params.items() if value})
+
+
+@vary_on_headers("HX-Request")
+@role_required("viewer")
+def memories(request: HttpRequest) -> HttpResponse:
+    namespaces = all_namespaces()
+    namespace = chosen_namespace(request, namespaces)
+    form = MemoryFilterForm(request.GET)
+    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
+    status = 200
+    if namespace is not None and form.is_valid():
+        data = form.cleaned_data
+        cursor = request.GET.get("cursor") or None
+        try:
+            if data["q"].strip():
+                page = memories_search(
+                    namespace,
+                    query=data["q"],
+                    user_id=data["user"] or None,
+                    memory_types=[data["type"]] if data["type"] else None,
+                    topics=[data["topic"]] if data["topic"] else None,
+                    status=data["status"] or "any",
+                    pinned={"yes": True, "no": False}.get(data["pinned"]),
+                    created_after=form.created_after,
+                    created_before=form.created_before,
+                    cursor=cursor,
+                    limit=PAGE_SIZE,
+                    # An operator reading is not an agent using the memory.
+                    touch=False,
+                )
+                items = [hit.memory for hit in page.items]
+            else:
+                page = memories_page(
+                    namespace,
+                    user_id=data["user"] or None,
+                    memory_type=data["type"] or None,
+                    status=data["status"] or None,
+                    pinned={"yes": True, "no": False}.get(data["pinned"]),
+                    topics=[data["topic"]] if data["topic"] else None,
+                    created_after=form.created_after,
+                    created_before=form.created_before,
+                    cursor=cursor,
+                    limit=PAGE_SIZE,
+                )
+                items = page.items
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            status = 400
+        else:
+            context["items"] = items
+            context["first_page"] = cursor is None
+            if page.next_cursor:
+                context["next_url"] = "?" + _filter_query(request, ns=namespace.slug, cursor=page.next_cursor)
+    elif namespace is not None:
+        status = 400
+    if namespace is not None:
+        context["total"] = queries.estimate(Memory.objects.filter(namespace=namespace))
+        context["here"] = reverse("console:memories") + "?" + _filter_query(request, ns=namespace.slug)
+    if request.htmx and not request.htmx.history_restore_request:
+        if request.GET.get("cursor"):
+            return render(request, "console/memories.html#rows", context, status=status)
+        response = render(request, "console/memories.html#results", context, status=status)
+        # The address bar follows the filters (without empty ones), so a view can be bookmarked.
+        return push_url(response, context.get("here") or reverse("console:memories"))
+    return render(request, "console/memories.html", context, status=status)
+
+
+@role_required("viewer")
+def memory(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    item = memory_or_404(memory_id)
+    revisions = memory_revisions(item)
+    return render(
+        request,
+        "console/memory.html",
+        {
+            "memory": item,
+            "namespace": item.namespace,
+            "revisions": revisions,
+            "changes": list(pairwise(revisions)),
+            "evidence": memory_evidence(item),
+            "pin": Pin.objects.filter(memory=item).first(),
+            "trail": queries.audit_trail("memory", str(item.pk)),
+        },
+    )
+
+
+def _next_url(request: HttpRequest, fallback: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return fallback
+
+
+def _answer(request: HttpRequest, item: Memory, note: str, *, gone: bool = False, status: int = 200) -> HttpResponse:
+    """The fragment that changed for htmx; for a plain post, a redirect with a message."""
+    view = request.POST.get("view", "row")
+    if not request.htmx:
+        messages.success(request, note)
+        fallback = reverse("console:memories") if gone else reverse("console:memory", args=[item.pk])
+        return redirect(_next_url(request, fallback))
+    if view == "detail":
+        if gone:
+            messages.success(request, note)
+            return HttpResponseClientRedirect(reverse("console:memories") + f"?ns={item.namespace.slug}")
+        fresh = memory_or_404(item.pk)
+        response = render(
+            request,
+            "console/memory.html#summary",
+            {"memory": fresh, "pin": Pin.objects.filter(memory=fresh).first(), "note": note},
+            status=status,
+        )
+        # An edit form posts from inside the summary; the answer replaces the whole summary.
+        return reswap(retarget(response, "#summary"), "innerHTML")
+    if view == "review":
+        return render(request, "console/review.html#done", {"memory": item, "note": note}, status=status)
+    if gone:
+        return render(request, "console/_memory_row.html#gone", {"memory": item, "note": note}, status=status)
+    fresh = memory_or_404(item.pk)
+    return render(request, "console/_memory_row.html", {"memory": fresh, "note": note}, status=status)
+
+
+def _refused(request: HttpRequest, item: Memory, exc: ServiceError) -> HttpResponse:
+    if not request.htmx:
+        messages.error(request, exc.message)
+        return redirect(_next_url(request, reverse("console:memory", args=[item.pk])))
+    return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
+
+
+@role_required("viewer")
+def memory_row(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    """One row of the list, as it is now (an inline form's Cancel puts it back)."""
+    return render(request, "console/_memory_row.html", {"memory": memory_or_404(memory_id)})
+
+
+@require_POST
+@role_required("operator")
+def memory_pin(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    item = memory_or_404(memory_id)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    services.memory_pin(memory=item, actor=actor_of(request), reason=reason)
+    return _answer(request, item, "Pinned: forgetting policies will never select it.")
+
+
+@require_POST
+@role_required("operator")
+def memory_unpin(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    item = memory_or_404(memory_id)
+    services.memory_unpin(memory=item, actor=actor_of(request))
+    return _answer(request, item, "Unpinned.")
+
+
+@require_POST
+@role_required("operator")
+def memory_approve(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    item = memory_or_404(memory_id)
+    try:
+        services.memory_approve(memory=item, actor=actor_of(request))
+    except ServiceError as exc:
+        return _refused(request, item, exc)
+    return _answer(request, item, "Approved: the memory is active.")
+
+
+@require_POST
+@role_required("operator")
+def memory_reject(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    item = memory_or_404(memory_id)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        services.memory_reject(memory=item, actor=actor_of(request), reason=reason)
+    except ServiceError as exc:
+        return _refused(request, item, exc)
+    return _answer(request, item, "Rejected: a tombstone keeps the same text from coming back.", gone=True)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("operator")
+def memory_forget(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    """GET asks for a reason (the confirmation); POST forgets."""
+    item = memory_or_404(memory_id)
+    view = request.POST.get("view") or request.GET.get("view", "row")
+    context: dict[str, Any] = {"memory": item, "view": view, "next": _next_url(request, "")}
+    if request.method == "GET":
+        form = ReasonForm()
+        context["form"] = form
+        template = "console/forget.html#confirm" if request.htmx else "console/forget.html"
+        return render(request, template, context)
+    form = ReasonForm(request.POST)
+    context["form"] = form
+    status = 422
+    if form.is_valid():
+        try:
+            services.memory_forget(
+                memory=item,
+                actor=actor_of(request),
+                reason=form.cleaned_data["reason"],
+                force=request.POST.get("force") == "on",
+            )
+        except Conflict as exc:
+            form.add_error(None, exc.message)
+            context["offer_force"] = exc.code == "pinned"
+            status = 409
+        except ServiceError as exc:
+            return _refused(request, item, exc)
+        else:
+            return _answer(request, item, "Forgotten: a tombstone keeps it from coming back.", gone=True)
+    template = "console/forget.html#confirm" if request.htmx else "console/forget.html"
+    return render(request, template, context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("operator")
+def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    """GET gives the inline form; POST saves a new revision (and approves, from the review queue)."""
+    item = memory_or_404(memory_id)
+    view = request.POST.get("view") or request.GET.get("view", "row")
+    approve = request.POST.get("approve") == "1" or request.GET.get("approve") == "1"
+    if request.method == "GET":
+        form = MemoryEditForm(
+            initial={
+                "text": item.text,
+                "memory_type": item.memory_type,
+                "topics": ", ".join(item.topics),
+                "entities": ", ".join(item.entities),
+            }
+        )
+        status = 200
+    else:
+        form = MemoryEditForm(request.POST)
+        status = 422
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                with transaction.atomic():
+                    services.memory_update(
+                        memory=item,
+                        actor=actor_of(request),
+                        text=data["text"],
+                        memory_type=data["memory_type"],
+                        topics=data["topics"],
+                        entities=data["entities"],
+                        reason=data["reason"],
+                    )
+                    if approve and item.status == MemoryStatus.CANDIDATE:
+                        services.memory_approve(memory=item, actor=actor_of(request), reason=data["reason"])
+            except ServiceError as exc:
+                field = exc.details.get("field")
+                form.add_error(field if field in form.fields else None, exc.message)
+                status = exc.status if exc.status in (409, 422) else 422
+            else:
+                note = "Saved and approved." if approve else "Saved as a new revision."
+                return _answer(request, item, note)
+    context = {"memory": item, "form": form, "view": view, "approve": approve, "next": _next_url(request, "")}
+    template = "console/memory_edit.html#form" if request.htmx else "console/memory_edit.html"
+    return render(request, template, context, status=status)
+
+
+BULK_ACTIONS = {
+    "pin": lambda item, actor, reason: services.memory_pin(memory=item, actor=actor, reason=reason),
+    "unpin": lambda item, actor, reason: services.memory_unpin(memory=item, actor=actor, reason=reason),
+    "approve": lambda item, actor, reason: services.memory_approve(memory=item, actor=actor, reason=reason),
+    "reject": lambda item, actor, reason: services.memory_reject(memory=item, actor=actor, reason=reason),
+    "forget": lambda item, actor, reason: services.memory_forget(memory=item, actor=actor, reason=reason),
+}
+REMOVING = {"reject", "forget"}
+
+
+@require_POST
+@role_required("operator")
+def memories_bulk(request: HttpRequest) -> HttpResponse:
+    """One action over the selected memories of one namespace; each succeeds or fails on its own."""
+    namespace = Namespace.objects.filter(slug=request.POST.get("ns", "")).first()
+    if namespace is None:
+        raise Http404("no such namespace")
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        message = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        if request.htmx:
+            return HttpResponse(message, status=422, content_type="text/plain; charset=utf-8")
+        messages.error(request, message)
+        return redirect(_next_url(request, reverse("console:memories")))
+    action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
+    actor = actor_of(request)
+    found = {m.pk: m for m in queries.memories_by_ids(namespace, form.cleaned_data["ids"])}
+    done: list[Memory] = []
+    failed: list[tuple[uuid.UUID, str]] = []
+    for memory_id in form.cleaned_data["ids"]:
+        item = found.get(memory_id)
+        if item is None:
+            failed.append((memory_id, "not found"))
+            continue
+        try:
+            BULK_ACTIONS[action](item, actor, reason)
+        except ServiceError as exc:
+            failed.append((memory_id, exc.message))
+        else:
+            done.append(item)
+    note = f"{action.capitalize()}: {len(done)} done" + (f", {len(failed)} failed" if failed else "") + "."
+    if not request.htmx:
+        (messages.success if not failed else messages.warning)(request, note)
+        return redirect(_next_url(request, reverse("console:memories") + f"?ns={namespace.slug}"))
+    removed = action in REMOVING
+    fresh = [] if removed else queries.memories_by_ids(namespace, [m.pk for m in done])
+    return render(
+        request,
+        "console/memories.html#bulk_result",
+        {"note": note, "failed": failed, "removed": done if removed else [], "updated": fresh},
+    )

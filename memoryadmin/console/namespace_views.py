@@ -1,0 +1,131 @@
+"""Namespaces (settings) and their API keys."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from memoryadmin.console import queries
+from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.forms import ApiKeyForm, NamespaceSettingsForm, ReasonForm
+from memoryadmin.console.scope import all_namespaces
+from memoryadmin.errors import ServiceError
+from memoryadmin.tenancy.models import ApiKey, Namespace
+from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_update
+
+
+@role_required("viewer")
+def namespaces(request: HttpRequest) -> HttpResponse:
+    return render(request, "console/namespaces.html", {"figures": queries.namespace_figures(all_namespaces())})
+
+
+def _settings_initial(namespace: Namespace) -> dict[str, object]:
+    return {
+        "name": namespace.name,
+        "review_required": namespace.review_required,
+        "extraction_strategy": namespace.extraction_strategy,
+        "extraction_config": json.dumps(namespace.extraction_config, indent=2) if namespace.extraction_config else "",
+        "working_memory_ttl_seconds": namespace.working_memory_ttl_seconds,
+    }
+
+
+def _namespace_context(namespace: Namespace, **extra: object) -> dict[str, object]:
+    return {
+        "namespace": namespace,
+        "keys": list(ApiKey.objects.filter(namespace=namespace).order_by("-created_at")),
+        "key_form": ApiKeyForm(),
+        **extra,
+    }
+
+
+@role_required("viewer")
+def namespace(request: HttpRequest, slug: str) -> HttpResponse:
+    ns = get_object_or_404(Namespace, slug=slug)
+    form = NamespaceSettingsForm(initial=_settings_initial(ns))
+    return render(request, "console/namespace.html", _namespace_context(ns, form=form))
+
+
+@require_POST
+@role_required("admin")
+def namespace_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    ns = get_object_or_404(Namespace, slug=slug)
+    form = NamespaceSettingsForm(request.POST)
+    status = 200
+    if form.is_valid():
+        data = form.cleaned_data
+        from memoryadmin.extraction.services import validate_extraction_config
+
+        try:
+            config = validate_extraction_config(data["extraction_strategy"], data["extraction_config"])
+            ns = namespace_update(
+                namespace=ns,
+                actor=actor_of(request),
+                name=data["name"],
+                review_required=data["review_required"],
+                extraction_strategy=data["extraction_strategy"],
+                extraction_config=config,
+                working_memory_ttl_seconds=data["working_memory_ttl_seconds"],
+            )
+        except ServiceError as exc:
+            field = exc.details.get("field")
+            form.add_error(field if field in form.fields else None, exc.message)
+            status = 422
+        else:
+            if not request.htmx:
+                messages.success(request, "Settings saved.")
+                return redirect("console:namespace", ns.slug)
+            form = NamespaceSettingsForm(initial=_settings_initial(ns))
+            return render(request, "console/namespace.html#settings", {"namespace": ns, "form": form, "saved": True})
+    else:
+        status = 422
+    template = "console/namespace.html#settings" if request.htmx else "console/namespace.html"
+    return render(request, template, _namespace_context(ns, form=form), status=status)
+
+
+@require_POST
+@role_required("admin")
+def api_key_new(request: HttpRequest, slug: str) -> HttpResponse:
+    ns = get_object_or_404(Namespace, slug=slug)
+    form = ApiKeyForm(request.POST)
+    secret = None
+    status = 200
+    if form.is_valid():
+        try:
+            _key, secret = api_key_create(
+                namespace=ns,
+                name=form.cleaned_data["name"],
+                scopes=form.cleaned_data["scopes"],
+                actor=actor_of(request),
+            )
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            status = 422
+        else:
+            form = ApiKeyForm()
+    else:
+        status = 422
+    # The secret is shown in this one response and nowhere else, so even without
+    # JavaScript the answer is the page itself, not a redirect.
+    template = "console/namespace.html#keys" if request.htmx else "console/namespace.html"
+    context = _namespace_context(ns, key_form=form, secret=secret)
+    if not request.htmx:
+        context["form"] = NamespaceSettingsForm(initial=_settings_initial(ns))
+    return render(request, template, context, status=status)
+
+
+@require_POST
+@role_required("admin")
+def api_key_revoke_view(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
+    ns = get_object_or_404(Namespace, slug=slug)
+    key = get_object_or_404(ApiKey, pk=key_id, namespace=ns)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    api_key_revoke(key=key, actor=actor_of(request), reason=reason)
+    if not request.htmx:
+        messages.success(request, f"Key {key.prefix}… revoked.")
+        return redirect("console:namespace", ns.slug)
+    return render(request, "console/namespace.html#keys", _namespace_context(ns))

@@ -1,0 +1,457 @@
+"""Reads only the console needs: dashboard figures, estimates, health of the moving parts.
+
+Nothing here counts a large table: a count stops at a cap, and beyond it the
+planner's own estimate stands in (EXPLAIN reads statistics, not rows).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import BooleanField, Count, QuerySet
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.conversations.models import Message, Session
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+from memoryadmin.health import check_database, check_redis
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus, Tombstone, TombstoneReason
+from memoryadmin.memories.queries import memories_in
+from memoryadmin.pagination import Page, decode_cursor, encode_cursor
+from memoryadmin.tenancy.models import Namespace
+
+# Up to this many rows a count is exact (an index-only scan of a few dozen pages).
+EXACT_UP_TO = 10_000
+CHART_DAYS = 30
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A row count that is exact when small and the planner's estimate when large."""
+
+    value: int
+    exact: bool
+
+
+def planner_rows(queryset: QuerySet[Any]) -> int:
+    """How many rows PostgreSQL expects the queryset to return, from its statistics."""
+    sql, params = queryset.order_by().values("pk").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()[0]
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def estimate(queryset: QuerySet[Any], *, exact_up_to: int = EXACT_UP_TO) -> Estimate:
+    # Counting at most exact_up_to + 1 rows is an index-only scan of a few pages.
+    seen = queryset.order_by().values("pk")[: exact_up_to + 1].count()
+    if seen <= exact_up_to:
+        return Estimate(seen, True)
+    return Estimate(max(planner_rows(queryset), exact_up_to + 1), False)
+
+
+@dataclass
+class NamespaceFigures:
+    namespace: Namespace
+    memories: Estimate
+    candidates: Estimate
+    sessions: Estimate
+    tombstones: Estimate
+    pending_erasures: int
+
+
+def namespace_figures(namespaces: Sequence[Namespace]) -> list[NamespaceFigures]:
+    pending = dict(
+        ErasureRequest.objects.filter(
+            namespace__in=namespaces, status__in=[ErasureStatus.PENDING, ErasureStatus.RUNNING]
+        )
+        .values_list("namespace_id")
+        .annotate(n=Count("id"))
+        .values_list("namespace_id", "n")
+    )
+    return [
+        NamespaceFigures(
+            namespace=ns,
+            memories=estimate(Memory.objects.filter(namespace=ns, status=MemoryStatus.ACTIVE)),
+            candidates=estimate(Memory.objects.filter(namespace=ns, status=MemoryStatus.CANDIDATE)),
+            sessions=estimate(Session.objects.filter(namespace=ns)),
+            tombstones=estimate(Tombstone.objects.filter(namespace=ns)),
+            pending_erasures=pending.get(ns.pk, 0),
+        )
+        for ns in namespaces
+    ]
+
+
+@dataclass
+class Day:
+    day: date
+    created: int = 0
+    forgotten: int = 0
+    runs_succeeded: int = 0
+    runs_failed: int = 0
+
+
+@dataclass
+class Activity:
+    days: list[Day]
+    peak_memories: int = 0
+    peak_runs: int = 0
+    totals: dict[str, int] = field(default_factory=dict)
+
+
+def _per_day(queryset: QuerySet[Any], column: str, since: datetime) -> dict[date, int]:
+    rows = (
+        queryset.filter(**{f"{column}__gte": since})
+        .annotate(day=TruncDate(column))
+        .order_by()
+        .values("day")
+        .annotate(n=Count("pk"))
+        .values_list("day", "n")
+    )
+    return dict(rows)
+
+
+def activity(namespace_ids: Sequence[int], *, days: int = CHART_DAYS) -> Activity:
+    """Per day over the last `days`: memories created and forgotten, extraction runs by outcome.
+
+    Each count is a range scan of a (namespace, created_at) index, so its cost
+    follows a month of activity, not the size of the table.
+    """
+    today = timezone.now().date()
+    first = today - timedelta(days=days - 1)
+    since = datetime.combine(first, datetime.min.time(), tzinfo=timezone.get_current_timezone())
+    created = _per_day(Memory.objects.filter(namespace_id__in=namespace_ids), "created_at", since)
+    forgotten = _per_day(
+        Tombstone.objects.filter(
+            namespace_id__in=namespace_ids, reason__in=[TombstoneReason.FORGOTTEN, TombstoneReason.POLICY]
+        ),
+        "created_at",
+        since,
+    )
+    runs = ExtractionRun.objects.filter(namespace_id__in=namespace_ids)
+    succeeded = _per_day(runs.filter(status=RunStatus.SUCCEEDED), "created_at", since)
+    failed = _per_day(runs.filter(status=RunStatus.FAILED), "created_at", since)
+    series = [
+        Day(
+            day=first + timedelta(days=i),
+            created=created.get(first + timedelta(days=i), 0),
+            forgotten=forgotten.get(first + timedelta(days=i), 0),
+            runs_succeeded=succeeded.get(first + timedelta(days=i), 0),
+            runs_failed=failed.get(first + timedelta(days=i), 0),
+        )
+        for i in range(days)
+    ]
+    return Activity(
+        days=series,
+        peak_memories=max([max(d.created, d.forgotten) for d in series] + [0]),
+        peak_runs=max([d.runs_succeeded + d.runs_failed for d in series] + [0]),
+        totals={
+            "created": sum(d.created for d in series),
+            "forgotten": sum(d.forgotten for d in series),
+            "runs_succeeded": sum(d.runs_succeeded for d in series),
+            "runs_failed": sum(d.runs_failed for d in series),
+        },
+    )
+
+
+def recent_runs(namespace_ids: Sequence[int], *, limit: int = 10, failed_only: bool = False) -> list[ExtractionRun]:
+    """The newest runs over several namespaces: the top `limit` of each (index) merged, not a sort of all."""
+    status_filter = "AND r.status = 'failed'" if failed_only else ""
+    runs = ExtractionRun.objects.raw(
+        f"""
+        SELECT r.* FROM unnest(%s::bigint[]) AS ns(id)
+        CROSS JOIN LATERAL (
+            SELECT * FROM extraction_extractionrun r
+            WHERE r.namespace_id = ns.id {status_filter}
+            ORDER BY r.created_at DESC LIMIT %s
+        ) r
+        ORDER BY r.created_at DESC LIMIT %s
+        """,
+        [list(namespace_ids), limit, limit],
+    )
+    runs = list(runs)
+    sessions = Session.objects.in_bulk([r.session_id for r in runs])
+    for run in runs:
+        run.session = sessions[run.session_id]
+    return runs
+
+
+def check_workers(timeout: float = 0.5) -> list[str]:
+    """Names of the Celery workers that answered a ping within `timeout` seconds."""
+    from memoryadmin.celery import app
+
+    try:
+        with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
+            replies = app.control.ping(timeout=timeout, connection=conn)
+    except Exception:
+        return []
+    return sorted(name for reply in replies for name in reply)
+
+
+def health() -> dict[str, Any]:
+    database = check_database()
+    redis = check_redis()
+    workers = check_workers() if redis else []
+    return {"database": database, "redis": redis, "workers": workers}
+
+
+def review_queue_size(namespace_ids: Sequence[int]) -> Estimate:
+    return estimate(Memory.objects.filter(namespace_id__in=namespace_ids, status=MemoryStatus.CANDIDATE))
+
+
+def memories_by_ids(namespace: Namespace, ids: Sequence[Any]) -> list[Memory]:
+    """The namespace's memories among `ids`, with `pinned`; ids of other namespaces simply are not found."""
+    return list(memories_in(namespace).filter(pk__in=list(ids)))
+
+
+def audit_trail(target_type: str, target_id: str, *, limit: int = 200) -> list[AuditEvent]:
+    return list(AuditEvent.objects.filter(target_type=target_type, target_id=target_id).order_by("id")[:limit])
+
+
+def _after(columns: str, values: tuple[Any, ...], *, descending: bool) -> RawSQL:
+    """A keyset condition as a row comparison, so PostgreSQL starts the index scan at the cursor."""
+    marks = ", ".join(["%s"] * len(values))
+    # Only fixed column names are formatted in; every value is a parameter.
+    return RawSQL(f"({columns}) {'<' if descending else '>'} ({marks})", values, output_field=BooleanField())  # noqa: S611
+
+
+@dataclass
+class ReviewItem:
+    memory: Memory
+    evidence: list[MemoryEvidence]
+
+
+def review_page(namespace: Namespace, *, cursor: str | None = None, limit: int = 20) -> Page[ReviewItem]:
+    """Candidates oldest first (they have waited longest), each with the messages it came from."""
+    qs = memories_in(namespace).filter(status=MemoryStatus.CANDIDATE)
+    if cursor:
+        created_at, last_id = decode_cursor(cursor, "review", (datetime, uuid.UUID))
+        qs = qs.filter(
+            _after('"memories_memory"."created_at", "memories_memory"."id"', (created_at, last_id), descending=False)
+        )
+    rows = list(qs.order_by("created_at", "id")[: limit + 1])
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor("review", (rows[-1].created_at, rows[-1].pk))
+    evidence: dict[Any, list[MemoryEvidence]] = {}
+    for ev in (
+        MemoryEvidence.objects.filter(memory_id__in=[m.pk for m in rows])
+        .select_related("message__session")
+        .order_by("message__session_id", "message__seq")
+    ):
+        evidence.setdefault(ev.memory_id, []).append(ev)
+    return Page([ReviewItem(memory=m, evidence=evidence.get(m.pk, [])) for m in rows], next_cursor)
+
+
+def sessions_page(
+    namespace: Namespace,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[Session]:
+    """Most recent activity first, keyset on (last_activity_at, id): the session_ns_*_activity indexes."""
+    qs = Session.objects.filter(namespace=namespace)
+    if user_id:
+        qs = qs.filter(user_id=user_id)
+    if agent_id:
+        qs = qs.filter(agent_id=agent_id)
+    if cursor:
+        activity_at, last_id = decode_cursor(cursor, "sessions", (datetime, int))
+        qs = qs.filter(
+            _after(
+                '"conversations_session"."last_activity_at", "conversations_session"."id"',
+                (activity_at, last_id),
+                descending=True,
+            )
+        )
+    rows = list(qs.order_by("-last_activity_at", "-id")[: limit + 1])
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor("sessions", (rows[-1].last_activity_at, rows[-1].pk))
+    return Page(rows, next_cursor)
+
+
+@dataclass
+class ToolCall:
+    call_id: str
+    name: str
+    arguments: str
+    result: Message | None = None
+
+
+@dataclass
+class Line:
+    """One message of a transcript as the console shows it."""
+
+    message: Message
+    calls: list[ToolCall] = field(default_factory=list)
+    evidence_for: list[tuple[uuid.UUID, str]] = field(default_factory=list)
+
+    @property
+    def injected(self) -> bool:
+        return self.message.is_injected
+
+
+def _tool_calls(raw: Any) -> list[ToolCall]:
+    calls = []
+    for index, call in enumerate(raw if isinstance(raw, list) else []):
+        if not isinstance(call, dict):
+            calls.append(ToolCall(call_id="", name=f"call {index + 1}", arguments=json.dumps(call)))
+            continue
+        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        arguments = function.get("arguments", "")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append(
+            ToolCall(call_id=str(call.get("id", "")), name=str(function.get("name", "tool")), arguments=arguments)
+        )
+    return calls
+
+
+@dataclass
+class Transcript:
+    lines: list[Line]
+    first_seq: int | None
+    last_seq: int | None
+    next_after: int | None
+
+
+def transcript(session: Session, *, after_seq: int = 0, limit: int = 100) -> Transcript:
+    """Messages in seq order from after_seq, tool results paired with their calls, evidence marked.
+
+    A tool result shown under its call is left out of the flow; one whose call
+    is on another page stays in the flow on its own.
+    """
+    messages = list(Message.objects.filter(session=session, seq__gt=after_seq).order_by("seq")[: limit + 1])
+    more = len(messages) > limit
+    messages = messages[:limit]
+    evidence: dict[int, list[tuple[uuid.UUID, str]]] = {}
+    for message_id, memory_id, text in MemoryEvidence.objects.filter(
+        message_id__in=[m.pk for m in messages]
+    ).values_list("message_id", "memory_id", "memory__text"):
+        evidence.setdefault(message_id, []).append((memory_id, text))
+    results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+    paired: set[int] = set()
+    lines: list[Line] = []
+    for message in messages:
+        line = Line(message=message, calls=_tool_calls(message.tool_calls), evidence_for=evidence.get(message.pk, []))
+        for call in line.calls:
+            result = results.get(call.call_id) if call.call_id else None
+            if result is not None and result.seq > message.seq:
+                call.result = result
+                paired.add(result.pk)
+        lines.append(line)
+    lines = [line for line in lines if line.message.pk not in paired or line.evidence_for]
+    return Transcript(
+        lines=lines,
+        first_seq=messages[0].seq if messages else None,
+        last_seq=messages[-1].seq if messages else None,
+        next_after=messages[-1].seq if more else None,
+    )
+
+
+def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
+    return list(ExtractionRun.objects.filter(session=session).order_by("-created_at")[:limit])
+
+
+def tombstones_page(
+    namespace: Namespace,
+    *,
+    user_id: str | None = None,
+    reason: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[Tombstone]:
+    """Newest first, keyset on (created_at, id): the tombstone_ns_created index."""
+    qs = Tombstone.objects.filter(namespace=namespace)
+    if user_id:
+        qs = qs.filter(user_id=user_id)
+    if reason:
+        qs = qs.filter(reason=reason)
+    if cursor:
+        created_at, last_id = decode_cursor(cursor, "tombstones", (datetime, int))
+        qs = qs.filter(
+            _after(
+                '"memories_tombstone"."created_at", "memories_tombstone"."id"', (created_at, last_id), descending=True
+            )
+        )
+    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor("tombstones", (rows[-1].created_at, rows[-1].pk))
+    return Page(rows, next_cursor)
+
+
+def audit_page(
+    *,
+    namespace: Namespace | None = None,
+    actor: str | None = None,
+    action: str | None = None,
+    target_type: str | None = None,
+    target_id: str | None = None,
+    before_id: int | None = None,
+    limit: int = 50,
+) -> tuple[list[AuditEvent], int | None]:
+    """Newest first, keyset on id; returns the events and the id to continue before."""
+    qs = AuditEvent.objects.all()
+    if namespace is not None:
+        qs = qs.filter(namespace=namespace)
+    if actor:
+        # "operator:olivia" names the type too; a bare name matches any type.
+        kind, _, name = actor.partition(":")
+        qs = qs.filter(actor_type=kind, actor=name) if name else qs.filter(actor=actor)
+    if action:
+        qs = qs.filter(action=action)
+    if target_type:
+        qs = qs.filter(target_type=target_type)
+    if target_id:
+        qs = qs.filter(target_id=target_id)
+    if before_id:
+        qs = qs.filter(pk__lt=before_id)
+    rows = list(qs.order_by("-id")[: limit + 1])
+    if len(rows) > limit:
+        rows = rows[:limit]
+        return rows, rows[-1].pk
+    return rows, None
+
+
+def subject_figures(namespace: Namespace, user_id: str) -> dict[str, Estimate]:
+    return {
+        "sessions": estimate(Session.objects.filter(namespace=namespace, user_id=user_id)),
+        "memories": estimate(Memory.objects.filter(namespace=namespace, user_id=user_id)),
+        "candidates": estimate(
+            Memory.objects.filter(namespace=namespace, user_id=user_id, status=MemoryStatus.CANDIDATE)
+        ),
+        "tombstones": estimate(Tombstone.objects.filter(namespace=namespace, user_id=user_id)),
+    }
+
+
+def recent_subjects(namespace: Namespace, *, limit: int = 30) -> list[tuple[str, datetime]]:
+    """People active most recently, from the newest sessions (bounded: no DISTINCT over a big table)."""
+    seen: dict[str, datetime] = {}
+    for user_id, activity_at in (
+        Session.objects.filter(namespace=namespace)
+        .order_by("-last_activity_at", "-id")
+        .values_list("user_id", "last_activity_at")[: limit * 10]
+    ):
+        seen.setdefault(user_id, activity_at)
+        if len(seen) >= limit:
+            break
+    return list(seen.items())

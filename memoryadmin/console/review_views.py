@@ -1,0 +1,42 @@
+"""The review queue: candidates oldest first, approved, edited or rejected from the keyboard."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
+
+from memoryadmin.console import queries
+from memoryadmin.console.access import role_required
+from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.errors import ServiceError
+
+PAGE_SIZE = 20
+
+
+@vary_on_headers("HX-Request")
+@role_required("viewer")
+def review(request: HttpRequest) -> HttpResponse:
+    namespaces = all_namespaces()
+    namespace = chosen_namespace(request, namespaces)
+    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "items": []}
+    status = 200
+    if namespace is not None:
+        cursor = request.GET.get("cursor") or None
+        try:
+            page = queries.review_page(namespace, cursor=cursor, limit=PAGE_SIZE)
+        except ServiceError as exc:
+            context["error"] = exc.message
+            status = exc.status
+        else:
+            context["items"] = page.items
+            context["first_page"] = cursor is None
+            if page.next_cursor:
+                context["next_url"] = "?" + urlencode({"ns": namespace.slug, "cursor": page.next_cursor})
+        context["waiting"] = queries.review_queue_size([namespace.pk])
+    if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
+        return render(request, "console/review.html#cards", context, status=status)
+    return render(request, "console/review.html", context, status=status)

@@ -1,0 +1,31 @@
+"""Which namespace a console page shows: named in the URL (?ns=slug), else the last one used."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest
+
+from memoryadmin.tenancy.models import Namespace
+
+SESSION_KEY = "console_namespace"
+
+
+def all_namespaces() -> list[Namespace]:
+    return list(Namespace.objects.order_by("slug"))
+
+
+def chosen_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Namespace | None:
+    """The namespace of `?ns=`, or the one last chosen, or the first; None only when there are none.
+
+    An unknown slug is a 404, like any unknown object.
+    """
+    by_slug = {ns.slug: ns for ns in namespaces}
+    slug = request.GET.get("ns", "")
+    if slug:
+        if slug not in by_slug:
+            raise Http404("no such namespace")
+        request.session[SESSION_KEY] = slug
+        return by_slug[slug]
+    remembered = request.session.get(SESSION_KEY)
+    if remembered in by_slug:
+        return by_slug[remembered]
+    return namespaces[0] if namespaces else None

@@ -1,0 +1,137 @@
+"""Subjects: one person (a user_id within a namespace) and everything held about them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from memoryadmin.console import queries
+from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.forms import EraseForm, SubjectLookupForm
+from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.conversations.services import validate_app_id
+from memoryadmin.errors import InvalidInput, ServiceError
+from memoryadmin.memories.models import Tombstone
+from memoryadmin.memories.queries import memories_page
+from memoryadmin.tenancy.models import Namespace
+
+PRIVACY_LINK_TTL_SECONDS = 24 * 3600
+
+
+@role_required("viewer")
+def subjects(request: HttpRequest) -> HttpResponse:
+    namespaces = all_namespaces()
+    namespace = chosen_namespace(request, namespaces)
+    form = SubjectLookupForm(request.GET or None)
+    if namespace is not None and form.is_valid():
+        return redirect("console:subject", namespace.pk, form.cleaned_data["user"])
+    context: dict[str, Any] = {
+        "namespaces": namespaces,
+        "namespace": namespace,
+        "form": form,
+        "recent": queries.recent_subjects(namespace) if namespace else [],
+    }
+    return render(request, "console/subjects.html", context, status=400 if form.errors else 200)
+
+
+def _subject(namespace_id: int, user_id: str) -> tuple[Namespace, str]:
+    namespace = get_object_or_404(Namespace, pk=namespace_id)
+    try:
+        validate_app_id(user_id, "user_id")
+    except InvalidInput:
+        raise Http404("not a user_id") from None
+    return namespace, user_id
+
+
+def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
+    return {
+        "namespace": namespace,
+        "user_id": user_id,
+        "figures": queries.subject_figures(namespace, user_id),
+        "sessions": queries.sessions_page(namespace, user_id=user_id, limit=20),
+        "memories": memories_page(namespace, user_id=user_id, limit=50),
+        "tombstones": list(
+            Tombstone.objects.filter(namespace=namespace, user_id=user_id).order_by("-created_at", "-id")[:50]
+        ),
+        "erase_form": EraseForm(user_id=user_id),
+    }
+
+
+@role_required("viewer")
+def subject(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
+    namespace, user_id = _subject(namespace_id, user_id)
+    return render(request, "console/subject.html", _subject_context(namespace, user_id))
+
+
+@role_required("operator")
+def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
+    from memoryadmin.governance.snapshots import snapshot_export_lines
+
+    namespace, user_id = _subject(namespace_id, user_id)
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+    response = StreamingHttpResponse(
+        snapshot_export_lines(namespace=namespace, user_id=user_id), content_type="application/x-ndjson"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{namespace.slug}-subject-{stamp}.jsonl"'
+    return response
+
+
+@require_POST
+@role_required("operator")
+def subject_privacy_link(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
+    from memoryadmin.governance.privacy_links import privacy_link_create
+
+    namespace, user_id = _subject(namespace_id, user_id)
+    url, expires_at = privacy_link_create(namespace=namespace, user_id=user_id, ttl_seconds=PRIVACY_LINK_TTL_SECONDS)
+    context = {
+        "namespace": namespace,
+        "user_id": user_id,
+        "link": request.build_absolute_uri(url),
+        "expires_at": expires_at,
+    }
+    if request.htmx:
+        return render(request, "console/subject.html#privacy_link", context)
+    return render(request, "console/subject.html", {**_subject_context(namespace, user_id), **context})
+
+
+@require_POST
+@role_required("admin")
+def subject_erase(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
+    from memoryadmin.governance.erasure import erasure_request
+
+    namespace, user_id = _subject(namespace_id, user_id)
+    form = EraseForm(request.POST, user_id=user_id)
+    context: dict[str, Any] = {"namespace": namespace, "user_id": user_id, "erase_form": form}
+    status = 422
+    if form.is_valid():
+        try:
+            erasure = erasure_request(
+                namespace=namespace, user_id=user_id, actor=actor_of(request), reason=form.cleaned_data["reason"]
+            )
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            status = exc.status
+        else:
+            note = f"Erasure {erasure.pk} is {erasure.status}; a worker deletes everything and writes a receipt."
+            if not request.htmx:
+                messages.success(request, note)
+                erasures_url = _erasures_url()
+                return redirect(erasures_url or reverse("console:subject", args=[namespace.pk, user_id]))
+            context.update({"erasure": erasure, "note": note, "erasures_url": _erasures_url()})
+            status = 200
+    if request.htmx:
+        return render(request, "console/subject.html#erase", context, status=status)
+    return render(request, "console/subject.html", {**_subject_context(namespace, user_id), **context}, status=status)
+
+
+def _erasures_url() -> str | None:
+    try:
+        return reverse("console:erasures")
+    except NoReverseMatch:
+        return None

@@ -1,0 +1,137 @@
+"""Small presentation helpers for console templates."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import uuid
+from typing import Any
+
+from django import template
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from memoryadmin.console.queries import Activity, Estimate
+
+register = template.Library()
+
+CHART_WIDTH = 600
+CHART_HEIGHT = 120
+
+
+@register.filter
+def approx(value: Estimate | int | None) -> str:
+    """1,234 when exact; ≈ 1.2M when it is the planner's estimate."""
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if value.exact:
+        return f"{value.value:,}"
+    n = value.value
+    if n >= 1_000_000:
+        return f"≈ {n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"≈ {n / 1000:.0f}k"
+    return f"≈ {round(n, -2):,}"
+
+
+def _bars(values: list[list[int]], peak: int, classes: list[str], labels: list[str]) -> list[dict[str, Any]]:
+    """Geometry of grouped bars: one group per day, one bar per series, scaled to the peak."""
+    slot = CHART_WIDTH / max(len(values), 1)
+    width = max((slot - 2) / len(classes), 1)
+    bars = []
+    for i, group in enumerate(values):
+        for j, value in enumerate(group):
+            height = 0 if peak == 0 else round(value / peak * (CHART_HEIGHT - 4), 1)
+            bars.append(
+                {
+                    "x": round(i * slot + 1 + j * width, 1),
+                    "y": round(CHART_HEIGHT - height, 1),
+                    "width": round(width, 1),
+                    "height": height,
+                    "css": classes[j],
+                    "label": labels[i].format(value=value, series=classes[j]),
+                }
+            )
+    return bars
+
+
+@register.inclusion_tag("console/_chart.html")
+def memory_chart(data: Activity) -> dict[str, Any]:
+    values = [[d.created, d.forgotten] for d in data.days]
+    labels = [f"{d.day:%b %d}: {{value}} {{series}}" for d in data.days]
+    return {
+        "bars": _bars(values, data.peak_memories, ["created", "forgotten"], labels),
+        "peak": data.peak_memories,
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "title": "Memories created and forgotten per day",
+        "series": ["created", "forgotten"],
+        "first": data.days[0].day if data.days else None,
+        "last": data.days[-1].day if data.days else None,
+    }
+
+
+@register.inclusion_tag("console/_chart.html")
+def runs_chart(data: Activity) -> dict[str, Any]:
+    values = [[d.runs_succeeded, d.runs_failed] for d in data.days]
+    labels = [f"{d.day:%b %d}: {{value}} runs {{series}}" for d in data.days]
+    return {
+        "bars": _bars(values, data.peak_runs, ["succeeded", "failed"], labels),
+        "peak": data.peak_runs,
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "title": "Extraction runs per day",
+        "series": ["succeeded", "failed"],
+        "first": data.days[0].day if data.days else None,
+        "last": data.days[-1].day if data.days else None,
+    }
+
+
+@register.simple_tag
+def word_diff(before: str, after: str) -> SafeString:
+    """The change from one revision's text to the next, as <del>/<ins> over words."""
+    old, new = before.split(), after.split()
+    parts: list[SafeString] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(format_html("{}", " ".join(old[i1:i2])))
+            continue
+        if op in ("delete", "replace"):
+            parts.append(format_html("<del>{}</del>", " ".join(old[i1:i2])))
+        if op in ("insert", "replace"):
+            parts.append(format_html("<ins>{}</ins>", " ".join(new[j1:j2])))
+    return format_html_join(" ", "{}", ((part,) for part in parts))
+
+
+@register.filter
+def get(mapping: dict[Any, Any] | None, key: Any) -> Any:
+    return (mapping or {}).get(key)
+
+
+@register.simple_tag(takes_context=True)
+def query_with(context: template.Context, **changes: Any) -> str:
+    """The current query string with some parameters changed (None or "" drops one)."""
+    query = context["request"].GET.copy()
+    for key, value in changes.items():
+        if value is None or value == "":
+            query.pop(key, None)
+        else:
+            query[key] = value
+    encoded = query.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+@register.filter
+def is_uuid(value: Any) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+@register.filter
+def as_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str)
