@@ -12,7 +12,7 @@ import orjson
 from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Router, Schema, Status
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import ApiError
@@ -216,6 +216,25 @@ def snapshot_restore_view(request: HttpRequest, dry_run: bool = True):
     return {"dry_run": result.dry_run, "records": result.records, "counts": result.counts, "by_type": result.by_type}
 
 
+def _optional_body[T: BaseModel](request: HttpRequest, schema: type[T]) -> T:
+    """A JSON body that may be left out entirely (then every field takes its default)."""
+    raw = request.body
+    if not raw.strip() or not request.content_type.startswith("application/json"):
+        return schema()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise ApiError(400, "malformed_json", "The request body is not valid JSON.") from None
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        fields = [
+            {"field": ".".join(str(p) for p in err["loc"]), "message": err["msg"], "type": err["type"]}
+            for err in exc.errors()
+        ]
+        raise ApiError(422, "validation_error", "The request is not valid.", {"fields": fields}) from None
+
+
 # --- erasure ------------------------------------------------------------------------------------
 
 
@@ -234,7 +253,9 @@ class ErasureOut(Schema):
     error: str | None = None
 
 
-class ErasureIn(Schema):
+class ErasureIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     reason: str = Field("", max_length=1000)
 
 
@@ -249,12 +270,13 @@ class ErasureIn(Schema):
         "receipt. A request already open for the person is returned instead of a second one."
     ),
 )
-def subject_erase(request: HttpRequest, user_id: str, payload: ErasureIn | None = None):
+def subject_erase(request: HttpRequest, user_id: str):
+    payload = _optional_body(request, ErasureIn)
     erasure = erasure_request(
         namespace=namespace_of(request),
         user_id=user_id,
         actor=actor_of(request),
-        reason=payload.reason if payload else "",
+        reason=payload.reason,
     )
     return Status(202, {"erasure_id": erasure.pk, "status": erasure.status})
 
@@ -287,7 +309,9 @@ def erasure_get(request: HttpRequest, erasure_id: str):
 # --- privacy links ------------------------------------------------------------------------------
 
 
-class PrivacyLinkIn(Schema):
+class PrivacyLinkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     ttl_seconds: int = Field(86400, ge=60, le=30 * 24 * 3600)
 
 
@@ -302,11 +326,12 @@ class PrivacyLinkOut(Schema):
     response=responses({200: PrivacyLinkOut}),
     summary="A signed link for the person to see, download and erase their own memory",
 )
-def privacy_link(request: HttpRequest, user_id: str, payload: PrivacyLinkIn | None = None):
+def privacy_link(request: HttpRequest, user_id: str):
+    payload = _optional_body(request, PrivacyLinkIn)
     url, expires_at = privacy_link_create(
         namespace=namespace_of(request),
         user_id=user_id,
-        ttl_seconds=payload.ttl_seconds if payload else 86400,
+        ttl_seconds=payload.ttl_seconds,
         actor=actor_of(request),
     )
     if url.startswith("/"):

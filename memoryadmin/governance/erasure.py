@@ -17,10 +17,12 @@ import logging
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.apps import apps
 from django.db import models, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
@@ -35,6 +37,7 @@ from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)
 
+STALE_RUN = timedelta(minutes=30)
 # A writer that raced the deletion (an append, an extraction) gets this many more sweeps.
 MAX_SWEEPS = 3
 # What the receipt calls each store.
@@ -51,8 +54,13 @@ STORE_NAMES = {
 ACTIVE = (ErasureStatus.PENDING, ErasureStatus.RUNNING)
 
 
-def erasure_request(*, namespace: Namespace, user_id: str, actor: Actor, reason: str = "") -> ErasureRequest:
-    """Record the request and start the worker once it commits; a request already open is returned as is."""
+def erasure_request(
+    *, namespace: Namespace, user_id: str, actor: Actor, reason: str = "", enqueue: bool = True
+) -> ErasureRequest:
+    """Record the request and start the worker once it commits; a request already open is returned as is.
+
+    `enqueue=False` is for a caller that runs `erasure_execute` itself (the erase_subject command).
+    """
     from memoryadmin.governance.tasks import erasure_task
 
     validate_app_id(user_id, "user_id")
@@ -78,7 +86,8 @@ def erasure_request(*, namespace: Namespace, user_id: str, actor: Actor, reason:
             reason=reason,
         )
         erasure_id = str(erasure.pk)
-        transaction.on_commit(lambda: erasure_task.delay(erasure_id))
+        if enqueue:
+            transaction.on_commit(lambda: erasure_task.delay(erasure_id))
     return erasure
 
 
@@ -190,8 +199,15 @@ def receipt_digest(body: dict[str, Any]) -> str:
 def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
     """Do the erasure (the worker's job). Safe to run again: a retry redoes the sweep, a finished one is left."""
     now = timezone.now()
-    claimed = ErasureRequest.objects.filter(pk=erasure_id, status__in=(*ACTIVE, ErasureStatus.FAILED)).update(
-        status=ErasureStatus.RUNNING, started_at=now, error=""
+    # Only one runner at a time; a run whose worker died (still "running" long after it
+    # started) may be taken over by the redelivered task.
+    claimable = Q(status__in=(ErasureStatus.PENDING, ErasureStatus.FAILED)) | Q(
+        status=ErasureStatus.RUNNING, started_at__lt=now - STALE_RUN
+    )
+    claimed = (
+        ErasureRequest.objects.filter(pk=erasure_id)
+        .filter(claimable)
+        .update(status=ErasureStatus.RUNNING, started_at=now, error="")
     )
     erasure = ErasureRequest.objects.select_related("namespace").get(pk=erasure_id)
     if not claimed:

@@ -1,0 +1,238 @@
+"""Erasure: everything about one person goes, provably, and nothing about anyone else."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from django.db import connection, models
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.audit.services import verify_audit_chain
+from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.conversations.working_memory import working_memory_put
+from memoryadmin.governance.erasure import erasure_execute, erasure_request, receipt_verify, subject_models
+from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
+from memoryadmin.tenancy.fingerprints import subject_hmac
+from tests.conftest import SYSTEM, ApiClient
+from tests.governance.conftest import populate
+
+
+def give_redis_state(namespace, person, redis_client) -> None:
+    for session in person.sessions:
+        working_memory_put(
+            namespace_id=namespace.pk, session_id=session.session_id, state={"mood": "ok"}, ttl_seconds=600
+        )
+        # A pending extraction schedule, in the extraction pipeline's key format.
+        redis_client.set(f"extract:{namespace.pk}:{session.pk}", "1", ex=600)
+
+
+def rows_about(user_id: str, namespace=None) -> dict[str, int]:
+    """Scan every model that has a user_id column for this person."""
+    found = {}
+    from django.apps import apps
+
+    for model in apps.get_models():
+        names = {f.name for f in model._meta.get_fields()}
+        if "user_id" not in names or not isinstance(model._meta.get_field("user_id"), models.CharField):
+            continue
+        qs = model._default_manager.filter(user_id=user_id)
+        if namespace is not None and "namespace" in names:
+            qs = qs.filter(namespace=namespace)
+        if n := qs.count():
+            found[model._meta.label] = n
+    return found
+
+
+def keys_of(redis_client, namespace, person) -> list[str]:
+    wanted = {f"wm:{namespace.pk}:{s.session_id}" for s in person.sessions} | {
+        f"extract:{namespace.pk}:{s.pk}" for s in person.sessions
+    }
+    return sorted(k for k in redis_client.scan_iter(count=1000) if k in wanted)
+
+
+def erase_via_api(api, user_id, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(f"/api/v1/subjects/{user_id}/erasure")
+    assert response.status_code == 202, response.content
+    return response.json()
+
+
+def test_erasure_leaves_zero_rows_and_zero_keys_while_a_bystander_is_untouched(
+    api, namespace, other_namespace, redis_client, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    alice = populate(namespace, "alice")
+    bob = populate(namespace, "bob")
+    alice_elsewhere = populate(other_namespace, "alice", sessions=1)
+    for ns, person in ((namespace, alice), (namespace, bob), (other_namespace, alice_elsewhere)):
+        give_redis_state(ns, person, redis_client)
+    bob_before = rows_about("bob", namespace)
+    bob_keys = keys_of(redis_client, namespace, bob)
+    alice_message_ids = list(Message.objects.filter(session__in=alice.sessions).values_list("pk", flat=True))
+    alice_memory_ids = [m.pk for m in Memory.objects.filter(namespace=namespace, user_id="alice")]
+
+    accepted = erase_via_api(api, "alice", django_capture_on_commit_callbacks)
+    assert accepted["status"] == "pending"
+
+    status = api.get(f"/api/v1/erasures/{accepted['erasure_id']}").json()
+    assert status["status"] == "completed", status
+    assert rows_about("alice", namespace) == {}
+    assert not Message.objects.filter(pk__in=alice_message_ids).exists()
+    for model in (MemoryRevision, MemoryEvidence, Pin):
+        assert not model.objects.filter(memory_id__in=alice_memory_ids).exists()
+    assert keys_of(redis_client, namespace, alice) == []
+    # The bystanders: bob here, and alice in another namespace.
+    assert rows_about("bob", namespace) == bob_before
+    assert keys_of(redis_client, namespace, bob) == bob_keys
+    assert rows_about("alice", other_namespace) != {}
+    assert len(keys_of(redis_client, other_namespace, alice_elsewhere)) == 2
+    counts = status["counts"]
+    assert counts["sessions"] == 2 and counts["messages"] == 6 and counts["memories"] == 2
+    assert counts["revisions"] == 3 and counts["pins"] == 1 and counts["tombstones"] == 1
+    assert counts["working_memory_keys"] == 2
+
+
+def test_the_receipt_is_chained_to_the_audit_trail_and_keeps_no_plain_user_id(
+    api, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    populate(namespace, "alice")
+    accepted = erase_via_api(api, "alice", django_capture_on_commit_callbacks)
+    erasure = ErasureRequest.objects.get(pk=accepted["erasure_id"])
+    assert erasure.user_id == ""
+    assert erasure.subject_hash == subject_hmac(namespace.pk, "alice")
+    receipt = erasure.receipt
+    assert receipt["subject_hmac"] == erasure.subject_hash
+    assert receipt["verification"]["rows_remaining"] == 0
+    assert receipt["verification"]["redis_keys_remaining"] == 0
+    event = AuditEvent.objects.get(pk=receipt["audit_event"]["id"])
+    assert event.action == "erasure.complete" and event.hash == receipt["audit_event"]["hash"]
+    assert receipt_verify(receipt)
+    assert not receipt_verify({**receipt, "deleted": {**receipt["deleted"], "memories": 0}})
+    assert verify_audit_chain().ok
+    assert "alice" not in json.dumps(receipt)
+
+
+def test_audit_events_about_the_person_hold_no_content(api, namespace, eager_celery) -> None:
+    populate(namespace, "alice")
+    erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
+    for event in AuditEvent.objects.filter(subject_hash=subject_hmac(namespace.pk, "alice")):
+        text = json.dumps([event.target_id, event.reason, event.data])
+        assert "alice" not in text and "likes topic" not in text and "says thing" not in text
+
+
+def test_searching_listing_and_exporting_an_erased_person_returns_nothing(api, namespace) -> None:
+    populate(namespace, "alice")
+    erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
+    assert api.get("/api/v1/memories?user_id=alice").json()["items"] == []
+    assert api.get("/api/v1/sessions?user_id=alice").json()["items"] == []
+    export = b"".join(api.get("/api/v1/subjects/alice/export").streaming_content).splitlines()
+    assert len(export) == 2
+
+
+def test_it_requires_the_erase_scope(namespace, make_key) -> None:
+    writer = ApiClient(make_key(namespace, "read,write")[1])
+    response = writer.post("/api/v1/subjects/alice/erasure")
+    assert response.status_code == 403
+    assert not ErasureRequest.objects.exists()
+
+
+def test_it_rejects_a_bad_user_id(api) -> None:
+    assert api.post("/api/v1/subjects/bad%20id/erasure").status_code == 400
+
+
+def test_an_erasure_of_another_namespace_is_404(api, other_api, namespace) -> None:
+    erasure = erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM)
+    assert other_api.get(f"/api/v1/erasures/{erasure.pk}").status_code == 404
+    assert api.get(f"/api/v1/erasures/{erasure.pk}").status_code == 200
+    assert api.get("/api/v1/erasures/not-a-uuid").status_code == 404
+
+
+def test_a_request_while_one_is_open_returns_the_open_one(namespace) -> None:
+    first = erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM)
+    again = erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM)
+    assert again.pk == first.pk
+    assert ErasureRequest.objects.count() == 1
+
+
+def test_a_person_can_be_erased_again_later(namespace) -> None:
+    populate(namespace, "alice")
+    first = erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
+    populate(namespace, "alice", sessions=1)
+    second = erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
+    assert first.pk != second.pk and second.status == "completed"
+    assert second.counts["sessions"] == 1
+    assert rows_about("alice", namespace) == {}
+
+
+def test_running_a_finished_erasure_again_changes_nothing(namespace) -> None:
+    populate(namespace, "alice")
+    done = erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
+    again = erasure_execute(erasure_id=done.pk)
+    assert again.receipt == done.receipt
+    assert AuditEvent.objects.filter(action="erasure.complete").count() == 1
+
+
+def test_every_model_with_a_user_id_is_covered() -> None:
+    labels = {m._meta.label for m in subject_models()}
+    assert {"conversations.Session", "memories.Memory", "memories.Tombstone"} <= labels
+    assert "governance.ErasureRequest" not in labels
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_appends_during_an_erasure_never_leave_orphans(make_namespace, redis_client) -> None:
+    namespace = make_namespace("concurrent")
+    populate(namespace, "alice", sessions=3, messages=20)
+    stop = threading.Event()
+    outcomes = {"appended": 0, "refused": 0}
+
+    def appender() -> None:
+        n = 0
+        try:
+            while not stop.is_set():
+                n += 1
+                try:
+                    session_append_messages(
+                        namespace=namespace,
+                        session_id=f"alice-chat-{n % 4}",
+                        user_id="alice",
+                        messages=[NewMessage(role="user", content=f"message {n}")] * 5,
+                    )
+                    outcomes["appended"] += 1
+                except Exception:
+                    outcomes["refused"] += 1
+                time.sleep(0.001)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=appender)
+    thread.start()
+    try:
+        time.sleep(0.05)
+        erasure = erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
+    finally:
+        stop.set()
+        thread.join(10)
+    assert outcomes["appended"] > 0
+    assert erasure.status == "completed", erasure.error
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM conversations_message m "
+            "LEFT JOIN conversations_session s ON s.id = m.session_id WHERE s.id IS NULL"
+        )
+        assert cursor.fetchone()[0] == 0
+        cursor.execute(
+            "SELECT count(*) FROM memories_memoryevidence e LEFT JOIN conversations_message m ON m.id = e.message_id "
+            "LEFT JOIN memories_memory y ON y.id = e.memory_id WHERE m.id IS NULL OR y.id IS NULL"
+        )
+        assert cursor.fetchone()[0] == 0
+    # Whatever survives arrived after the erasure finished: whole sessions, seqs gap-free from 1.
+    for session in Session.objects.filter(namespace=namespace, user_id="alice"):
+        assert session.created_at >= erasure.started_at
+        seqs = list(session.messages.order_by("seq").values_list("seq", flat=True))
+        assert seqs == list(range(1, len(seqs) + 1)) and session.message_count == len(seqs)
+    assert not Memory.objects.filter(namespace=namespace, user_id="alice", created_at__lt=erasure.started_at).exists()
+    assert not Tombstone.objects.filter(namespace=namespace, user_id="alice").exists()
