@@ -1,0 +1,178 @@
+"""The person's own pages, opened with a signed link and nothing else."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from urllib.parse import urlparse
+
+import pytest
+from django.core import signing
+from django.test import Client
+from django.utils import timezone
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.privacy_links import SALT, privacy_link_create
+from memoryadmin.memories.models import Memory, Tombstone
+from memoryadmin.tenancy.fingerprints import subject_hmac
+from tests.conftest import ApiClient
+from tests.governance.conftest import populate
+
+
+@pytest.fixture
+def browser() -> Client:
+    return Client(enforce_csrf_checks=True)
+
+
+def link_for(namespace, user_id="alice", ttl=3600) -> str:
+    url, _ = privacy_link_create(namespace=namespace, user_id=user_id, ttl_seconds=ttl)
+    return urlparse(url).path
+
+
+def csrf_post(client: Client, path: str, data: dict | None = None):
+    # The confirmation page always holds a form, so it always sets the CSRF cookie.
+    root = path.split("/memories/")[0].removesuffix("erase/").rstrip("/") + "/"
+    client.get(root + "erase/")
+    token = client.cookies["csrftoken"].value
+    return client.post(path, {**(data or {}), "csrfmiddlewaretoken": token})
+
+
+def test_the_api_hands_out_a_signed_expiring_link(api, namespace) -> None:
+    response = api.post("/api/v1/subjects/alice/privacy-link", {"ttl_seconds": 600})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["url"].startswith("http://testserver/privacy/")
+    expires = timezone.datetime.fromisoformat(body["expires_at"])
+    assert timedelta(seconds=590) < expires - timezone.now() <= timedelta(seconds=600)
+    assert AuditEvent.objects.filter(action="privacy_link.create").count() == 1
+
+
+def test_the_link_defaults_to_a_day(api, namespace) -> None:
+    body = api.post("/api/v1/subjects/alice/privacy-link").json()
+    expires = timezone.datetime.fromisoformat(body["expires_at"])
+    assert timedelta(hours=23, minutes=59) < expires - timezone.now() <= timedelta(hours=24)
+
+
+def test_the_link_api_validates_its_input(api, namespace, make_key) -> None:
+    assert api.post("/api/v1/subjects/bad%20id/privacy-link").status_code == 400
+    assert api.post("/api/v1/subjects/alice/privacy-link", {"ttl_seconds": 5}).status_code == 422
+    reader = ApiClient(make_key(namespace, "read")[1])
+    assert reader.post("/api/v1/subjects/alice/privacy-link").status_code == 403
+
+
+def test_it_shows_the_persons_memories_with_their_sources_and_nobody_elses(browser, namespace) -> None:
+    populate(namespace, "alice")
+    populate(namespace, "bob")
+    page = browser.get(link_for(namespace))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "alice really likes topic 0" in html and "alice likes topic 1" in html
+    assert "alice says thing 0.0" in html  # a source message
+    assert "bob" not in html
+    assert page["Cache-Control"] == "no-store"
+    assert "<script" not in html
+
+
+def test_the_list_of_memories_is_a_bounded_number_of_queries(browser, namespace, django_assert_max_num_queries):
+    populate(namespace, "alice", sessions=6)
+    path = link_for(namespace)
+    with django_assert_max_num_queries(10):
+        assert browser.get(path).status_code == 200
+
+
+def test_it_downloads_the_persons_data(browser, namespace) -> None:
+    populate(namespace, "alice")
+    populate(namespace, "bob")
+    response = browser.get(link_for(namespace) + "download/")
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment")
+    body = b"".join(response.streaming_content)
+    assert b'"user_id":"alice"' in body and b"bob" not in body
+
+
+def test_forget_this_tombstones_one_memory(browser, namespace) -> None:
+    person = populate(namespace, "alice")
+    target = person.memories[-1]  # pinned by an operator: the person's wish wins
+    path = link_for(namespace)
+    response = csrf_post(browser, f"{path}memories/{target.pk}/forget/")
+    assert response.status_code == 302 and response["Location"].endswith("?forgotten=1")
+    assert not Memory.objects.filter(pk=target.pk).exists()
+    stone = Tombstone.objects.get(namespace=namespace, user_id="alice", fingerprint=target.fingerprint)
+    assert stone.reason == "forgotten" and stone.text == ""
+    event = AuditEvent.objects.get(action="memory.forget", target_id=str(target.pk))
+    assert event.actor_type == "subject"
+
+
+def test_forget_this_cannot_reach_another_persons_memory(browser, namespace) -> None:
+    bob = populate(namespace, "bob")
+    path = link_for(namespace, "alice")
+    csrf_post(browser, f"{path}memories/{bob.memories[0].pk}/forget/")
+    assert Memory.objects.filter(pk=bob.memories[0].pk).exists()
+
+
+def test_forget_needs_a_post_with_csrf(browser, namespace) -> None:
+    person = populate(namespace, "alice")
+    path = link_for(namespace)
+    assert browser.get(f"{path}memories/{person.memories[0].pk}/forget/").status_code == 405
+    assert browser.post(f"{path}memories/{person.memories[0].pk}/forget/").status_code == 403
+    assert Memory.objects.filter(pk=person.memories[0].pk).exists()
+
+
+def test_erase_everything_needs_the_typed_confirmation(browser, namespace) -> None:
+    populate(namespace, "alice")
+    path = link_for(namespace) + "erase/"
+    response = csrf_post(browser, path, {"confirm": "yes"})
+    assert response.status_code == 400
+    assert not ErasureRequest.objects.exists()
+
+
+def test_erase_everything_then_shows_the_receipt(browser, namespace, eager_celery, django_capture_on_commit_callbacks):
+    populate(namespace, "alice")
+    populate(namespace, "bob")
+    path = link_for(namespace)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = csrf_post(browser, path + "erase/", {"confirm": "erase"})
+    assert response.status_code == 302
+    erasure = ErasureRequest.objects.get()
+    assert erasure.subject_hash == subject_hmac(namespace.pk, "alice")
+    receipt = browser.get(response["Location"])
+    html = receipt.content.decode()
+    assert receipt.status_code == 200 and "Erased" in html
+    assert erasure.pk.hex[:8] in html.replace("-", "")
+    assert ErasureRequest.objects.get().receipt["receipt_sha256"] in html
+    assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
+    assert Memory.objects.filter(namespace=namespace, user_id="bob").exists()
+    assert "We remember nothing about you" in browser.get(path).content.decode()
+
+
+def test_a_receipt_of_someone_else_is_not_shown(browser, namespace) -> None:
+    from memoryadmin.governance.erasure import erasure_request
+    from tests.conftest import SYSTEM
+
+    theirs = erasure_request(namespace=namespace, user_id="bob", actor=SYSTEM)
+    assert browser.get(f"{link_for(namespace, 'alice')}erasures/{theirs.pk}/").status_code == 404
+
+
+def test_a_tampered_link_shows_a_clear_page_and_nothing_else(browser, namespace) -> None:
+    populate(namespace, "alice")
+    path = link_for(namespace)
+    token = path.split("/")[2]
+    forged = signing.dumps({"n": namespace.pk, "u": "bob", "e": 4_000_000_000}, salt=SALT)
+    for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), forged[: forged.rindex(":")] + ":x" * 3):
+        response = browser.get(f"/privacy/{bad}/")
+        assert response.status_code == 403
+        html = response.content.decode()
+        assert "This link is not valid" in html and "alice" not in html and "topic" not in html
+    unsigned = signing.dumps({"n": namespace.pk, "u": "alice", "e": 4_000_000_000}, salt="another-salt")
+    assert browser.get(f"/privacy/{unsigned}/").status_code == 403
+    assert browser.get(f"/privacy/{unsigned}/download/").status_code == 403
+
+
+def test_an_expired_link_shows_a_clear_page(browser, namespace) -> None:
+    populate(namespace, "alice")
+    expired = signing.dumps({"n": namespace.pk, "u": "alice", "e": int(timezone.now().timestamp()) - 1}, salt=SALT)
+    response = browser.get(f"/privacy/{expired}/")
+    assert response.status_code == 410
+    html = response.content.decode()
+    assert "This link has expired" in html and "topic" not in html
+    assert browser.get(f"/privacy/{expired}/download/").status_code == 410
