@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,9 @@ import psycopg
 from psycopg import sql
 
 ROOT = Path(__file__).resolve().parent.parent
+# The code that is served and measured: the checkout itself, or an export of a commit
+# (so work in progress in the checkout never ends up in a figure).
+CODE_DIR = [ROOT]
 DATA_DIR = ROOT / "bench" / "data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/memoryadmin_bench"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/11"
@@ -35,7 +39,7 @@ def bench_environ(database_url: str, redis_url: str) -> dict[str, str]:
             "SECURE_HSTS_SECONDS": "0",
             "LOG_LEVEL": "WARNING",
             "API_RATE_LIMIT_PER_MINUTE": "100000000",
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(CODE_DIR[0]),
         }
     )
     env.pop("TOMBSTONE_KEY", None)
@@ -47,11 +51,27 @@ def django_setup(database_url: str, redis_url: str) -> None:
     os.environ.update({k: v for k, v in bench_environ(database_url, redis_url).items() if k not in ("PYTHONPATH",)})
     os.environ.pop("TOMBSTONE_KEY", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(CODE_DIR[0]))
     import django
 
     django.setup()
+
+
+def use_code(ref: str) -> str:
+    """Serve `ref` ("worktree", or a commit such as HEAD) and return what it resolved to."""
+    if ref == "worktree":
+        CODE_DIR[0] = ROOT
+        return "worktree"
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    target = ROOT / "var" / "bench" / f"code-{commit}"
+    if not (target / "manage.py").exists():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    CODE_DIR[0] = target
+    return commit
 
 
 def database_name(database_url: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import psycopg
 
-from bench.common import ROOT, bench_environ
+from bench.common import CODE_DIR, bench_environ
 from bench.generate import MEMORY_OPENERS, Vocabulary, add_subject, user_id_of, user_weights
 from bench.load import (
     HttpClient,
@@ -381,7 +381,7 @@ def append_figure(bench: Bench, *, batch: int) -> Figure:
             messages = [{"role": "user", "content": texts[(n * batch + i) % len(texts)]} for i in range(batch)]
             return Request(
                 "POST",
-                path_of(f"bench-append-{bench.stamp}-{tag}-{client}"),
+                path_of(f"bench-append-{bench.stamp}-b{batch}-{tag}-{client}"),
                 {"user_id": users[client], "messages": messages},
                 expect=(201,),
             )
@@ -558,19 +558,23 @@ def figure_6(bench: Bench, list_path: str | None, cursor_param: str) -> Figure:
     finally:
         client.close()
     counts = console_count_queries(bench, [urls[0], urls[20]])
+    # A count capped by LIMIT reads a bounded number of index entries, whatever the table's size.
+    unbounded = [sql for sql in counts if "LIMIT" not in sql.upper()]
     first_ms, deep_ms = ms(median(first_times)), ms(median(deep_times))
     ratio = round(deep_ms / first_ms, 2) if first_ms else None
     figure.value = max(first_ms, deep_ms)
-    figure.status = verdict(first_ms <= 150 and deep_ms <= 150 and ratio is not None and ratio <= 1.5 and not counts)
+    figure.status = verdict(first_ms <= 150 and deep_ms <= 150 and ratio is not None and ratio <= 1.5 and not unbounded)
     figure.details = {
         "first_ms": first_ms,
         "deep_ms": deep_ms,
         "deep_to_first": ratio,
         "count_queries": counts,
+        "unbounded_count_queries": len(unbounded),
         "urls": [urls[0], urls[20]],
     }
     figure.summary = (
-        f"first page {first_ms} ms, after 20 steps {deep_ms} ms (medians): ratio {ratio}; {len(counts)} COUNT queries"
+        f"first page {first_ms} ms, after 20 steps {deep_ms} ms (medians): ratio {ratio}; "
+        f"{len(unbounded)} unbounded COUNT queries ({len(counts) - len(unbounded)} capped by LIMIT)"
     )
     return figure
 
@@ -584,8 +588,8 @@ def next_page_url(body: bytes, cursor_param: str, list_path: str) -> str | None:
     start = text.rfind('"', 0, index) + 1
     end = text.find('"', index)
     url = text[start:end].replace("&amp;", "&")
-    if not url.startswith("/"):
-        url = list_path + ("&" if "?" in list_path else "?") + url.lstrip("?")
+    if url.startswith("?"):
+        url = list_path.split("?", 1)[0] + url
     return url
 
 
@@ -722,7 +726,7 @@ def subject_rows_left(bench: Bench, user: str) -> dict[str, int]:
 # Figure 9 --------------------------------------------------------------------------------------
 
 
-def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, Callable[[], None]]]) -> Figure:
+def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, str, Callable[[], None]]]) -> Figure:
     figure = Figure(
         9,
         "Export of 1,000,000 memories (records/s, peak RSS) and restore of the same",
@@ -789,31 +793,41 @@ def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, Callable[[
     if bench.endpoint_missing("POST", f"{API}/snapshots/restore?dry_run=true", b""):
         figure.details["restore"] = "not measured: POST /api/v1/snapshots/restore missing"
     else:
-        key, cleanup = restore_namespace()
+        key, slug, cleanup = restore_namespace()
+        restore_path, restore_records = restore_input(path, slug)
         try:
-            client = HttpClient(bench.server.port, key, timeout=3600)
+            client = HttpClient(bench.server.port, key, timeout=1800)
             started = time.perf_counter()
-            response = client.send(
-                Request(
-                    "POST",
-                    f"{API}/snapshots/restore?dry_run=false",
-                    path.read_bytes(),
-                    headers={"Content-Type": "application/x-ndjson"},
+            with restore_path.open("rb") as body:
+                response = client.send(
+                    Request(
+                        "POST",
+                        f"{API}/snapshots/restore?dry_run=false",
+                        body,
+                        headers={
+                            "Content-Type": "application/x-ndjson",
+                            "Content-Length": str(restore_path.stat().st_size),
+                        },
+                    )
                 )
-            )
             seconds = time.perf_counter() - started
             client.close()
+        except TimeoutError:
+            response, seconds = None, 1800.0
         finally:
             cleanup()
-        if response.status != 200:
-            figure.details["restore"] = {"error": f"{response.status} {response.body[:300]!r}"}
+        if response is None or response.status != 200:
+            error = "no answer within 1800 s" if response is None else f"{response.status} {response.body[:300]!r}"
+            figure.details["restore"] = {"error": error}
             restore_ok = False
         else:
-            rate = round(records / seconds, 1)
+            rate = round(restore_records / seconds, 1)
             figure.details["restore"] = {
+                "records": restore_records,
                 "seconds": round(seconds, 2),
                 "records_per_s": rate,
                 "counts": response.json().get("counts"),
+                "input": "the export's memory, revision, pin and tombstone records, into a fresh namespace",
             }
             restore_ok = rate >= 10_000
     figure.value = export_rate
@@ -831,18 +845,50 @@ def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, Callable[[
     return figure
 
 
+RESTORED_TYPES = {"tombstone", "memory", "revision", "pin"}
+
+
+def restore_input(export_path: Any, slug: str) -> tuple[Any, int]:
+    """The export's memories (with their revisions, pins and tombstones) as a snapshot of namespace `slug`.
+
+    Sessions, messages and evidence stay out: restoring 5,000,000 messages in one
+    transaction is another figure. The header names the target namespace and the
+    trailer is recomputed, as a snapshot has to be exact to be restored.
+    """
+    import hashlib
+
+    target = export_path.with_name("restore.jsonl")
+    digest = hashlib.sha256()
+    kept = 0
+    with export_path.open("rb") as source, target.open("wb") as out:
+        header = orjson.loads(source.readline())
+        header["namespace"] = slug
+        header["counts"] = {k: v for k, v in header.get("counts", {}).items() if k in RESTORED_TYPES}
+        line = orjson.dumps(header) + b"\n"
+        digest.update(line)
+        out.write(line)
+        for line in source:
+            kind = line[9:40].split(b'"', 1)[0].decode() if line.startswith(b'{"type":"') else ""
+            if kind in RESTORED_TYPES:
+                digest.update(line)
+                out.write(line)
+                kept += 1
+        out.write(orjson.dumps({"type": "end", "records": kept, "sha256": digest.hexdigest()}) + b"\n")
+    return target, kept
+
+
 # Figure 10 -------------------------------------------------------------------------------------
 
 
 def figure_10(bench: Bench) -> Figure:
     figure = Figure(10, "`rules` extraction, messages/s per worker process", "≥ 2,000 messages/s", unit="messages/s")
-    script = ROOT / "bench" / "extraction_throughput.py"
+    script = CODE_DIR[0] / "bench" / "extraction_throughput.py"
     if not script.exists():
         return not_measured(figure, "bench/extraction_throughput.py (rules extraction)")
     completed = subprocess.run(
         [sys.executable, str(script), "--json"],
         env=bench_environ(bench.database_url, bench.redis_url),
-        cwd=ROOT,
+        cwd=CODE_DIR[0],
         capture_output=True,
         text=True,
         timeout=900,

@@ -38,13 +38,14 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import (
+    CODE_DIR,
     DEFAULT_DATABASE_URL,
     DEFAULT_REDIS_URL,
-    ROOT,
     bench_environ,
     database_recreate,
     django_setup,
     manifest_write,
+    use_code,
 )
 
 # The head of the frequency distribution: everyday content words (no English stop
@@ -557,10 +558,10 @@ def setup_namespaces(slugs: list[str]) -> tuple[list[Any], dict[str, str]]:
 
 def migrate(database_url: str, redis_url: str) -> None:
     subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "migrate", "--no-input", "-v0"],
+        [sys.executable, str(CODE_DIR[0] / "manage.py"), "migrate", "--no-input", "-v0"],
         env=bench_environ(database_url, redis_url),
         check=True,
-        cwd=ROOT,
+        cwd=CODE_DIR[0],
     )
 
 
@@ -575,7 +576,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--namespaces", type=int, default=3, help="namespaces; each beyond the main one gets 1%% of its sizes"
     )
     parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--code", default="HEAD", help="commit whose migrations and services to use, or worktree")
     args = parser.parse_args(argv)
+    use_code(args.code)
 
     started = time.monotonic()
     rng = random.Random(args.seed)

@@ -103,7 +103,7 @@ class HttpClient:
         if self.api_key and "Authorization" not in headers:
             headers["Authorization"] = f"Bearer {self.api_key}"
         body = request.body
-        if body is not None and not isinstance(body, bytes | str):
+        if body is not None and not isinstance(body, bytes | str) and not hasattr(body, "read"):
             body = orjson.dumps(body)
             headers.setdefault("Content-Type", "application/json")
         started = time.perf_counter()

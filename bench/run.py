@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import figures
 from bench.common import (
+    CODE_DIR,
     DEFAULT_DATABASE_URL,
     DEFAULT_REDIS_URL,
     ROOT,
@@ -33,7 +34,9 @@ from bench.common import (
     django_setup,
     manifest_path,
     manifest_read,
+    use_code,
 )
+from bench.generate import migrate
 from bench.server import AppServer
 
 SMALL_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/memoryadmin_bench_100k"
@@ -47,7 +50,7 @@ def log(message: str) -> None:
     print(message, flush=True)
 
 
-def ensure_data_set(database_url: str, sizes: list[str], redis_url: str) -> dict[str, Any]:
+def ensure_data_set(database_url: str, sizes: list[str], redis_url: str, code: str) -> dict[str, Any]:
     if not manifest_path(database_url).exists() or not database_exists(database_url):
         log(f"generating {database_url} ({' '.join(sizes)})")
         subprocess.run(
@@ -58,6 +61,8 @@ def ensure_data_set(database_url: str, sizes: list[str], redis_url: str) -> dict
                 database_url,
                 "--redis-url",
                 redis_url,
+                "--code",
+                code,
                 *sizes,
             ],
             check=True,
@@ -120,10 +125,10 @@ def redis_version() -> str:
         return "unknown"
 
 
-def restore_namespace_factory(database_url: str) -> Callable[[], tuple[str, Callable[[], None]]]:
+def restore_namespace_factory(database_url: str) -> Callable[[], tuple[str, str, Callable[[], None]]]:
     """A fresh namespace to restore into, and how to remove it again."""
 
-    def make() -> tuple[str, Callable[[], None]]:
+    def make() -> tuple[str, str, Callable[[], None]]:
         from memoryadmin.audit.services import Actor
         from memoryadmin.tenancy.services import api_key_create, namespace_create
 
@@ -140,21 +145,19 @@ def restore_namespace_factory(database_url: str) -> Callable[[], tuple[str, Call
                 for table in ("memories_memory", "memories_tombstone", "conversations_session"):
                     conn.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace.pk])
 
-        return raw, cleanup
+        return raw, slug, cleanup
 
     return make
 
 
-def console_list_path() -> tuple[str | None, str]:
-    """Where the console lists memories, if it does yet, and the name of its cursor parameter."""
+def console_list_path(slug: str) -> tuple[str | None, str]:
+    """Where the console lists a namespace's memories, if it does yet, and the name of its cursor parameter."""
     from django.urls import NoReverseMatch, reverse
 
-    for name in ("console:memories", "console:memory_list", "console:memory-list"):
-        try:
-            return reverse(name), "cursor"
-        except NoReverseMatch:
-            continue
-    return None, "cursor"
+    try:
+        return f"{reverse('console:memories')}?ns={slug}", "cursor"
+    except NoReverseMatch:
+        return None, "cursor"
 
 
 def merge_figures(done: list[figures.Figure]) -> list[dict[str, Any]]:
@@ -203,7 +206,7 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"- PostgreSQL {m['postgresql']} ({', '.join(f'{k}={v}' for k, v in m['postgresql_settings'].items())}),"
         f" Redis {m['redis']}",
         f"- Python {m['python']}, Django {m['django']}, gunicorn {m['gunicorn']}, psycopg {m['psycopg']}",
-        f"- code: commit {m['commit']}; load average at start "
+        f"- code served: {m.get('code')}; checkout at {m['commit']}; load average at start "
         + ", ".join(f"{x:.2f}" for x in m["load_average_at_start"]),
         "",
         "## Data sets",
@@ -255,14 +258,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=10.0, help="bound of one load run")
+    parser.add_argument(
+        "--code", default="HEAD", help="the commit to serve (exported under var/bench), or worktree for the checkout"
+    )
     parser.add_argument("--figures", default=",".join(map(str, ALL_FIGURES)))
     parser.add_argument("--analysis", type=Path, default=ROOT / "bench" / "analysis.md")
     args = parser.parse_args(argv)
     wanted = {int(x) for x in args.figures.split(",") if x.strip()}
     started = time.monotonic()
 
-    manifest = ensure_data_set(args.database_url, FULL_SIZES, args.redis_url)
-    small_manifest = ensure_data_set(args.small_database_url, SMALL_SIZES, args.redis_url) if 2 in wanted else None
+    code = use_code(args.code)
+    log(f"serving code: {code} ({CODE_DIR[0]})")
+    manifest = ensure_data_set(args.database_url, FULL_SIZES, args.redis_url, args.code)
+    small_manifest = (
+        ensure_data_set(args.small_database_url, SMALL_SIZES, args.redis_url, args.code) if 2 in wanted else None
+    )
+    for url in (args.database_url, args.small_database_url) if small_manifest else (args.database_url,):
+        # The served code may carry migrations newer than the data set.
+        migrate(url, args.redis_url)
     django_setup(args.database_url, args.redis_url)
     from memoryadmin.redis_client import get_redis
 
@@ -308,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         steps: list[tuple[set[int], Callable[[], list[figures.Figure]]]] = [
             ({1, 2}, lambda: figures.figures_1_and_2(bench)),
             ({3}, lambda: [figures.figure_3(bench)]),
-            ({6}, lambda: [figures.figure_6(bench, *console_list_path())]),
+            ({6}, lambda: [figures.figure_6(bench, *console_list_path(manifest["namespaces"][0]["slug"]))]),
             ({7}, lambda: [figures.figure_7(bench)]),
             ({11}, lambda: [figures.figure_11(bench)]),
             ({4}, lambda: [figures.append_figure(bench, batch=1)]),
@@ -330,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             data_sets[manifest_path(args.small_database_url).stem] = small_manifest
         results = {
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "machine": machine(),
+            "machine": machine() | {"code": code},
             "data_sets": {k: {kk: v[kk] for kk in ("sizes", "seed", "timings_seconds")} for k, v in data_sets.items()},
             "server": {"workers": args.workers, "threads": args.threads},
             "clients": args.clients,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.common import ROOT, bench_environ
+from bench.common import CODE_DIR, ROOT, bench_environ
 
 VENV_BIN = ROOT / ".venv" / "bin"
 LOG_DIR = ROOT / "var" / "bench"
@@ -27,7 +27,7 @@ class Process:
         self.log = self.log_path.open("ab")
         # A process group of its own, so stopping it also stops its workers.
         self.popen = subprocess.Popen(
-            argv, env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
+            argv, env=env, cwd=CODE_DIR[0], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
         )
 
     @property
