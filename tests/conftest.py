@@ -118,4 +118,14 @@ def anon_api() -> ApiClient:
     return ApiClient(None)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _celery_broker_on_test_redis() -> None:
+    """Tasks a test starts go to its worker's own Redis database, never to the development broker."""
+    from memoryadmin.celery import app as celery_app
+
+    url = redis_test_url()
+    settings.CELERY_BROKER_URL = url
+    celery_app.conf.broker_url = url
+
+
 __all__ = ["SYSTEM", "ApiClient", "redis_test_url", "settings"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.db.models import Q
 
 
 class RunStatus(models.TextChoices):
@@ -22,6 +23,8 @@ class ExtractionRun(models.Model):
     to_seq = models.PositiveIntegerField(null=True, blank=True)
     candidates = models.PositiveIntegerField(default=0)
     created = models.PositiveIntegerField(default=0)
+    # A summary extended in place rather than created.
+    updated = models.PositiveIntegerField(default=0)
     duplicates = models.PositiveIntegerField(default=0)
     suppressed = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
@@ -31,6 +34,12 @@ class ExtractionRun(models.Model):
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
+        constraints = [
+            # Schedules of one session share the run that has not started yet.
+            models.UniqueConstraint(
+                fields=["session"], condition=Q(status="queued"), name="run_one_queued_per_session"
+            ),
+        ]
         indexes = [
             models.Index(fields=["session", "-created_at"], name="run_session_created"),
             models.Index(fields=["namespace", "-created_at"], name="run_ns_created"),
@@ -44,6 +53,7 @@ class ExtractionRun(models.Model):
         return {
             "candidates": self.candidates,
             "created": self.created,
+            "updated": self.updated,
             "duplicates": self.duplicates,
             "suppressed": self.suppressed,
         }

@@ -1,0 +1,409 @@
+"""Extraction: debounced scheduling per session, and the runs themselves.
+
+Scheduling. Every append (and `POST .../extract`) writes the due time of the
+session's next run to a Redis key, `extract:{namespace_id}:{session_pk}`, and
+starts a task with that due time as its token and a countdown. When the task
+fires it runs only if the key still holds its token: a later schedule has
+replaced the key and owns the run, so a burst of appends ends in one run
+after the last of them. The key is released only once the run has finished,
+so a task redelivered after its worker died still finds it.
+
+Runs. A run reads the session's messages with `extracted_at` unset, gives
+the user's and the assistant's (never injected guidance) to the namespace's
+strategy, and writes what comes back through `memory_create`, the one write
+path. The memories, the marks on the messages and the run's counts are
+written in one transaction that holds the session's row lock and first
+checks that the session and its unmarked messages are still there: a run
+that loses a race with another run, a redelivery or an erasure writes
+nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, QuerySet
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor
+from memoryadmin.conversations.models import Message, MessageKind, Role, Session
+from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.extraction.config import validate_extraction_config
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
+from memoryadmin.memories.models import Memory, MemorySource, MemoryType
+from memoryadmin.memories.services import Outcome, _link_evidence, memory_create, memory_update
+from memoryadmin.redis_client import get_redis
+
+logger = logging.getLogger(__name__)
+
+EXTRACTION_ACTOR = Actor.system("extraction")
+SOURCE_ROLES = (Role.USER, Role.ASSISTANT)
+MAX_ERROR_CHARS = 1000
+# Compare-and-delete: release the schedule only if it is still ours.
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+__all__ = [
+    "extraction_cancel_for_sessions",
+    "extraction_run",
+    "extraction_run_due",
+    "extraction_schedule",
+    "schedule_key",
+    "validate_extraction_config",
+]
+
+
+def schedule_key(namespace_id: int, session_pk: int) -> str:
+    return f"extract:{namespace_id}:{session_pk}"
+
+
+def _schedule_ttl(delay: float) -> int:
+    # Outlive the broker's redelivery of an unacknowledged task, so a redelivered task still finds its token.
+    visibility = int(settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout", 3600))
+    return int(delay) + visibility + 3600
+
+
+# --- scheduling ----------------------------------------------------------------
+
+
+def _queued_run(session: Session, strategy: str) -> ExtractionRun | None:
+    """The session's run that has not started yet, created when there is none."""
+    run = ExtractionRun.objects.filter(session=session, status=RunStatus.QUEUED).first()
+    if run is not None:
+        return run
+    try:
+        with transaction.atomic():
+            return ExtractionRun.objects.create(
+                namespace_id=session.namespace_id, session=session, strategy=strategy, status=RunStatus.QUEUED
+            )
+    except IntegrityError:
+        # Another schedule created it first, or the session is gone.
+        return ExtractionRun.objects.filter(session=session, status=RunStatus.QUEUED).first()
+
+
+def extraction_schedule(*, session: Session, delay: float | None = None) -> ExtractionRun | None:
+    """Schedule the session's extraction `delay` seconds from now (the debounce setting by default).
+
+    Returns the queued run the schedule will execute (shared by schedules that
+    come before it starts), or None when the session no longer exists. The
+    Redis key and the task are written once the caller's transaction commits.
+    """
+    delay = settings.EXTRACTION_DEBOUNCE_SECONDS if delay is None else float(delay)
+    if delay < 0:
+        raise InvalidInput("delay must not be negative", details={"field": "delay"})
+    strategy = session.namespace.extraction_strategy
+    run = _queued_run(session, strategy)
+    if run is None:
+        return None
+    namespace_id, session_pk, run_id = session.namespace_id, session.pk, run.pk
+    transaction.on_commit(lambda: _dispatch(namespace_id, session_pk, run_id, delay))
+    return run
+
+
+def _dispatch(namespace_id: int, session_pk: int, run_id: uuid.UUID, delay: float) -> None:
+    from memoryadmin.extraction.tasks import extract_session
+
+    token = f"{time.time() + delay:.6f}"
+    get_redis().set(schedule_key(namespace_id, session_pk), token, ex=_schedule_ttl(delay))
+    extract_session.apply_async(args=[str(run_id), token], countdown=delay)
+
+
+def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]) -> int:
+    """Remove pending schedules of these sessions (erasure calls it). Returns how many there were.
+
+    A task already counting down then finds no token and exits; a run already
+    executing is stopped by its own check that the session still exists.
+    """
+    if not session_pks:
+        return 0
+    keys = [schedule_key(namespace_id, pk) for pk in session_pks]
+    removed = 0
+    for start in range(0, len(keys), 500):
+        removed += int(get_redis().delete(*keys[start : start + 500]))
+    ExtractionRun.objects.filter(
+        namespace_id=namespace_id, session_id__in=list(session_pks), status=RunStatus.QUEUED
+    ).update(status=RunStatus.FAILED, error="cancelled", finished_at=timezone.now())
+    return removed
+
+
+def _release(namespace_id: int, session_pk: int, token: str) -> None:
+    get_redis().eval(_RELEASE, 1, schedule_key(namespace_id, session_pk), token)
+
+
+def extraction_run_due(*, run_id: uuid.UUID | str, token: str) -> ExtractionRun | None:
+    """What a scheduled task does: run, unless a later schedule superseded this one or it was cancelled."""
+    run = ExtractionRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return None  # the session is gone, and its runs with it
+    current = get_redis().get(schedule_key(run.namespace_id, run.session_id))
+    if current != token:
+        if current is None and run.status == RunStatus.QUEUED:
+            ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+                status=RunStatus.FAILED, error="cancelled", finished_at=timezone.now()
+            )
+        return None
+    if run.status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
+        # A duplicate delivery, or a schedule that joined a run another task had just
+        # started: whatever that run did not see gets a run of its own.
+        session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
+        if session is None or not _unextracted(session.pk).exists():
+            _release(run.namespace_id, run.session_id, token)
+            return None
+        run = _queued_run(session, session.namespace.extraction_strategy)
+        if run is None:
+            return None
+    result = extraction_run(run=run)
+    _release(run.namespace_id, run.session_id, token)
+    return result
+
+
+# --- runs ----------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    candidates: int = 0
+    created: int = 0
+    updated: int = 0
+    duplicates: int = 0
+    suppressed: int = 0
+
+    def add(self, outcome: str) -> None:
+        if outcome == Outcome.CREATED:
+            self.created += 1
+        elif outcome in (Outcome.DUPLICATE, Outcome.MERGED):
+            self.duplicates += 1
+        elif outcome == Outcome.SUPPRESSED:
+            self.suppressed += 1
+        elif outcome == "updated":
+            self.updated += 1
+
+
+def _unextracted(session_pk: int) -> QuerySet[Message]:
+    return Message.objects.filter(session_id=session_pk, extracted_at__isnull=True)
+
+
+def _short(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text[:MAX_ERROR_CHARS]
+
+
+def extraction_run(*, run: ExtractionRun) -> ExtractionRun | None:
+    """Execute a queued (or interrupted) run now, in this process.
+
+    Returns the finished run, or None when the session was deleted meanwhile.
+    A strategy failure marks the run failed with the reason, and the messages
+    it did not get to stay unextracted for a later run.
+    """
+    now = timezone.now()
+    claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+        status=RunStatus.RUNNING, started_at=now, error=""
+    )
+    if not claimed:
+        return ExtractionRun.objects.filter(pk=run.pk).first()
+    session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
+    if session is None:
+        return None
+    namespace = session.namespace
+    ExtractionRun.objects.filter(pk=run.pk).update(strategy=namespace.extraction_strategy)
+    started = time.monotonic()
+    strategy: Strategy | None = None
+    try:
+        config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
+        strategy = strategy_for(namespace.extraction_strategy, config)
+        finished = _run_chunks(run, session, strategy)
+    except (StrategyError, InvalidInput) as exc:
+        logger.warning("extraction run %s failed: %s", run.pk, exc)
+        return _finish(run, RunStatus.FAILED, started, _short(exc))
+    except Exception as exc:
+        logger.exception("extraction run %s failed", run.pk)
+        return _finish(run, RunStatus.FAILED, started, f"internal error: {type(exc).__name__}")
+    finally:
+        close = getattr(strategy, "close", None)
+        if close is not None:
+            close()
+    if not finished:
+        return None
+    return _finish(run, RunStatus.SUCCEEDED, started, "")
+
+
+def _finish(run: ExtractionRun, status: str, started: float, error: str) -> ExtractionRun | None:
+    ExtractionRun.objects.filter(pk=run.pk).update(
+        status=status,
+        error=error,
+        finished_at=timezone.now(),
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+    return ExtractionRun.objects.filter(pk=run.pk).first()
+
+
+def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> bool:
+    """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
+
+    Returns False when the session disappeared along the way.
+    """
+    upto = Session.objects.filter(pk=session.pk).values_list("message_count", flat=True).first()
+    if upto is None:
+        return False
+    after = 0
+    wants_summary = getattr(strategy, "wants_summary", False)
+    while True:
+        chunk = list(
+            _unextracted(session.pk)
+            .filter(seq__gt=after, seq__lte=upto)
+            .order_by("seq")
+            .only("pk", "seq", "role", "kind", "content", "created_at")[: strategy.chunk_size]
+        )
+        if not chunk:
+            return True
+        sources = [
+            SourceMessage(pk=m.pk, seq=m.seq, role=m.role, content=m.content, created_at=m.created_at)
+            for m in chunk
+            if m.kind == MessageKind.MESSAGE and m.role in SOURCE_ROLES
+        ]
+        summary = _current_summary(session) if wants_summary else None
+        if summary is not None and sources and summary.metadata.get("to_seq", 0) >= sources[-1].seq:
+            sources = []  # already summarised: not redone
+        batch = Batch(
+            user_id=session.user_id,
+            session_id=session.session_id,
+            agent_id=session.agent_id,
+            messages=sources,
+            now=timezone.now(),
+            summary=summary.text if summary is not None else None,
+        )
+        candidates = strategy.extract(batch) if sources else []
+        if not _write(run, session, chunk, sources, candidates):
+            return False
+        after = chunk[-1].seq
+
+
+def _current_summary(session: Session) -> Memory | None:
+    return (
+        Memory.objects.filter(
+            namespace_id=session.namespace_id,
+            user_id=session.user_id,
+            session_id=session.session_id,
+            memory_type=MemoryType.SUMMARY,
+        )
+        .order_by("-updated_at", "-id")
+        .first()
+    )
+
+
+def _write(
+    run: ExtractionRun,
+    session: Session,
+    chunk: list[Message],
+    sources: list[SourceMessage],
+    candidates: list[Candidate],
+) -> bool:
+    """One transaction: memories, evidence, message marks and the run's counts, or nothing."""
+    with transaction.atomic():
+        locked = Session.objects.select_for_update().select_related("namespace").filter(pk=session.pk).first()
+        if locked is None:
+            return False
+        still_open = set(_unextracted(session.pk).filter(pk__in=[m.pk for m in chunk]).values_list("pk", flat=True))
+        tally = Tally(candidates=len(candidates))
+        metadata = {"run_id": str(run.pk)}
+        for candidate in candidates:
+            # Evidence already marked by another run means that run owns this candidate.
+            if not candidate.evidence or not set(candidate.evidence) <= still_open:
+                continue
+            if candidate.memory_type == MemoryType.SUMMARY:
+                tally.add(_write_summary(locked, candidate, sources, metadata))
+                continue
+            try:
+                result = memory_create(
+                    namespace=locked.namespace,
+                    user_id=locked.user_id,
+                    text=candidate.text,
+                    actor=EXTRACTION_ACTOR,
+                    source=MemorySource.EXTRACTION,
+                    session_id=locked.session_id,
+                    agent_id=locked.agent_id,
+                    memory_type=candidate.memory_type,
+                    topics=candidate.topics,
+                    entities=candidate.entities,
+                    metadata={**candidate.metadata, **metadata},
+                    evidence_message_ids=candidate.evidence,
+                    merge_near_duplicates=True,
+                )
+            except InvalidInput as exc:
+                logger.info("extraction run %s skipped a candidate: %s", run.pk, exc)
+                continue
+            tally.add(result.outcome)
+        if still_open:
+            Message.objects.filter(pk__in=still_open).update(extracted_at=timezone.now())
+        covered = [m.seq for m in chunk if m.pk in still_open]
+        ExtractionRun.objects.filter(pk=run.pk).update(
+            candidates=F("candidates") + tally.candidates,
+            created=F("created") + tally.created,
+            updated=F("updated") + tally.updated,
+            duplicates=F("duplicates") + tally.duplicates,
+            suppressed=F("suppressed") + tally.suppressed,
+            from_seq=Coalesce(F("from_seq"), min(covered)) if covered else F("from_seq"),
+            to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
+        )
+    return True
+
+
+def _write_summary(session: Session, candidate: Candidate, sources: list[SourceMessage], extra: dict[str, Any]) -> str:
+    """Keep one summary memory per session: create it, or extend it with the range it now covers."""
+    existing = (
+        Memory.objects.select_for_update()
+        .filter(
+            namespace_id=session.namespace_id,
+            user_id=session.user_id,
+            session_id=session.session_id,
+            memory_type=MemoryType.SUMMARY,
+        )
+        .order_by("-updated_at", "-id")
+        .first()
+    )
+    first_seq, last_seq = sources[0].seq, sources[-1].seq
+    if existing is None:
+        result = memory_create(
+            namespace=session.namespace,
+            user_id=session.user_id,
+            text=candidate.text,
+            actor=EXTRACTION_ACTOR,
+            source=MemorySource.EXTRACTION,
+            session_id=session.session_id,
+            agent_id=session.agent_id,
+            memory_type=MemoryType.SUMMARY,
+            topics=candidate.topics,
+            metadata={**candidate.metadata, **extra, "from_seq": first_seq, "to_seq": last_seq},
+            evidence_message_ids=candidate.evidence,
+        )
+        return result.outcome
+    covered_to = existing.metadata.get("to_seq", 0)
+    if isinstance(covered_to, int) and covered_to >= last_seq:
+        return Outcome.DUPLICATE
+    metadata = {
+        **existing.metadata,
+        **candidate.metadata,
+        **extra,
+        "from_seq": existing.metadata.get("from_seq", first_seq),
+        "to_seq": last_seq,
+    }
+    try:
+        memory_update(
+            memory=existing,
+            actor=EXTRACTION_ACTOR,
+            text=candidate.text,
+            metadata=metadata,
+            reason=f"summary extended to seq {last_seq}",
+        )
+    except Conflict as exc:
+        return Outcome.SUPPRESSED if exc.code == "tombstoned" else Outcome.DUPLICATE
+    _link_evidence(existing, candidate.evidence)
+    return "updated"

@@ -1,0 +1,57 @@
+"""The one small interface every extraction strategy implements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from memoryadmin.memories.models import MemoryType
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    """A message a strategy may learn from: said by the user or the assistant, never injected guidance."""
+
+    pk: int
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+@dataclass
+class Batch:
+    """What a strategy sees: one session's new messages, in seq order."""
+
+    user_id: str
+    session_id: str
+    agent_id: str
+    messages: list[SourceMessage]
+    now: datetime
+    # The session's current summary, for strategies that extend it.
+    summary: str | None = None
+
+
+@dataclass
+class Candidate:
+    """A memory a strategy proposes; the write path decides what becomes of it."""
+
+    text: str
+    evidence: list[int]
+    memory_type: str = MemoryType.SEMANTIC
+    topics: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class Strategy(Protocol):
+    name: str
+    # How many messages one call of `extract` takes at most.
+    chunk_size: int
+
+    def extract(self, batch: Batch) -> list[Candidate]: ...
+
+
+class StrategyError(Exception):
+    """The strategy could not produce candidates for this batch; the batch stays unextracted."""

@@ -1,0 +1,13 @@
+"""Thin Celery tasks around the extraction services."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from memoryadmin.extraction.services import extraction_run_due
+
+
+@shared_task(name="memoryadmin.extraction.tasks.extract_session", acks_late=True, reject_on_worker_lost=True)
+def extract_session(run_id: str, token: str) -> None:
+    """Run a session's scheduled extraction unless a later schedule replaced this one."""
+    extraction_run_due(run_id=run_id, token=token)
