@@ -1,0 +1,94 @@
+"""Console sign-in throttling: failures per address and username, per address, lockout with Retry-After."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests.security.conftest import PASSWORD, make_operator
+
+
+@pytest.fixture
+def adam(db):
+    return make_operator("adam", "admin")
+
+
+def attempt(client: Client, username: str, password: str, ip: str = "203.0.113.7"):
+    return client.post("/login/", {"username": username, "password": password}, REMOTE_ADDR=ip)
+
+
+def test_it_locks_out_an_address_and_username_after_too_many_failures(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 3
+    client = Client()
+    assert [attempt(client, "adam", "wrong-password").status_code for _ in range(3)] == [200, 200, 200]
+    locked = attempt(client, "adam", PASSWORD)
+    assert locked.status_code == 429
+    assert 1 <= int(locked["Retry-After"]) <= settings.LOGIN_LOCKOUT_SECONDS
+    assert b"Too many failed sign-in attempts" in locked.content
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_lockout_is_per_username(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 2
+    make_operator("bea", "viewer")
+    for _ in range(2):
+        attempt(Client(), "adam", "wrong-password")
+    assert attempt(Client(), "adam", PASSWORD).status_code == 429
+    assert attempt(Client(), "bea", PASSWORD).status_code == 302
+
+
+def test_the_lockout_is_per_address(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 2
+    for _ in range(2):
+        attempt(Client(), "adam", "wrong-password", ip="203.0.113.7")
+    assert attempt(Client(), "adam", PASSWORD, ip="198.51.100.9").status_code == 302
+
+
+def test_it_locks_out_an_address_spraying_many_usernames(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 100
+    settings.LOGIN_FAILURE_LIMIT_PER_IP = 4
+    for n in range(4):
+        attempt(Client(), f"guess{n}", "wrong-password")
+    assert attempt(Client(), "adam", PASSWORD).status_code == 429
+
+
+def test_a_successful_sign_in_clears_the_failures(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 3
+    for _ in range(2):
+        attempt(Client(), "adam", "wrong-password")
+    assert attempt(Client(), "adam", PASSWORD).status_code == 302
+    for _ in range(2):
+        attempt(Client(), "adam", "wrong-password")
+    assert attempt(Client(), "adam", PASSWORD).status_code == 302
+
+
+def test_the_window_ends(settings, adam, redis_client) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 1
+    attempt(Client(), "adam", "wrong-password")
+    assert attempt(Client(), "adam", PASSWORD).status_code == 429
+    for key in redis_client.keys("login-fail*"):
+        redis_client.delete(key)
+    assert attempt(Client(), "adam", PASSWORD).status_code == 302
+
+
+def test_it_keeps_no_username_or_address_in_redis(adam, redis_client) -> None:
+    attempt(Client(), "adam", "wrong-password")
+    keys = redis_client.keys("login-fail*")
+    assert len(keys) == 2
+    assert not any("adam" in key or "203.0.113.7" in key for key in keys)
+
+
+def test_it_fails_open_when_redis_is_down(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 1
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    assert attempt(Client(), "adam", "wrong-password").status_code == 200
+    assert attempt(Client(), "adam", PASSWORD).status_code == 302
+
+
+def test_the_lockout_page_carries_the_security_headers(settings, adam) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 1
+    attempt(Client(), "adam", "wrong-password")
+    locked = attempt(Client(), "adam", PASSWORD)
+    assert locked.status_code == 429
+    assert "Content-Security-Policy" in locked
+    assert locked["X-Frame-Options"] == "DENY"
