@@ -261,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--code", default="HEAD", help="the commit to serve (exported under var/bench), or worktree for the checkout"
     )
+    parser.add_argument(
+        "--export-seconds", type=float, default=1200.0, help="bound of the export in figure 9 (restore needs it whole)"
+    )
     parser.add_argument("--figures", default=",".join(map(str, ALL_FIGURES)))
     parser.add_argument("--analysis", type=Path, default=ROOT / "bench" / "analysis.md")
     args = parser.parse_args(argv)
@@ -316,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
             small_server=small_server,
             small_manifest=small_manifest,
             log=log,
+            export_seconds=args.export_seconds,
         )
         done: list[figures.Figure] = []
         steps: list[tuple[set[int], Callable[[], list[figures.Figure]]]] = [
