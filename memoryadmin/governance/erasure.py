@@ -244,7 +244,8 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
 
 def _complete(erasure: ErasureRequest, sweep: Sweep, redis_counts: Counter[str], keys: list[str]) -> ErasureRequest:
     namespace = erasure.namespace
-    counts = {**dict.fromkeys(STORE_NAMES.values(), 0), **sweep.deleted, **redis_counts}
+    stores = [*STORE_NAMES.values(), "working_memory_keys", "extraction_schedules"]
+    counts = {**dict.fromkeys(stores, 0), **sweep.deleted, **redis_counts}
     completed_at = timezone.now()
     body = {
         "erasure_id": str(erasure.pk),

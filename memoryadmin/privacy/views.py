@@ -40,9 +40,11 @@ def with_subject(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
         except LinkInvalid:
             return render(request, "privacy/link_problem.html", {"expired": False}, status=403)
         response = view(request, subject, *args, **kwargs)
-        # The page is about one person: no caching anywhere, no referrer leaking the link.
+        # The page is about one person: no caching anywhere, and the link (in the URL) is
+        # never sent as a referrer to another site. "no-referrer" would go too far: browsers
+        # then send `Origin: null` with the page's own forms, which CSRF rightly refuses.
         response["Cache-Control"] = "no-store"
-        response["Referrer-Policy"] = "no-referrer"
+        response["Referrer-Policy"] = "same-origin"
         return response
 
     return wrapped
