@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
@@ -104,7 +104,10 @@ def extraction_schedule(*, session: Session, delay: float | None = None) -> Extr
     if run is None:
         return None
     namespace_id, session_pk, run_id = session.namespace_id, session.pk, run.pk
-    transaction.on_commit(lambda: _dispatch(namespace_id, session_pk, run_id, delay))
+    # Inside a transaction the dispatch waits for the commit and must not break the committing
+    # caller (it is logged; the next append retries). Outside one it runs now and raises, so
+    # `POST .../extract` answers 503 when Redis is down.
+    transaction.on_commit(lambda: _dispatch(namespace_id, session_pk, run_id, delay), robust=connection.in_atomic_block)
     return run
 
 

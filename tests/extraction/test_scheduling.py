@@ -1,0 +1,155 @@
+"""Debounced scheduling: the Redis due-time key, the shared queued run, superseded and cancelled tasks."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+import pytest
+from django.conf import settings
+
+from memoryadmin.conversations.models import Message
+from memoryadmin.errors import InvalidInput
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.extraction.services import (
+    extraction_cancel_for_sessions,
+    extraction_run,
+    extraction_run_due,
+    extraction_schedule,
+    schedule_key,
+)
+from memoryadmin.memories.models import Memory
+from tests.extraction.conftest import say
+
+
+def key_of(session) -> str:
+    return schedule_key(session.namespace_id, session.pk)
+
+
+def queued_tasks(redis_client) -> list[dict]:
+    """The task messages waiting in the test's broker database."""
+    return [json.loads(raw) for raw in redis_client.lrange("celery", 0, -1)]
+
+
+def test_appending_messages_schedules_one_debounced_run(
+    namespace, redis_client, django_capture_on_commit_callbacks, settings
+) -> None:
+    settings.EXTRACTION_DEBOUNCE_SECONDS = 5
+    with django_capture_on_commit_callbacks(execute=True):
+        session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        say(namespace, "I love jazz.")
+    run = ExtractionRun.objects.get(session=session)
+    assert run.status == RunStatus.QUEUED
+    due = float(redis_client.get(key_of(session)))
+    assert time.time() + 4 < due <= time.time() + 5
+    tasks = queued_tasks(redis_client)
+    assert [t["headers"]["task"] for t in tasks] == ["memoryadmin.extraction.tasks.extract_session"] * 2
+    # The newest task carries the token the key holds; the older one will find itself superseded.
+    args = [json.loads(base64.b64decode(t["body"]))[0] for t in tasks]
+    assert [str(run.pk), f"{due:.6f}"] in args
+    assert len({token for _, token in args}) == 2
+    assert all(t["headers"]["eta"] for t in tasks)
+
+
+def test_nothing_is_scheduled_before_the_append_commits(namespace, redis_client) -> None:
+    session, _ = say(namespace, "I live in Lyon.")
+    assert redis_client.get(key_of(session)) is None
+    assert queued_tasks(redis_client) == []
+
+
+def test_a_redis_outage_never_fails_the_append(namespace, settings, django_capture_on_commit_callbacks) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    with django_capture_on_commit_callbacks(execute=True):
+        session, created = say(namespace, "I live in Lyon.")
+    assert [m.content for m in created] == ["I live in Lyon."]
+    assert Message.objects.filter(session=session, extracted_at__isnull=True).count() == 1
+
+
+def test_a_superseded_schedule_exits_and_the_latest_one_runs(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        first = extraction_schedule(session=session, delay=5)
+    old_token = redis_client.get(key_of(session))
+    with django_capture_on_commit_callbacks(execute=True):
+        second = extraction_schedule(session=session, delay=5)
+    new_token = redis_client.get(key_of(session))
+    assert first.pk == second.pk and old_token != new_token
+
+    assert extraction_run_due(run_id=first.pk, token=old_token) is None
+    assert ExtractionRun.objects.get(pk=first.pk).status == RunStatus.QUEUED
+    assert not Memory.objects.exists()
+
+    run = extraction_run_due(run_id=first.pk, token=new_token)
+    assert run.status == RunStatus.SUCCEEDED and run.created == 1
+    assert redis_client.get(key_of(session)) is None
+
+
+def test_the_schedule_outlives_the_redelivery_of_a_lost_task(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        extraction_schedule(session=session, delay=2)
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert redis_client.ttl(key_of(session)) > visibility + 2
+
+
+def test_a_redelivered_task_after_a_finished_run_creates_nothing(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = extraction_schedule(session=session, delay=0)
+    token = redis_client.get(key_of(session))
+    assert extraction_run_due(run_id=run.pk, token=token).created == 1
+    # The worker died after committing but before releasing the key and acknowledging.
+    redis_client.set(key_of(session), token)
+    assert extraction_run_due(run_id=run.pk, token=token) is None
+    assert Memory.objects.count() == 1 and ExtractionRun.objects.count() == 1
+    assert redis_client.get(key_of(session)) is None
+
+
+def test_a_schedule_that_joined_a_run_already_taken_gets_a_run_of_its_own(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = extraction_schedule(session=session, delay=5)
+    # Another task takes the run; meanwhile a new message joins the same (still queued) run.
+    extraction_run(run=run)
+    say(namespace, "I love jazz.")
+    with django_capture_on_commit_callbacks(execute=True):
+        redis_client.set(key_of(session), "123.000000")
+    second = extraction_run_due(run_id=run.pk, token="123.000000")
+    assert second.pk != run.pk and second.created == 1
+    assert sorted(Memory.objects.values_list("text", flat=True)) == ["User lives in Lyon", "User loves jazz"]
+
+
+def test_cancelling_removes_the_schedule_and_the_pending_task_then_exits(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    other, _ = say(namespace, "I love jazz.", session_id="s2")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = extraction_schedule(session=session, delay=5)
+        extraction_schedule(session=other, delay=5)
+    token = redis_client.get(key_of(session))
+
+    assert extraction_cancel_for_sessions(namespace.pk, [session.pk]) == 1
+    assert redis_client.get(key_of(session)) is None
+    assert redis_client.get(key_of(other)) is not None
+    assert extraction_run_due(run_id=run.pk, token=token) is None
+    run.refresh_from_db()
+    assert (run.status, run.error) == (RunStatus.FAILED, "cancelled")
+    assert not Memory.objects.exists()
+    assert extraction_cancel_for_sessions(namespace.pk, []) == 0
+
+
+def test_a_negative_delay_is_refused(namespace) -> None:
+    session, _ = say(namespace, "I live in Lyon.")
+    with pytest.raises(InvalidInput):
+        extraction_schedule(session=session, delay=-1)
