@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.apps import apps
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 STALE_RUN = timedelta(minutes=30)
 # A writer that raced the deletion (an append, an extraction) gets this many more sweeps.
-MAX_SWEEPS = 3
+MAX_SWEEPS = 5
 # What the receipt calls each store.
 STORE_NAMES = {
     "conversations.Session": "sessions",
@@ -119,8 +119,9 @@ class Sweep:
     memory_ids: set[uuid.UUID] = field(default_factory=set)
 
 
-def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> int:
-    """Delete one pass of everything about the person; returns rows deleted."""
+def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
+    """Delete one pass of everything about the person; counts are added only once it commits."""
+    deleted: Counter[str] = Counter()
     with transaction.atomic():
         # Lock the person's sessions first: an append in flight finishes before we
         # delete (and is deleted with the rest), and one that starts later waits
@@ -130,17 +131,18 @@ def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> int:
             .filter(namespace=namespace, user_id=user_id)
             .values_list("pk", "session_id")
         )
-        sweep.session_pks.update(pk for pk, _ in sessions)
-        sweep.session_ids.update(sid for _, sid in sessions)
-        sweep.memory_ids.update(
-            Memory.objects.filter(namespace=namespace, user_id=user_id).values_list("pk", flat=True)
-        )
-        total = 0
-        for model in [Memory, Session, *[m for m in subject_models() if m not in (Memory, Session)]]:
-            removed, per_model = model._default_manager.filter(namespace=namespace, user_id=user_id).delete()
-            total += removed
-            _add(sweep.deleted, per_model)
-    return total
+        memory_ids = list(Memory.objects.filter(namespace=namespace, user_id=user_id).values_list("pk", flat=True))
+        # Exactly what was locked and listed: anything newer is the next sweep's, so the
+        # Redis keys cleared below always match the sessions deleted here.
+        _add(deleted, Memory.objects.filter(pk__in=memory_ids).delete()[1])
+        _add(deleted, Session.objects.filter(pk__in=[pk for pk, _ in sessions]).delete()[1])
+        for model in subject_models():
+            if model not in (Memory, Session):
+                _add(deleted, model._default_manager.filter(namespace=namespace, user_id=user_id).delete()[1])
+    sweep.session_pks.update(pk for pk, _ in sessions)
+    sweep.session_ids.update(sid for _, sid in sessions)
+    sweep.memory_ids.update(memory_ids)
+    sweep.deleted += deleted
 
 
 def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep) -> dict[str, int]:
@@ -221,7 +223,13 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
         leftover_keys: list[str] = []
         redis_counts: Counter[str] = Counter()
         for _ in range(MAX_SWEEPS):
-            _sweep(namespace, user_id, sweep)
+            try:
+                _sweep(namespace, user_id, sweep)
+            except IntegrityError:
+                # A writer added a row that points at what we were deleting (an extraction
+                # run of a session created mid-sweep): the sweep rolled back; sweep again.
+                remaining = {"concurrent writes": 1}
+                continue
             redis_counts += _clear_redis(namespace.pk, sweep)
             remaining = _remaining_rows(namespace, user_id, sweep)
             keys = subject_redis_keys(namespace.pk, sweep.session_ids, sweep.session_pks)
