@@ -14,6 +14,7 @@ from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import ApiKeyForm, NamespaceSettingsForm, ReasonForm
 from memoryadmin.console.scope import all_namespaces
 from memoryadmin.errors import ServiceError
+from memoryadmin.extraction.services import validate_extraction_config
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_update
 
@@ -57,8 +58,6 @@ def namespace_settings(request: HttpRequest, slug: str) -> HttpResponse:
     status = 200
     if form.is_valid():
         data = form.cleaned_data
-        from memoryadmin.extraction.services import validate_extraction_config
-
         try:
             config = validate_extraction_config(data["extraction_strategy"], data["extraction_config"])
             ns = namespace_update(

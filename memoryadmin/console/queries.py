@@ -124,7 +124,7 @@ def _per_day(queryset: QuerySet[Any], column: str, since: datetime) -> dict[date
 
 
 def activity(namespace_ids: Sequence[int], *, days: int = CHART_DAYS) -> Activity:
-    """Per day over the last `days`: memories created and forgotten, extraction runs by outcome.
+    """Per day over the last `days`: memories created (and still held) and forgotten, extraction runs by outcome.
 
     Each count is a range scan of a (namespace, created_at) index, so its cost
     follows a month of activity, not the size of the table.

@@ -20,6 +20,7 @@ from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.working_memory import working_memory_get
 from memoryadmin.errors import ServiceError
+from memoryadmin.extraction.services import extraction_schedule
 
 PAGE_SIZE = 50
 TRANSCRIPT_PAGE = 100
@@ -54,9 +55,10 @@ def sessions(request: HttpRequest) -> HttpResponse:
             if page.next_cursor:
                 params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
                 context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
-        context["total"] = queries.estimate(Session.objects.filter(namespace=namespace))
     elif namespace is not None:
         status = 400
+    if namespace is not None:
+        context["total"] = queries.estimate(Session.objects.filter(namespace=namespace))
     if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
         return render(request, "console/sessions.html#rows", context, status=status)
     return render(request, "console/sessions.html", context, status=status)
@@ -100,8 +102,6 @@ def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
 @require_POST
 @role_required("operator")
 def extract_now(request: HttpRequest, session_pk: int) -> HttpResponse:
-    from memoryadmin.extraction.services import extraction_schedule
-
     session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
     run = extraction_schedule(session=session, delay=0)
     note = "Extraction scheduled; it runs as soon as a worker picks it up." if run else "Nothing new to extract."

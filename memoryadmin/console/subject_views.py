@@ -11,12 +11,16 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from memoryadmin.audit.services import audit_record
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.conversations.services import validate_app_id
 from memoryadmin.errors import InvalidInput, ServiceError
+from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.privacy_links import privacy_link_create
+from memoryadmin.governance.snapshots import snapshot_export_lines
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import memories_page
 from memoryadmin.tenancy.models import Namespace
@@ -71,9 +75,15 @@ def subject(request: HttpRequest, namespace_id: int, user_id: str) -> HttpRespon
 
 @role_required("operator")
 def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
-    from memoryadmin.governance.snapshots import snapshot_export_lines
-
     namespace, user_id = _subject(namespace_id, user_id)
+    # A person's data leaving the system is a governance action: recorded before the first byte goes.
+    audit_record(
+        actor=actor_of(request),
+        action="subject.export",
+        namespace_id=namespace.pk,
+        target_type="subject",
+        user_id=user_id,
+    )
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
     response = StreamingHttpResponse(
         snapshot_export_lines(namespace=namespace, user_id=user_id), content_type="application/x-ndjson"
@@ -85,10 +95,10 @@ def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> Htt
 @require_POST
 @role_required("operator")
 def subject_privacy_link(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
-    from memoryadmin.governance.privacy_links import privacy_link_create
-
     namespace, user_id = _subject(namespace_id, user_id)
-    url, expires_at = privacy_link_create(namespace=namespace, user_id=user_id, ttl_seconds=PRIVACY_LINK_TTL_SECONDS)
+    url, expires_at = privacy_link_create(
+        namespace=namespace, user_id=user_id, ttl_seconds=PRIVACY_LINK_TTL_SECONDS, actor=actor_of(request)
+    )
     context = {
         "namespace": namespace,
         "user_id": user_id,
@@ -103,8 +113,6 @@ def subject_privacy_link(request: HttpRequest, namespace_id: int, user_id: str) 
 @require_POST
 @role_required("admin")
 def subject_erase(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
-    from memoryadmin.governance.erasure import erasure_request
-
     namespace, user_id = _subject(namespace_id, user_id)
     form = EraseForm(request.POST, user_id=user_id)
     context: dict[str, Any] = {"namespace": namespace, "user_id": user_id, "erase_form": form}

@@ -50,9 +50,10 @@ def tombstones(request: HttpRequest) -> HttpResponse:
             if page.next_cursor:
                 params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
                 context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
-        context["total"] = queries.estimate(Tombstone.objects.filter(namespace=namespace))
     elif namespace is not None:
         status = 400
+    if namespace is not None:
+        context["total"] = queries.estimate(Tombstone.objects.filter(namespace=namespace))
     if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
         return render(request, "console/tombstones.html#rows", context, status=status)
     return render(request, "console/tombstones.html", context, status=status)

@@ -22,10 +22,10 @@ CHART_HEIGHT = 120
 @register.filter
 def approx(value: Estimate | int | None) -> str:
     """1,234 when exact; ≈ 1.2M when it is the planner's estimate."""
-    if value is None:
-        return "–"
     if isinstance(value, int):
         return f"{value:,}"
+    if not isinstance(value, Estimate):
+        return "–"
     if value.exact:
         return f"{value.value:,}"
     n = value.value

@@ -1,0 +1,387 @@
+"""Governance pages of the console: forgetting policy with a dry-run preview, snapshots, erasures.
+
+Rights are checked here, per view: viewers see, operators preview and export,
+admins save policies, run them, restore snapshots and retry erasures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from django import forms
+from django.contrib import messages
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from memoryadmin.audit.services import audit_record
+from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.errors import ServiceError
+from memoryadmin.governance import queries
+from memoryadmin.governance.erasure import receipt_verify
+from memoryadmin.governance.forgetting import (
+    Policy,
+    forgetting_policy_save,
+    forgetting_select,
+    policy_clean,
+)
+from memoryadmin.governance.models import ErasureStatus, JobStatus
+from memoryadmin.governance.restore_jobs import (
+    restore_job_apply,
+    restore_job_create,
+    restore_job_discard,
+    restore_progress,
+)
+from memoryadmin.governance.snapshots import snapshot_export_lines
+from memoryadmin.memories.models import Memory, MemoryType
+from memoryadmin.tenancy.models import Namespace
+
+PREVIEW_ROWS = 50
+
+
+def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
+    namespaces = all_namespaces()
+    return namespaces, chosen_namespace(request, namespaces)
+
+
+def _required_namespace(request: HttpRequest) -> Namespace:
+    slug = request.POST.get("ns") or request.GET.get("ns", "")
+    namespace = Namespace.objects.filter(slug=slug).first()
+    if namespace is None:
+        raise Http404("no such namespace")
+    return namespace
+
+
+# --- forgetting ---------------------------------------------------------------------------------
+
+
+class PolicyForm(forms.Form):
+    enabled = forms.BooleanField(required=False, label="Run on schedule")
+    max_age_days = forms.FloatField(required=False, min_value=0, max_value=1_000_000, label="Older than (days)")
+    max_inactive_days = forms.FloatField(required=False, min_value=0, max_value=1_000_000, label="Unused for (days)")
+    hard_age_multiplier = forms.FloatField(
+        min_value=1, max_value=1_000_000, initial=12.0, label="Hard age (× max age, used or not)"
+    )
+    budget = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1, label="Keep at most (freshest)")
+    memory_type_allowlist = forms.MultipleChoiceField(
+        required=False,
+        choices=MemoryType.choices,
+        widget=forms.CheckboxSelectMultiple,
+        label="Only these types (none ticked: all)",
+    )
+    interval_hours = forms.IntegerField(min_value=1, max_value=24 * 366, initial=24, label="Every (hours)")
+
+    def policy(self) -> Policy:
+        data = self.cleaned_data
+        return policy_clean(
+            max_age_days=data.get("max_age_days"),
+            max_inactive_days=data.get("max_inactive_days"),
+            budget=data.get("budget"),
+            memory_type_allowlist=data.get("memory_type_allowlist") or None,
+            hard_age_multiplier=data.get("hard_age_multiplier") or 12.0,
+        )
+
+
+def _policy_form(namespace: Namespace) -> PolicyForm:
+    stored = queries.forgetting_policy_of(namespace)
+    return PolicyForm(
+        initial={
+            "enabled": stored.enabled,
+            "max_age_days": stored.max_age_days,
+            "max_inactive_days": stored.max_inactive_days,
+            "hard_age_multiplier": stored.hard_age_multiplier,
+            "budget": stored.budget,
+            "memory_type_allowlist": stored.memory_type_allowlist,
+            "interval_hours": stored.interval_hours,
+        }
+    )
+
+
+def _forgetting_context(namespace: Namespace, form: PolicyForm | None = None) -> dict[str, Any]:
+    stored = queries.forgetting_policy_of(namespace)
+    return {
+        "namespace": namespace,
+        "form": form or _policy_form(namespace),
+        "stored": stored,
+        "runs": list(queries.forgetting_runs(namespace)),
+    }
+
+
+@role_required("viewer")
+def forgetting(request: HttpRequest) -> HttpResponse:
+    namespaces, namespace = _namespace(request)
+    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
+    if namespace is not None:
+        context.update(_forgetting_context(namespace))
+    return render(request, "console/governance/forgetting.html", context)
+
+
+@require_POST
+@role_required("operator")
+def forgetting_preview(request: HttpRequest) -> HttpResponse:
+    """The dry run: how many, which and why, before anything is saved or run."""
+    namespace = _required_namespace(request)
+    form = PolicyForm(request.POST)
+    context: dict[str, Any] = {"namespace": namespace, "form": form}
+    status = 200
+    if form.is_valid():
+        try:
+            policy = form.policy()
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            status = 422
+        else:
+            context["preview"] = _preview(namespace, policy)
+    else:
+        status = 422
+    template = "console/governance/forgetting.html#preview" if request.htmx else "console/governance/forgetting.html"
+    if not request.htmx:
+        context = {**_forgetting_context(namespace, form), **context, "namespaces": all_namespaces()}
+    return render(request, template, context, status=status)
+
+
+def _preview(namespace: Namespace, policy: Policy) -> dict[str, Any]:
+    with transaction.atomic():
+        selection = forgetting_select(namespace=namespace, policy=policy)
+        reasons: dict[str, int] = {}
+        sample: list[tuple[Any, str]] = []
+        for memory_id, reason in selection.rows:
+            reasons[reason] = reasons.get(reason, 0) + 1
+            if len(sample) < PREVIEW_ROWS:
+                sample.append((memory_id, reason))
+    memories = Memory.objects.defer("search_vector").in_bulk([memory_id for memory_id, _ in sample])
+    return {
+        "policy": policy,
+        "scanned": selection.scanned,
+        "selected": sum(reasons.values()),
+        "reasons": sorted(reasons.items()),
+        "rows": [(memories[mid], reason) for mid, reason in sample if mid in memories],
+        "more": sum(reasons.values()) - len(sample),
+        "policy_json": orjson.dumps(policy.as_dict()).decode(),
+    }
+
+
+@require_POST
+@role_required("admin")
+def forgetting_save(request: HttpRequest) -> HttpResponse:
+    namespace = _required_namespace(request)
+    form = PolicyForm(request.POST)
+    if form.is_valid():
+        try:
+            forgetting_policy_save(
+                namespace=namespace,
+                actor=actor_of(request),
+                enabled=form.cleaned_data["enabled"],
+                policy=form.policy(),
+                interval_hours=form.cleaned_data["interval_hours"],
+            )
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, "Policy saved.")
+            return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
+    return render(request, "console/governance/forgetting.html", context, status=422)
+
+
+@require_POST
+@role_required("admin")
+def forgetting_run_now(request: HttpRequest) -> HttpResponse:
+    """Run the previewed policy for real, in a worker; its result joins the history."""
+    from memoryadmin.governance.tasks import forgetting_run_task
+
+    namespace = _required_namespace(request)
+    form = PolicyForm(request.POST)
+    if not form.is_valid():
+        context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
+        return render(request, "console/governance/forgetting.html", context, status=422)
+    try:
+        policy = form.policy()
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+    if policy.is_empty:
+        messages.error(request, "Set an age, an inactivity limit or a budget first.")
+        return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+    if request.POST.get("confirm_run") != "yes":
+        messages.error(request, "Tick the confirmation box to run the policy now.")
+        return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+    actor = actor_of(request)
+    transaction.on_commit(lambda: forgetting_run_task.delay(namespace.pk, policy.as_dict(), actor.type, actor.id))
+    messages.success(request, "Forgetting started; the run appears in the history below when it finishes.")
+    return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+
+
+# --- snapshots ----------------------------------------------------------------------------------
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(label="Snapshot file (.jsonl)")
+
+
+@role_required("viewer")
+def snapshots(request: HttpRequest) -> HttpResponse:
+    namespaces, namespace = _namespace(request)
+    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": UploadForm()}
+    if namespace is not None:
+        context["restores"] = list(queries.restores(namespace))
+    return render(request, "console/governance/snapshots.html", context)
+
+
+@role_required("operator")
+def snapshot_export(request: HttpRequest) -> HttpResponse:
+    namespace = _required_namespace(request)
+    audit_record(actor=actor_of(request), action="snapshot.export", namespace_id=namespace.pk, target_type="namespace")
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+    response = StreamingHttpResponse(snapshot_export_lines(namespace=namespace), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="{namespace.slug}-{stamp}.jsonl"'
+    return response
+
+
+@require_POST
+@role_required("admin")
+def snapshot_upload(request: HttpRequest) -> HttpResponse:
+    namespace = _required_namespace(request)
+    form = UploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            job = restore_job_create(
+                namespace=namespace, chunks=upload.chunks(), filename=upload.name or "", actor=actor_of(request)
+            )
+        except ServiceError as exc:
+            form.add_error("file", exc.message)
+        else:
+            return redirect("console:snapshot_restore", restore_id=job.pk)
+    context = {
+        "namespaces": all_namespaces(),
+        "namespace": namespace,
+        "form": form,
+        "restores": list(queries.restores(namespace)),
+    }
+    return render(request, "console/governance/snapshots.html", context, status=422)
+
+
+def _restore_or_404(restore_id: Any) -> Any:
+    from memoryadmin.governance.models import SnapshotRestore
+
+    job = SnapshotRestore.objects.select_related("namespace").filter(pk=restore_id).first()
+    if job is None:
+        raise Http404("no such restore")
+    return job
+
+
+@role_required("viewer")
+def snapshot_restore(request: HttpRequest, restore_id: Any) -> HttpResponse:
+    job = _restore_or_404(restore_id)
+    done = restore_progress(job)
+    context = {
+        "job": job,
+        "namespace": job.namespace,
+        "done": done,
+        "percent": min(100, round(100 * done / job.records_total)) if job.records_total else None,
+        "active": job.status in (JobStatus.PENDING, JobStatus.RUNNING),
+        "by_type": sorted((job.counts or {}).get("by_type", {}).items()),
+        "totals": (job.counts or {}).get("totals", {}),
+    }
+    template = "console/governance/restore.html#status" if request.htmx else "console/governance/restore.html"
+    return render(request, template, context)
+
+
+@require_POST
+@role_required("admin")
+def snapshot_restore_apply(request: HttpRequest, restore_id: Any) -> HttpResponse:
+    job = _restore_or_404(restore_id)
+    try:
+        restore_job_apply(job=job, actor=actor_of(request))
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    return redirect("console:snapshot_restore", restore_id=job.pk)
+
+
+@require_POST
+@role_required("admin")
+def snapshot_restore_discard(request: HttpRequest, restore_id: Any) -> HttpResponse:
+    job = _restore_or_404(restore_id)
+    restore_job_discard(job=job, actor=actor_of(request))
+    messages.success(request, "The uploaded snapshot was discarded.")
+    return redirect(f"{reverse('console:snapshots')}?ns={job.namespace.slug}")
+
+
+# --- erasures -----------------------------------------------------------------------------------
+
+
+@role_required("viewer")
+def erasures(request: HttpRequest) -> HttpResponse:
+    namespaces, namespace = _namespace(request)
+    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
+    if namespace is not None:
+        page = queries.erasures_page(namespace=namespace, cursor=request.GET.get("cursor") or None)
+        context.update({"page": page, "first_page": not request.GET.get("cursor")})
+        if page.next_cursor:
+            context["next_url"] = f"{reverse('console:erasures')}?ns={namespace.slug}&cursor={page.next_cursor}"
+        if request.htmx and request.GET.get("cursor"):
+            return render(request, "console/governance/erasures.html#rows", context)
+    return render(request, "console/governance/erasures.html", context)
+
+
+def _erasure_or_404(erasure_id: Any) -> Any:
+    from memoryadmin.governance.models import ErasureRequest
+
+    erasure = ErasureRequest.objects.select_related("namespace").filter(pk=erasure_id).first()
+    if erasure is None:
+        raise Http404("no such erasure")
+    return erasure
+
+
+@role_required("viewer")
+def erasure(request: HttpRequest, erasure_id: Any) -> HttpResponse:
+    item = _erasure_or_404(erasure_id)
+    context = {
+        "erasure": item,
+        "namespace": item.namespace,
+        "active": item.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING),
+        "verified": receipt_verify(item.receipt) if item.receipt else None,
+        "receipt_json": orjson.dumps(item.receipt, option=orjson.OPT_INDENT_2).decode() if item.receipt else "",
+    }
+    template = "console/governance/erasure.html#status" if request.htmx else "console/governance/erasure.html"
+    return render(request, template, context)
+
+
+@role_required("viewer")
+def erasure_receipt(request: HttpRequest, erasure_id: Any) -> HttpResponse:
+    item = _erasure_or_404(erasure_id)
+    if not item.receipt:
+        raise Http404("no receipt yet")
+    response = HttpResponse(
+        orjson.dumps(item.receipt, option=orjson.OPT_INDENT_2), content_type="application/json; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{item.pk}.json"'
+    return response
+
+
+@require_POST
+@role_required("admin")
+def erasure_retry(request: HttpRequest, erasure_id: Any) -> HttpResponse:
+    from memoryadmin.governance.tasks import erasure_task
+
+    item = _erasure_or_404(erasure_id)
+    if item.status != ErasureStatus.FAILED:
+        messages.error(request, "Only a failed erasure can be retried.")
+    else:
+        audit_record(
+            actor=actor_of(request),
+            action="erasure.retry",
+            namespace_id=item.namespace_id,
+            target_type="erasure",
+            target_id=str(item.pk),
+        )
+        erasure_id_text = str(item.pk)
+        transaction.on_commit(lambda: erasure_task.delay(erasure_id_text))
+        messages.success(request, "The erasure was queued again.")
+    return redirect("console:erasure", erasure_id=item.pk)

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.memories.services import memory_forget
+from tests.console.conftest import SYSTEM
+
+
+def test_it_works(viewer_client, namespace, make_memory, make_candidate):
+    make_memory("User likes jazz")
+    make_candidate("User prefers tea")
+    response = viewer_client.get("/")
+    assert response.status_code == 200
+    figures = {f.namespace.slug: f for f in response.context["figures"]}
+    assert figures["alpha"].memories.value == 1
+    assert figures["alpha"].candidates.value == 1
+    assert response.context["review_queue"].value == 1
+
+
+def test_it_charts_created_and_forgotten_per_day(viewer_client, make_memory):
+    make_memory("User likes jazz")
+    old = make_memory("User likes tea", created_at=timezone.now() - timedelta(days=40))
+    memory_forget(memory=make_memory("User likes rain"), actor=SYSTEM)
+    activity = viewer_client.get("/").context["activity"]
+    assert len(activity.days) == 30
+    # A memory forgotten since counts as forgotten, not as created: the chart shows what is held.
+    assert activity.days[-1].created == 1
+    assert activity.days[-1].forgotten == 1
+    assert activity.totals["created"] == 1
+    assert old.created_at.date() not in [d.day for d in activity.days]
+
+
+def test_it_charts_extraction_runs_and_lists_failures(viewer_client, namespace, make_session):
+    session, _ = make_session()
+    ExtractionRun.objects.create(namespace=namespace, session=session, strategy="rules", status=RunStatus.SUCCEEDED)
+    ExtractionRun.objects.create(
+        namespace=namespace, session=session, strategy="rules", status=RunStatus.FAILED, error="model timed out"
+    )
+    response = viewer_client.get("/")
+    assert response.context["activity"].totals == {
+        "created": 0,
+        "forgotten": 0,
+        "runs_succeeded": 1,
+        "runs_failed": 1,
+    }
+    assert [run.status for run in response.context["recent_failures"]] == ["failed"]
+    assert b"model timed out" in response.content
+
+
+def test_it_renders_bars_as_svg_without_inline_styles(viewer_client, make_memory):
+    make_memory("User likes jazz")
+    html = viewer_client.get("/").content.decode()
+    assert '<rect class="bar created"' in html
+    assert "style=" not in html
+
+
+def test_it_keeps_its_query_count_flat(viewer_client, make_namespace, make_memory, django_assert_max_num_queries):
+    for slug in ("n1", "n2", "n3", "n4"):
+        ns = make_namespace(slug)
+        make_memory("User likes jazz", ns=ns)
+    # session + user + groups, then per namespace 4 bounded counts, then a fixed number of chart and run queries
+    with django_assert_max_num_queries(8 + 5 * 4 + 8):
+        assert viewer_client.get("/").status_code == 200
+
+
+def test_it_loads_health_after_the_page(viewer_client, htmx):
+    response = viewer_client.get("/health/", headers=htmx)
+    assert response.status_code == 200
+    assert response.context["health"]["database"] is True
+    assert response.context["health"]["redis"] is True
+    assert b"<html" not in response.content
+
+
+def test_it_says_when_no_worker_answers(viewer_client):
+    response = viewer_client.get("/health/")
+    assert response.context["health"]["workers"] == []
+    assert b"none answered" in response.content
+
+
+def test_it_explains_what_to_do_without_namespaces(viewer_client):
+    assert b"create_namespace" in viewer_client.get("/").content

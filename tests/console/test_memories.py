@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+from datetime import timedelta
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from django.utils import timezone
+
+from memoryadmin.memories.services import memory_pin
+from tests.console.conftest import SYSTEM
+
+
+def test_it_works(viewer_client, make_memory):
+    memory = make_memory("User likes jazz")
+    response = viewer_client.get("/memories/")
+    assert response.status_code == 200
+    assert [m.pk for m in response.context["items"]] == [memory.pk]
+    assert b"User likes jazz" in response.content
+
+
+def test_it_lists_newest_first(viewer_client, make_memory):
+    now = timezone.now()
+    older = make_memory("User likes tea", created_at=now - timedelta(days=2))
+    newer = make_memory("User likes jazz", created_at=now - timedelta(days=1))
+    assert [m.pk for m in viewer_client.get("/memories/").context["items"]] == [newer.pk, older.pk]
+
+
+def test_it_checks_the_namespace(viewer_client, namespace, other_namespace, make_memory):
+    make_memory("User likes jazz")
+    theirs = make_memory("User likes tea", ns=other_namespace)
+    response = viewer_client.get("/memories/?ns=bravo")
+    assert [m.pk for m in response.context["items"]] == [theirs.pk]
+    assert viewer_client.get("/memories/?ns=nope").status_code == 404
+
+
+def test_it_remembers_the_chosen_namespace(viewer_client, namespace, other_namespace, make_memory):
+    theirs = make_memory("User likes tea", ns=other_namespace)
+    viewer_client.get("/memories/?ns=bravo")
+    assert [m.pk for m in viewer_client.get("/memories/").context["items"]] == [theirs.pk]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("user=u2", ["User likes tea"]),
+        ("type=preference", ["User prefers rain"]),
+        ("status=candidate", ["User prefers rain"]),
+        ("pinned=yes", ["User likes jazz"]),
+        ("topic=music", ["User likes jazz"]),
+        ("q=tea", ["User likes tea"]),
+        ("q=likes&user=u1", ["User likes jazz"]),
+        ("q=rain&status=candidate", ["User prefers rain"]),
+    ],
+)
+def test_it_filters(viewer_client, make_memory, make_candidate, query, expected):
+    jazz = make_memory("User likes jazz", topics=["music"])
+    memory_pin(memory=jazz, actor=SYSTEM)
+    make_memory("User likes tea", user_id="u2")
+    make_candidate("User prefers rain", memory_type="preference")
+    response = viewer_client.get(f"/memories/?{query}")
+    assert response.status_code == 200
+    assert sorted(m.text for m in response.context["items"]) == expected
+
+
+def test_it_filters_by_created_range_inclusive_of_both_days(viewer_client, make_memory):
+    now = timezone.now()
+    make_memory("User likes tea", created_at=now - timedelta(days=10))
+    inside = make_memory("User likes jazz", created_at=now - timedelta(days=5))
+    make_memory("User likes rain", created_at=now)
+    start = (now - timedelta(days=6)).date().isoformat()
+    end = (now - timedelta(days=5)).date().isoformat()
+    response = viewer_client.get(f"/memories/?created_from={start}&created_to={end}")
+    assert [m.pk for m in response.context["items"]] == [inside.pk]
+
+
+def test_it_shows_candidates_in_a_search_without_a_status(viewer_client, make_candidate):
+    candidate = make_candidate("User prefers rain")
+    assert [m.pk for m in viewer_client.get("/memories/?q=rain").context["items"]] == [candidate.pk]
+
+
+def test_it_does_not_count_an_operators_search_as_an_access(viewer_client, make_memory):
+    memory = make_memory("User likes jazz")
+    viewer_client.get("/memories/?q=jazz")
+    memory.refresh_from_db()
+    assert memory.access_count == 0
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["created_from=yesterday", "created_from=2024-05-02&created_to=2024-05-01", "type=nonsense", "user=bad%20id"],
+)
+def test_it_answers_400_to_bad_filters(viewer_client, namespace, query):
+    response = viewer_client.get(f"/memories/?{query}")
+    assert response.status_code == 400
+    assert b'role="alert"' in response.content
+
+
+def test_it_answers_400_to_a_tampered_cursor(viewer_client, namespace):
+    assert viewer_client.get("/memories/?cursor=not-a-cursor").status_code == 400
+
+
+def test_it_loads_more_with_a_keyset_cursor(viewer_client, make_memory, htmx):
+    now = timezone.now()
+    memories = [make_memory(f"User fact number {i}", created_at=now - timedelta(minutes=i)) for i in range(55)]
+    first = viewer_client.get("/memories/")
+    assert len(first.context["items"]) == 50
+    next_url = first.context["next_url"]
+    assert 'hx-trigger="revealed"' in first.content.decode()
+    cursor = parse_qs(urlparse(next_url).query)["cursor"][0]
+    more = viewer_client.get(f"/memories/?ns=alpha&cursor={cursor}", headers=htmx)
+    assert more.status_code == 200
+    assert [m.pk for m in more.context["items"]] == [m.pk for m in memories[50:]]
+    assert b"<html" not in more.content
+    assert b"<thead>" not in more.content
+    assert more.context.get("next_url") is None
+
+
+def test_it_answers_filters_with_the_results_and_pushes_a_clean_url(viewer_client, make_memory, htmx):
+    make_memory("User likes jazz")
+    response = viewer_client.get("/memories/?ns=alpha&q=jazz&user=&type=&status=", headers=htmx)
+    assert response.status_code == 200
+    assert b"<html" not in response.content
+    assert b"<thead>" in response.content
+    assert response["HX-Push-Url"] == "/memories/?ns=alpha&q=jazz"
+    assert "HX-Request" in response["Vary"]
+
+
+def test_it_renders_a_full_page_for_a_history_restore(viewer_client, make_memory, htmx):
+    response = viewer_client.get("/memories/?q=jazz", headers={**htmx, "HX-History-Restore-Request": "true"})
+    assert b"<html" in response.content
+
+
+def test_it_escapes_memory_text(viewer_client, make_memory):
+    make_memory("<script>alert(1)</script>")
+    html = viewer_client.get("/memories/").content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_it_lists_without_n_plus_one(viewer_client, make_memory, django_assert_max_num_queries):
+    for i in range(30):
+        memory = make_memory(f"User fact {i}", topics=["t"])
+        if i % 3 == 0:
+            memory_pin(memory=memory, actor=SYSTEM)
+    # session, user, groups, namespaces, the page, the bounded total
+    with django_assert_max_num_queries(7):
+        response = viewer_client.get("/memories/")
+    assert len(response.context["items"]) == 30
+
+
+def test_it_searches_without_n_plus_one(viewer_client, make_memory, django_assert_max_num_queries):
+    for i in range(30):
+        make_memory(f"User likes jazz number {i}")
+    with django_assert_max_num_queries(7):
+        response = viewer_client.get("/memories/?q=jazz")
+    assert len(response.context["items"]) == 30
+
+
+def test_it_hides_actions_from_a_viewer(viewer_client, make_memory, make_candidate):
+    make_memory("User likes jazz")
+    make_candidate("User prefers rain")
+    html = viewer_client.get("/memories/").content.decode()
+    for action in ("/pin/", "/forget/", "/edit/", "/approve/", "/reject/", "bulk-form"):
+        assert action not in html
+
+
+def test_it_shows_actions_to_an_operator(operator_client, make_candidate):
+    make_candidate("User prefers rain")
+    html = operator_client.get("/memories/").content.decode()
+    for action in ("/pin/", "/forget/", "/edit/", "/approve/", "/reject/", 'id="bulk-form"'):
+        assert action in html
+
+
+def test_it_says_what_to_do_when_nothing_matches(viewer_client, namespace):
+    assert b"No memory matches" in viewer_client.get("/memories/?q=nothing").content
+
+
+def test_it_says_what_to_do_without_a_namespace(viewer_client):
+    assert b"create_namespace" in viewer_client.get("/memories/").content

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.memories.models import Tombstone
+from memoryadmin.memories.services import memory_forget, memory_reject
+from tests.console.conftest import SYSTEM
+
+
+def test_it_lists_tombstones_newest_first(viewer_client, make_memory, make_candidate):
+    memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    memory_reject(memory=make_candidate("User prefers rain", user_id="u2"), actor=SYSTEM)
+    response = viewer_client.get("/tombstones/")
+    assert response.status_code == 200
+    assert [t.reason for t in response.context["items"]] == ["rejected", "forgotten"]
+    html = response.content.decode()
+    assert "User prefers rain" in html
+    assert "User likes tea" not in html
+
+
+def test_it_filters_by_user_and_reason(viewer_client, make_memory, make_candidate):
+    memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    memory_reject(memory=make_candidate("User prefers rain", user_id="u2"), actor=SYSTEM)
+    assert [t.user_id for t in viewer_client.get("/tombstones/?user=u2").context["items"]] == ["u2"]
+    assert [t.reason for t in viewer_client.get("/tombstones/?reason=forgotten").context["items"]] == ["forgotten"]
+
+
+def test_it_lists_without_n_plus_one(viewer_client, make_memory, django_assert_max_num_queries):
+    for i in range(20):
+        memory_forget(memory=make_memory(f"User fact {i}"), actor=SYSTEM)
+    with django_assert_max_num_queries(7):
+        assert len(viewer_client.get("/tombstones/").context["items"]) == 20
+
+
+def test_it_lifts_a_tombstone_with_a_reason(admin_client, make_memory, htmx):
+    tombstone = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    response = admin_client.post(f"/tombstones/{tombstone.pk}/lift/", {"reason": "forgotten by mistake"}, headers=htmx)
+    assert response.status_code == 200
+    assert b"Lifted" in response.content
+    assert not Tombstone.objects.exists()
+    event = AuditEvent.objects.get(action="tombstone.lift")
+    assert (event.actor, event.reason) == ("alice", "forgotten by mistake")
+
+
+def test_it_needs_a_reason_to_lift(admin_client, make_memory, htmx):
+    tombstone = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    response = admin_client.post(f"/tombstones/{tombstone.pk}/lift/", {"reason": ""}, headers=htmx)
+    assert response.status_code == 422
+    assert b"needs a reason" in response.content
+    assert Tombstone.objects.exists()
+
+
+def test_it_requires_the_admin_role(operator_client, make_memory):
+    tombstone = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    assert operator_client.post(f"/tombstones/{tombstone.pk}/lift/", {"reason": "x"}).status_code == 403
+    assert Tombstone.objects.exists()
+
+
+def test_it_answers_404_for_an_unknown_tombstone(admin_client, db):
+    assert admin_client.post("/tombstones/999999/lift/", {"reason": "x"}).status_code == 404
+
+
+def test_it_hides_lift_from_an_operator(operator_client, make_memory):
+    memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    assert "/lift/" not in operator_client.get("/tombstones/").content.decode()
