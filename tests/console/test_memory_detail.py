@@ -60,7 +60,7 @@ def test_it_shows_access_stats_pin_and_audit_trail(viewer_client, make_memory):
 def test_it_reads_with_a_fixed_number_of_queries(
     viewer_client, make_session, make_memory, django_assert_max_num_queries
 ):
-    session, messages = make_session()
+    _session, messages = make_session()
     memory = make_memory("User lives in Lyon", evidence_message_ids=[m.pk for m in messages])
     for i in range(5):
         memory_update(memory=memory, actor=SYSTEM, text=f"User lives in Lyon {i}")

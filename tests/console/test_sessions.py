@@ -11,8 +11,8 @@ from memoryadmin.extraction.models import ExtractionRun, RunStatus
 
 
 def test_it_lists_sessions_by_recent_activity(viewer_client, make_session):
-    first, _ = make_session("s1")
-    second, _ = make_session("s2")
+    _first, _ = make_session("s1")
+    _second, _ = make_session("s2")
     make_session("s1", [NewMessage(role="user", content="again")])
     response = viewer_client.get("/sessions/")
     assert response.status_code == 200
