@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
@@ -58,8 +56,6 @@ urlpatterns = [
     path("tombstones/<int:tombstone_id>/lift/", tombstone_views.tombstone_lift_view, name="tombstone_lift"),
     path("audit/", audit_views.audit, name="audit"),
     path("audit/chain/", audit_views.audit_chain, name="audit_chain"),
+    # Forgetting policies, snapshots and erasures have their own module.
+    path("governance/", include("memoryadmin.console.governance_urls")),
 ]
-
-# The governance pages (forgetting, snapshots, erasures) live in their own module.
-if find_spec("memoryadmin.console.governance_urls") is not None:
-    urlpatterns.append(path("governance/", include("memoryadmin.console.governance_urls")))
