@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
+from memoryadmin.audit.services import Actor
 from memoryadmin.governance.erasure import erasure_execute
-from memoryadmin.governance.forgetting import due_forgetting_policies, forgetting_policy_run
+from memoryadmin.governance.forgetting import (
+    ForgettingTrigger,
+    due_forgetting_policies,
+    forgetting_policy_run,
+    forgetting_run,
+    policy_clean,
+)
+from memoryadmin.governance.restore_jobs import restore_job_execute
+from memoryadmin.tenancy.models import Namespace
 
 
 @shared_task(name="memoryadmin.governance.tasks.run_due_forgetting_policies", ignore_result=True)
 def run_due_forgetting_policies() -> list[int]:
-    """Beat's hourly tick: claim the policies that are due and run each in its own task."""
+    """Beat's tick: claim the policies that are due and run each in its own task."""
     namespace_ids = due_forgetting_policies()
     for namespace_id in namespace_ids:
         forgetting_policy_task.delay(namespace_id)
@@ -22,6 +33,22 @@ def forgetting_policy_task(namespace_id: int) -> None:
     forgetting_policy_run(namespace_id=namespace_id)
 
 
+@shared_task(name="memoryadmin.governance.tasks.forgetting_run_task", acks_late=True, ignore_result=True)
+def forgetting_run_task(namespace_id: int, policy: dict[str, Any], actor_type: str, actor_id: str) -> None:
+    """A run an operator started from the console, with the policy exactly as previewed."""
+    namespace = Namespace.objects.filter(pk=namespace_id).first()
+    if namespace is None:
+        return
+    forgetting_run(
+        namespace=namespace,
+        policy=policy_clean(**policy),
+        actor=Actor(actor_type, actor_id),
+        trigger=ForgettingTrigger.CONSOLE,
+        collect_ids=False,
+        reason="started from the console",
+    )
+
+
 @shared_task(name="memoryadmin.governance.tasks.erasure_task", acks_late=True, ignore_result=True)
 def erasure_task(erasure_id: str) -> None:
     erasure_execute(erasure_id=erasure_id)
@@ -29,6 +56,4 @@ def erasure_task(erasure_id: str) -> None:
 
 @shared_task(name="memoryadmin.governance.tasks.snapshot_restore_task", acks_late=True, ignore_result=True)
 def snapshot_restore_task(restore_id: str) -> None:
-    from memoryadmin.governance.restore_jobs import restore_job_execute
-
     restore_job_execute(restore_id=restore_id)
