@@ -65,6 +65,9 @@ class Memory(models.Model):
         ]
         indexes = [
             GinIndex(fields=["search_vector"], name="memory_search_vector"),
+            # btree_gin: lets a user's search start from that user's memories
+            # instead of intersecting with every match of a common word.
+            GinIndex(fields=["user_id", "search_vector"], name="memory_user_search"),
             GinIndex(fields=["text"], name="memory_text_trgm", opclasses=["gin_trgm_ops"]),
             models.Index(fields=["namespace", "user_id", "-created_at", "-id"], name="memory_ns_user_created"),
             models.Index(fields=["namespace", "-created_at", "-id"], name="memory_ns_created"),

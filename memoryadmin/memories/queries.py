@@ -286,8 +286,8 @@ def memories_search(
         score_sql = (
             f"%s * {text_rank} + %s * ("
             "  %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - coalesce(m.last_accessed_at,"
-            "       m.created_at))) / 86400.0, 0) / %s, %s))"
-            "+ %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - m.created_at)) / 86400.0, 0)"
+            "       m.created_at)))::float8 / 86400, 0) / %s, %s))"
+            "+ %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - m.created_at))::float8 / 86400, 0)"
             "       / %s, %s)))"
         )
         score_params: list[Any] = [
