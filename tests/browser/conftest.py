@@ -1,0 +1,92 @@
+"""Headless Chromium against a live server (Debian's chromium and chromium-driver)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.contrib.auth.models import Group
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import WebDriverWait
+
+from memoryadmin.tenancy.roles import ROLES
+from tests.console.conftest import PASSWORD, alice, make_candidate, make_memory, make_session, olivia, victor
+
+__all__ = ["alice", "make_candidate", "make_memory", "make_session", "olivia", "victor"]
+
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,1000",
+)
+
+
+@pytest.fixture(scope="session")
+def chrome() -> Iterator[WebDriver]:
+    with tempfile.TemporaryDirectory(prefix="console-chrome-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = os.environ.get("CHROMIUM_BINARY", "/usr/bin/chromium")
+        for flag in FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={profile}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+        driver = webdriver.Chrome(service=service, options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _role_groups(transactional_db) -> None:
+    # A live-server test empties every table between tests, the groups a migration made among them.
+    for role in ROLES:
+        Group.objects.get_or_create(name=role)
+
+
+@pytest.fixture
+def browser(chrome: WebDriver, live_server) -> Iterator[WebDriver]:
+    """The shared browser, signed out, with its console log emptied."""
+    chrome.get(live_server.url + "/login/")
+    chrome.delete_all_cookies()
+    chrome.get_log("browser")
+    yield chrome
+    chrome.delete_all_cookies()
+
+
+@pytest.fixture
+def sign_in(browser: WebDriver, live_server) -> Callable[[str], WebDriver]:
+    def sign_in(username: str) -> WebDriver:
+        browser.get(live_server.url + "/login/")
+        browser.find_element(By.NAME, "username").send_keys(username)
+        browser.find_element(By.NAME, "password").send_keys(PASSWORD)
+        browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        wait(browser).until(ec.presence_of_element_located((By.CSS_SELECTOR, ".topbar")))
+        return browser
+
+    return sign_in
+
+
+def wait(driver: WebDriver, seconds: float = 10) -> WebDriverWait:
+    return WebDriverWait(driver, seconds)
+
+
+def policy_violations(driver: WebDriver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
