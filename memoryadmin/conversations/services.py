@@ -177,6 +177,9 @@ def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int:
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
     """Delete a session with its messages (evidence links to them go too; memories stay)."""
     with transaction.atomic():
+        # The session row first, then its messages (the order erasure and extraction use too):
+        # a writer holding the row finishes before the rows it references go, instead of deadlocking.
+        Session.objects.select_for_update().filter(pk=session.pk).values_list("pk", flat=True).first()
         deleted, _ = Session.objects.filter(pk=session.pk).delete()
         if deleted:
             audit_record(

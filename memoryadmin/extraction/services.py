@@ -12,10 +12,10 @@ Runs. A run reads the session's messages with `extracted_at` unset, gives
 the user's and the assistant's (never injected guidance) to the namespace's
 strategy, and writes what comes back through `memory_create`, the one write
 path. The memories, the marks on the messages and the run's counts are
-written in one transaction that holds the session's row lock and first
-checks that the session and its unmarked messages are still there: a run
-that loses a race with another run, a redelivery or an erasure writes
-nothing.
+written in one transaction that locks the session's row (so a deletion or
+an erasure waits for it, while appends do not) and first checks that the
+session and its unmarked messages are still there: a run that loses a race
+with another run, a redelivery or an erasure writes nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ logger = logging.getLogger(__name__)
 EXTRACTION_ACTOR = Actor.system("extraction")
 SOURCE_ROLES = (Role.USER, Role.ASSISTANT)
 MAX_ERROR_CHARS = 1000
+# One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
+_WRITER_LOCK_BASE = 0x6578 << 48
 # Compare-and-delete: release the schedule only if it is still ours.
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
@@ -206,17 +208,15 @@ def extraction_run(*, run: ExtractionRun) -> ExtractionRun | None:
     A strategy failure marks the run failed with the reason, and the messages
     it did not get to stay unextracted for a later run.
     """
-    now = timezone.now()
-    claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
-        status=RunStatus.RUNNING, started_at=now, error=""
-    )
-    if not claimed:
-        return ExtractionRun.objects.filter(pk=run.pk).first()
     session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
     if session is None:
         return None
     namespace = session.namespace
-    ExtractionRun.objects.filter(pk=run.pk).update(strategy=namespace.extraction_strategy)
+    claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+        status=RunStatus.RUNNING, started_at=timezone.now(), error="", strategy=namespace.extraction_strategy
+    )
+    if not claimed:
+        return ExtractionRun.objects.filter(pk=run.pk).first()
     started = time.monotonic()
     strategy: Strategy | None = None
     try:
@@ -253,9 +253,8 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
 
     Returns False when the session disappeared along the way.
     """
-    upto = Session.objects.filter(pk=session.pk).values_list("message_count", flat=True).first()
-    if upto is None:
-        return False
+    # Messages appended after the run started are left to the run their append scheduled.
+    upto = session.message_count
     after = 0
     wants_summary = getattr(strategy, "wants_summary", False)
     while True:
@@ -286,6 +285,8 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
         candidates = strategy.extract(batch) if sources else []
         if not _write(run, session, chunk, sources, candidates):
             return False
+        if len(chunk) < strategy.chunk_size:
+            return True
         after = chunk[-1].seq
 
 
@@ -302,6 +303,20 @@ def _current_summary(session: Session) -> Memory | None:
     )
 
 
+def _lock_session(session_pk: int) -> bool:
+    """In the writing transaction: take turns with other writers of the session, and hold off its deletion.
+
+    The row lock is FOR KEY SHARE: it conflicts with the lock a DELETE takes, so a deletion
+    or an erasure waits for this transaction and a run never writes for a session that is
+    gone; it does not conflict with the UPDATE an append makes, so extraction never holds
+    up appends. Returns False when the session no longer exists.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_BASE + session_pk])
+        cursor.execute("SELECT 1 FROM conversations_session WHERE id = %s FOR KEY SHARE", [session_pk])
+        return cursor.fetchone() is not None
+
+
 def _write(
     run: ExtractionRun,
     session: Session,
@@ -311,8 +326,7 @@ def _write(
 ) -> bool:
     """One transaction: memories, evidence, message marks and the run's counts, or nothing."""
     with transaction.atomic():
-        locked = Session.objects.select_for_update().select_related("namespace").filter(pk=session.pk).first()
-        if locked is None:
+        if not _lock_session(session.pk):
             return False
         still_open = set(_unextracted(session.pk).filter(pk__in=[m.pk for m in chunk]).values_list("pk", flat=True))
         tally = Tally(candidates=len(candidates))
@@ -322,17 +336,17 @@ def _write(
             if not candidate.evidence or not set(candidate.evidence) <= still_open:
                 continue
             if candidate.memory_type == MemoryType.SUMMARY:
-                tally.add(_write_summary(locked, candidate, sources, metadata))
+                tally.add(_write_summary(session, candidate, sources, metadata))
                 continue
             try:
                 result = memory_create(
-                    namespace=locked.namespace,
-                    user_id=locked.user_id,
+                    namespace=session.namespace,
+                    user_id=session.user_id,
                     text=candidate.text,
                     actor=EXTRACTION_ACTOR,
                     source=MemorySource.EXTRACTION,
-                    session_id=locked.session_id,
-                    agent_id=locked.agent_id,
+                    session_id=session.session_id,
+                    agent_id=session.agent_id,
                     memory_type=candidate.memory_type,
                     topics=candidate.topics,
                     entities=candidate.entities,
