@@ -30,13 +30,32 @@ def _reject_nul(value: Any) -> Any:
     return value
 
 
+# JSONB keeps a number as an exact decimal and gives 1e20 back as the integer 100000000000000000000;
+# integers beyond 64 bits cannot be written out again, so such numbers are refused on the way in.
+JSON_NUMBER_LIMIT = 2**63
+
+
+def _reject_huge_numbers(value: Any) -> Any:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int | float) and not isinstance(item, bool):
+            if not -JSON_NUMBER_LIMIT < item < JSON_NUMBER_LIMIT:
+                raise ValueError(f"numbers must lie strictly between -2**63 and 2**63, got {item!r}")
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
 AppId = Annotated[
     str,
     Field(pattern=APP_ID_RE, description=f"An id chosen by the app, matching `{APP_ID_RE}`.", examples=["alice"]),
 ]
 Text = Annotated[str, AfterValidator(_reject_nul)]
 Reason = Annotated[str, Field(max_length=1000), AfterValidator(_reject_nul)]
-Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul)]
+Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul), AfterValidator(_reject_huge_numbers)]
 Topics = Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=50), AfterValidator(_reject_nul)]
 Entities = Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=50), AfterValidator(_reject_nul)]
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
@@ -91,7 +110,7 @@ class MessageIn(Schema):
     kind: Kind = "message"
     name: Annotated[str, Field(max_length=128)] | None = None
     run_id: AppId | None = None
-    tool_calls: Annotated[Any, AfterValidator(_reject_nul)] = None
+    tool_calls: Annotated[Any, AfterValidator(_reject_nul), AfterValidator(_reject_huge_numbers)] = None
     tool_call_id: Annotated[str, Field(max_length=128)] | None = None
     metadata: Metadata | None = None
     created_at: AwareDatetime | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
