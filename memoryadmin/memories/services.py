@@ -113,21 +113,36 @@ def _link_evidence(memory: Memory, message_ids: Sequence[int]) -> int:
     return len(created)
 
 
+# pg_trgm's default `similarity_threshold`, below which the `%` operator matches.
+TRGM_DEFAULT_THRESHOLD = 0.3
+
+
 def find_near_duplicates(
     *, namespace_id: int, user_id: str, text: str, threshold: float, exclude: Sequence[uuid.UUID] = ()
 ) -> list[tuple[uuid.UUID, float]]:
-    """Memories of the same user whose trigram similarity to `text` reaches `threshold`, best first."""
+    """Memories of the same user whose trigram similarity to `text` reaches `threshold`, best first.
+
+    For a threshold at or above pg_trgm's default, `text % q` is added: it selects a
+    superset of the answer and lets PostgreSQL use the trigram index, so a user with
+    tens of thousands of memories costs an index probe instead of a similarity()
+    call per memory. The exact similarity test still decides.
+    """
+    prefilter = "AND text %% %s" if threshold >= TRGM_DEFAULT_THRESHOLD else ""
+    params: list[object] = [text, namespace_id, user_id]
+    if prefilter:
+        params.append(text)
+    params += [text, threshold, list(exclude)]
     with connection.cursor() as cursor:
         cursor.execute(
-            """
+            f"""
             SELECT id, similarity(text, %s) AS sim
             FROM memories_memory
-            WHERE namespace_id = %s AND user_id = %s AND similarity(text, %s) >= %s
+            WHERE namespace_id = %s AND user_id = %s {prefilter} AND similarity(text, %s) >= %s
               AND NOT (id = ANY(%s))
             ORDER BY sim DESC, id
             LIMIT 20
             """,
-            [text, namespace_id, user_id, text, threshold, list(exclude)],
+            params,
         )
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
