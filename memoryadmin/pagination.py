@@ -14,7 +14,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from memoryadmin.errors import InvalidInput, ServiceError
@@ -66,7 +66,7 @@ def decode_cursor(cursor: str, tag: str, types: Sequence[type]) -> tuple[Any, ..
                 parsed = datetime.fromisoformat(value)
                 if parsed.tzinfo is None:
                     raise ValueError("naive")
-                values.append(parsed)
+                values.append(parsed.astimezone(UTC))
             elif kind is uuid.UUID:
                 values.append(uuid.UUID(value))
             elif kind is float:
@@ -83,7 +83,7 @@ def decode_cursor(cursor: str, tag: str, types: Sequence[type]) -> tuple[Any, ..
                 values.append(value)
             else:
                 raise TypeError(kind)
-        except (TypeError, ValueError, AttributeError):
+        except (TypeError, ValueError, AttributeError, OverflowError):
             raise invalid from None
     return tuple(values)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
@@ -49,6 +49,15 @@ def _reject_huge_numbers(value: Any) -> Any:
     return value
 
 
+def _in_utc(value: datetime) -> datetime:
+    """Stored and shown in UTC, so a time must exist in UTC (year 1 to 9999)."""
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("must lie between years 1 and 9999 in UTC") from None
+
+
+Timestamp = Annotated[AwareDatetime, AfterValidator(_in_utc)]
 AppId = Annotated[
     str,
     Field(pattern=APP_ID_RE, description=f"An id chosen by the app, matching `{APP_ID_RE}`.", examples=["alice"]),
@@ -113,7 +122,7 @@ class MessageIn(Schema):
     tool_calls: Annotated[Any, AfterValidator(_reject_nul), AfterValidator(_reject_huge_numbers)] = None
     tool_call_id: Annotated[str, Field(max_length=128)] | None = None
     metadata: Metadata | None = None
-    created_at: AwareDatetime | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
+    created_at: Timestamp | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
 
 
 class AppendIn(Schema):
@@ -288,8 +297,8 @@ class SearchIn(Schema):
         default=None, description="Defaults to active: candidates are left out unless asked for."
     )
     pinned: bool | None = None
-    created_after: AwareDatetime | None = None
-    created_before: AwareDatetime | None = None
+    created_after: Timestamp | None = None
+    created_before: Timestamp | None = None
     limit: Limit = 10
     cursor: Cursor | None = None
     recency: RecencyIn | None = None
