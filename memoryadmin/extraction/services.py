@@ -25,6 +25,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -69,8 +70,7 @@ def schedule_key(namespace_id: int, session_pk: int) -> str:
 
 def _schedule_ttl(delay: float) -> int:
     # Outlive the broker's redelivery of an unacknowledged task, so a redelivered task still finds its token.
-    visibility = int(settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout", 3600))
-    return int(delay) + visibility + 3600
+    return int(delay) + int(_abandoned_after().total_seconds()) + 3600
 
 
 # --- scheduling ----------------------------------------------------------------
@@ -139,6 +139,31 @@ def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]
     return removed
 
 
+def _retire(run: ExtractionRun, *, cancelled: bool) -> None:
+    """A task that no longer owns its schedule leaves its run in a final state where nobody else will.
+
+    A queued run whose schedule was removed was cancelled. A run still marked running long
+    after it started lost its worker, and a later schedule has taken over its messages.
+    Anything else belongs to the task that now holds the schedule.
+    """
+    now = timezone.now()
+    if cancelled and run.status == RunStatus.QUEUED:
+        ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+            status=RunStatus.FAILED, error="cancelled", finished_at=now
+        )
+    elif run.status == RunStatus.RUNNING and run.started_at and run.started_at < now - _abandoned_after():
+        ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, started_at=run.started_at).update(
+            status=RunStatus.FAILED,
+            error="interrupted: its worker was lost; a later run took its messages",
+            finished_at=now,
+        )
+
+
+def _abandoned_after() -> timedelta:
+    # A live run is never older than the broker's redelivery delay: by then its task came back.
+    return timedelta(seconds=int(settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout", 3600)))
+
+
 def _release(namespace_id: int, session_pk: int, token: str) -> None:
     get_redis().eval(_RELEASE, 1, schedule_key(namespace_id, session_pk), token)
 
@@ -150,10 +175,7 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str) -> ExtractionRun 
         return None  # the session is gone, and its runs with it
     current = get_redis().get(schedule_key(run.namespace_id, run.session_id))
     if current != token:
-        if current is None and run.status == RunStatus.QUEUED:
-            ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
-                status=RunStatus.FAILED, error="cancelled", finished_at=timezone.now()
-            )
+        _retire(run, cancelled=current is None)
         return None
     if run.status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
         # A duplicate delivery, or a schedule that joined a run another task had just

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import json
 import time
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
+from django.utils import timezone
 
 from memoryadmin.conversations.models import Message
 from memoryadmin.errors import InvalidInput
@@ -153,3 +155,37 @@ def test_a_negative_delay_is_refused(namespace) -> None:
     session, _ = say(namespace, "I live in Lyon.")
     with pytest.raises(InvalidInput):
         extraction_schedule(session=session, delay=-1)
+
+
+def test_a_run_abandoned_by_a_lost_worker_is_retired_when_a_later_schedule_took_over(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = extraction_schedule(session=session, delay=0)
+    token = redis_client.get(key_of(session))
+    # Its worker died after claiming it; meanwhile a later append scheduled a new run.
+    lost_at = timezone.now() - timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 1)
+    ExtractionRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=lost_at)
+    with django_capture_on_commit_callbacks(execute=True):
+        later = extraction_schedule(session=session, delay=0)
+    assert later.pk != run.pk
+
+    assert extraction_run_due(run_id=run.pk, token=token) is None
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and run.error.startswith("interrupted")
+    assert extraction_run_due(run_id=later.pk, token=redis_client.get(key_of(session))).created == 1
+
+
+def test_a_live_run_is_left_alone_by_a_late_superseded_task(
+    namespace, redis_client, django_capture_on_commit_callbacks
+):
+    session, _ = say(namespace, "I live in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = extraction_schedule(session=session, delay=5)
+    old_token = redis_client.get(key_of(session))
+    with django_capture_on_commit_callbacks(execute=True):
+        extraction_schedule(session=session, delay=5)
+    ExtractionRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=timezone.now())
+    assert extraction_run_due(run_id=run.pk, token=old_token) is None
+    assert ExtractionRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
