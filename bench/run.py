@@ -112,7 +112,7 @@ def machine() -> dict[str, Any]:
         "postgresql_settings": pg_settings,
         "redis": redis_version(),
         "commit": commit + ("+uncommitted changes" if dirty else ""),
-        "load_average_at_start": os.getloadavg(),
+        "load_average": os.getloadavg(),
     }
 
 
@@ -206,14 +206,16 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"- PostgreSQL {m['postgresql']} ({', '.join(f'{k}={v}' for k, v in m['postgresql_settings'].items())}),"
         f" Redis {m['redis']}",
         f"- Python {m['python']}, Django {m['django']}, gunicorn {m['gunicorn']}, psycopg {m['psycopg']}",
-        f"- code served: {m.get('code')}; checkout at {m['commit']}; load average at start "
-        + ", ".join(f"{x:.2f}" for x in m["load_average_at_start"]),
+        f"- code served: {m.get('code')}; checkout at {m['commit']}; load average (1, 5, 15 min)"
+        + (" at the start " + ", ".join(f"{x:.2f}" for x in m["load_average"]) if "load_average" in m else "")
+        + " at the end "
+        + ", ".join(f"{x:.2f}" for x in m["load_average_end"]),
         "",
         "## Data sets",
         "",
         "| database | namespaces | people | sessions | messages | memories (main namespace) | all memories |"
         " tombstones | pins | generated in |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, s in sizes.items():
         size = s["sizes"]
@@ -266,7 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--figures", default=",".join(map(str, ALL_FIGURES)))
     parser.add_argument("--analysis", type=Path, default=ROOT / "bench" / "analysis.md")
+    parser.add_argument(
+        "--report-only", action="store_true", help="re-render docs/benchmarks.md from bench/results.json"
+    )
     args = parser.parse_args(argv)
+    if args.report_only:
+        results = json.loads((ROOT / "bench" / "results.json").read_text())
+        results["analysis"] = args.analysis.read_text() if args.analysis.exists() else ""
+        write_report(results, time.monotonic())
+        return 0
     wanted = {int(x) for x in args.figures.split(",") if x.strip()}
     started = time.monotonic()
 
@@ -284,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
     get_redis().flushdb()
 
+    machine_info = machine()
     server = AppServer(
         name="gunicorn",
         database_url=args.database_url,
@@ -347,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
             data_sets[manifest_path(args.small_database_url).stem] = small_manifest
         results = {
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "machine": machine() | {"code": code},
+            "machine": machine_info | {"code": code, "load_average_end": os.getloadavg()},
             "data_sets": {k: {kk: v[kk] for kk in ("sizes", "seed", "timings_seconds")} for k, v in data_sets.items()},
             "server": {"workers": args.workers, "threads": args.threads},
             "clients": args.clients,
