@@ -43,12 +43,13 @@ from memoryadmin.memories.models import (
     MemoryRevision,
     MemorySource,
     MemoryStatus,
+    MemoryType,
     Pin,
     Tombstone,
     TombstoneReason,
 )
 from memoryadmin.memories.representations import evidence_dict, memory_dict, pin_dict, revision_dict, tombstone_dict
-from memoryadmin.memories.services import clean_labels, clean_memory_type, clean_text
+from memoryadmin.memories.services import clean_labels, clean_text
 from memoryadmin.tenancy.fingerprints import subject_hmac, text_fingerprint
 from memoryadmin.tenancy.models import Namespace
 
@@ -61,6 +62,13 @@ CHUNK = 2000
 BATCH = 1000
 MAX_LINE_BYTES = 4 * 1024 * 1024
 SAMPLES_PER_OUTCOME = 5
+# Django's `.values` builds a new list on every access; a restore asks millions of times.
+TOMBSTONE_REASONS = tuple(TombstoneReason.values)
+ROLES = tuple(Role.values)
+MESSAGE_KINDS = tuple(MessageKind.values)
+MEMORY_TYPES = tuple(MemoryType.values)
+MEMORY_STATUSES = tuple(MemoryStatus.values)
+MEMORY_SOURCES = tuple(MemorySource.values)
 
 
 def _line(record: dict[str, Any]) -> bytes:
@@ -255,13 +263,12 @@ class _Fields:
         except InvalidInput as exc:
             raise _fail(self.line_no, exc.message, field=key) from None
 
-    def choice(self, key: str, choices: Iterable[str], *, nullable: bool = False) -> str | None:
+    def choice(self, key: str, choices: tuple[str, ...], *, nullable: bool = False) -> str | None:
         value = self.text(key, nullable=nullable, max_len=40)
         if value is None:
             return None
-        allowed = list(choices)
-        if value not in allowed:
-            raise _fail(self.line_no, f"{key} must be one of {', '.join(allowed)}", field=key)
+        if value not in choices:
+            raise _fail(self.line_no, f"{key} must be one of {', '.join(choices)}", field=key)
         return value
 
 
@@ -273,7 +280,7 @@ def _parse_tombstone(f: _Fields) -> dict[str, Any]:
         "id": _int_id(f),
         "user_id": f.app_id("user_id"),
         "fingerprint": fingerprint,
-        "reason": f.choice("reason", TombstoneReason.values),
+        "reason": f.choice("reason", TOMBSTONE_REASONS),
         "text": f.text("text", nullable=True) or "",
         "memory_type": f.text("memory_type", nullable=True, max_len=12) or "",
         "actor": f.text("actor", max_len=220),
@@ -303,8 +310,8 @@ def _parse_message(f: _Fields) -> dict[str, Any]:
         "session_id": f.app_id("session_id"),
         "id": _int_id(f),
         "seq": f.number("seq", minimum=1),
-        "role": f.choice("role", Role.values),
-        "kind": f.choice("kind", MessageKind.values),
+        "role": f.choice("role", ROLES),
+        "kind": f.choice("kind", MESSAGE_KINDS),
         "content": f.text("content", max_len=1_000_000) or "",
         "name": f.text("name", nullable=True, max_len=128) or "",
         "run_id": run_id,
@@ -332,9 +339,9 @@ def _int_id(f: _Fields) -> int:
 def _parse_memory(f: _Fields) -> dict[str, Any]:
     try:
         text = clean_text(f.text("text", max_len=1_000_000) or "")
-        memory_type = clean_memory_type(f.text("memory_type", max_len=12) or "")
     except InvalidInput as exc:
         raise _fail(f.line_no, exc.message, **exc.details) from None
+    memory_type = f.choice("memory_type", MEMORY_TYPES)
     return {
         "id": f.uuid("id"),
         "text": text,
@@ -342,11 +349,11 @@ def _parse_memory(f: _Fields) -> dict[str, Any]:
         "session_id": f.app_id("session_id", nullable=True) or "",
         "agent_id": f.app_id("agent_id", nullable=True) or "",
         "memory_type": memory_type,
-        "status": f.choice("status", MemoryStatus.values),
+        "status": f.choice("status", MEMORY_STATUSES),
         "topics": f.labels("topics"),
         "entities": f.labels("entities"),
         "metadata": f.object("metadata"),
-        "source": f.choice("source", MemorySource.values),
+        "source": f.choice("source", MEMORY_SOURCES),
         "created_at": f.when("created_at"),
         "updated_at": f.when("updated_at"),
         "last_accessed_at": f.when("last_accessed_at", nullable=True),
@@ -356,10 +363,7 @@ def _parse_memory(f: _Fields) -> dict[str, Any]:
 
 
 def _parse_revision(f: _Fields) -> dict[str, Any]:
-    try:
-        memory_type = clean_memory_type(f.text("memory_type", max_len=12) or "")
-    except InvalidInput as exc:
-        raise _fail(f.line_no, exc.message, field="memory_type") from None
+    memory_type = f.choice("memory_type", MEMORY_TYPES)
     return {
         "memory_id": f.uuid("memory_id"),
         "revision": f.number("revision", minimum=1),
@@ -567,6 +571,23 @@ class _Applier:
                 f"SELECT setval(%s, GREATEST(%s, (SELECT last_value FROM {sequence})))", [sequence, max(kept_ids)]
             )
 
+    def existing_pairs(self, table: str, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which (user_id, fingerprint) pairs `table` holds in this namespace: one index probe per pair."""
+        users, fingerprints = [], []
+        for user_id, fingerprint in set(pairs):
+            users.append(user_id)
+            fingerprints.append(fingerprint)
+        if not users:
+            return set()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT t.user_id, t.fingerprint FROM {table} t "
+                "JOIN unnest(%s::text[], %s::text[]) AS p(user_id, fingerprint) "
+                "ON t.namespace_id = %s AND t.user_id = p.user_id AND t.fingerprint = p.fingerprint",
+                [users, fingerprints, self.namespace.pk],
+            )
+            return {(u, f) for u, f in cursor.fetchall()}
+
     def free_ids(self, model: Any, ids: list[int]) -> set[int]:
         taken = set(model.objects.filter(pk__in=ids).values_list("pk", flat=True))
         return {i for i in ids if i not in taken}
@@ -580,11 +601,7 @@ class _Applier:
             self.progress(self.done)
 
     def _apply_tombstone(self, batch: list[dict[str, Any]]) -> None:
-        existing = set(
-            Tombstone.objects.filter(
-                namespace=self.namespace, fingerprint__in=[r["fingerprint"] for r in batch]
-            ).values_list("user_id", "fingerprint")
-        )
+        existing = self.existing_pairs("memories_tombstone", ((r["user_id"], r["fingerprint"]) for r in batch))
         free = self.free_ids(Tombstone, [r["id"] for r in batch])
         rows = []
         for r in batch:
@@ -779,18 +796,10 @@ class _Applier:
 
     def _apply_memory(self, batch: list[dict[str, Any]]) -> None:
         ids = [r["id"] for r in batch]
-        current = {m.pk: m for m in Memory.objects.filter(pk__in=ids)}
-        fingerprints = [r["fingerprint"] for r in batch]
-        stones = set(
-            Tombstone.objects.filter(namespace=self.namespace, fingerprint__in=fingerprints).values_list(
-                "user_id", "fingerprint"
-            )
-        )
-        taken = set(
-            Memory.objects.filter(namespace=self.namespace, fingerprint__in=fingerprints).values_list(
-                "user_id", "fingerprint"
-            )
-        )
+        current = {m.pk: m for m in Memory.objects.filter(pk__in=ids).defer("search_vector")}
+        pairs = [(r["user_id"], r["fingerprint"]) for r in batch]
+        stones = self.existing_pairs("memories_tombstone", pairs)
+        taken = self.existing_pairs("memories_memory", pairs)
         inserts: list[dict[str, Any]] = []
         for r in batch:
             key = (r["user_id"], r["fingerprint"])
