@@ -140,10 +140,10 @@ def restore_namespace_factory(database_url: str) -> Callable[[], tuple[str, str,
         def cleanup() -> None:
             import psycopg
 
+            # Audit events of the namespace stay (append-only); its data goes.
+            figures.remove_bench_rows(database_url, namespace.pk, session_prefix="%", memory_text_like="%")
             with psycopg.connect(database_url, autocommit=True) as conn:
-                # Audit events of the namespace stay (append-only); its data goes.
-                for table in ("memories_memory", "memories_tombstone", "conversations_session"):
-                    conn.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace.pk])
+                conn.execute("DELETE FROM memories_tombstone WHERE namespace_id = %s", [namespace.pk])
 
         return raw, slug, cleanup
 
