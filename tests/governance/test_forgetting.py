@@ -192,3 +192,29 @@ def test_bad_policies_are_422(api, body) -> None:
 def test_a_bad_user_id_is_400(api) -> None:
     response = api.post("/api/v1/memories/forget", {"policy": {"max_age_days": 1}, "user_id": "bad id"})
     assert response.status_code == 400
+
+
+def test_beat_runs_each_due_policy_once(namespace, other_namespace, eager_celery) -> None:
+    from memoryadmin.governance.forgetting import forgetting_policy_save, policy_clean
+    from memoryadmin.governance.models import ForgettingPolicy
+    from memoryadmin.governance.tasks import run_due_forgetting_policies
+
+    remember(namespace, "Old fact", age_days=100)
+    kept = remember(other_namespace, "Old fact elsewhere", age_days=100)
+    forgetting_policy_save(namespace=namespace, actor=SYSTEM, enabled=True, policy=policy_clean(max_age_days=30))
+    forgetting_policy_save(namespace=other_namespace, actor=SYSTEM, enabled=False, policy=policy_clean(max_age_days=30))
+    assert run_due_forgetting_policies() == [namespace.pk]
+    assert not Memory.objects.filter(namespace=namespace).exists()
+    assert Memory.objects.filter(pk=kept.pk).exists()
+    assert run_due_forgetting_policies() == []
+    ForgettingPolicy.objects.filter(namespace=namespace).update(last_run_at=timezone.now() - timedelta(hours=25))
+    assert run_due_forgetting_policies() == [namespace.pk]
+    assert ForgettingRun.objects.filter(namespace=namespace, trigger="schedule").count() == 2
+
+
+def test_an_enabled_policy_needs_a_rule(namespace) -> None:
+    from memoryadmin.errors import InvalidInput
+    from memoryadmin.governance.forgetting import forgetting_policy_save, policy_clean
+
+    with pytest.raises(InvalidInput):
+        forgetting_policy_save(namespace=namespace, actor=SYSTEM, enabled=True, policy=policy_clean())
