@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.conversations.working_memory import working_memory_put
+from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, Pin, Tombstone
+from memoryadmin.memories.services import memory_create, memory_forget
+from memoryadmin.redis_client import get_redis
+from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import operator_create
 from tests.conftest import SYSTEM
 
@@ -37,3 +48,76 @@ def operators(db) -> dict[str | None, User]:
 def _fast_password_hashing(settings) -> None:
     # Sign-in tests hash many passwords; the real hasher's cost is not what they test.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@dataclass
+class World:
+    """Namespace A (alpha) holding alice's and bob's data; namespace B (bravo) holding nothing."""
+
+    a: Namespace
+    b: Namespace
+    a_key: ApiKey
+    session: Session
+    alice_memory: Memory
+    candidate: Memory
+    bob_memory: Memory
+    tombstone: Tombstone
+    erasure: ErasureRequest
+
+    def ids(self) -> dict[str, str]:
+        """Values for the path parameters of routes, all naming objects of namespace A."""
+        return {
+            "memory_id": str(self.alice_memory.pk),
+            "session_id": self.session.session_id,
+            "user_id": "alice",
+            "erasure_id": str(self.erasure.pk),
+        }
+
+
+@pytest.fixture
+def world(make_namespace, make_key) -> World:
+    a, b = make_namespace("alpha"), make_namespace("bravo")
+    a_key, _ = make_key(a)
+    session, messages = session_append_messages(
+        namespace=a,
+        session_id="s1",
+        user_id="alice",
+        messages=[
+            NewMessage(role="user", content="I like green tea", run_id="r1"),
+            NewMessage(role="assistant", content="Noted.", run_id="r1"),
+        ],
+    )
+    working_memory_put(namespace_id=a.pk, session_id="s1", state={"mood": "curious"}, ttl_seconds=600)
+
+    def remember(text: str, user_id: str = "alice", **kwargs: object) -> Memory:
+        memory = memory_create(namespace=a, user_id=user_id, text=text, actor=SYSTEM, **kwargs).memory  # type: ignore[arg-type]
+        assert memory is not None
+        return memory
+
+    alice_memory = remember("Alice likes green tea", pinned=True, evidence_message_ids=[messages[0].pk])
+    candidate = remember("Alice lives in Lyon", status=MemoryStatus.CANDIDATE, session_id="s1")
+    bob_memory = remember("Bob plays chess", user_id="bob")
+    tombstone = memory_forget(memory=remember("Alice smokes"), actor=SYSTEM)
+    erasure = erasure_request(namespace=a, user_id="carol", actor=SYSTEM, enqueue=False)
+    return World(a, b, a_key, session, alice_memory, candidate, bob_memory, tombstone, erasure)
+
+
+def holdings(namespace: Namespace) -> dict[str, object]:
+    """Everything namespace A holds, to show that an outsider's request changed none of it."""
+    redis = get_redis()
+    return {
+        "memories": sorted(
+            Memory.objects.filter(namespace=namespace).values_list("id", "text", "status", "revision", "metadata")
+        ),
+        "revisions": MemoryRevision.objects.filter(memory__namespace=namespace).count(),
+        "evidence": MemoryEvidence.objects.filter(memory__namespace=namespace).count(),
+        "pins": sorted(Pin.objects.filter(memory__namespace=namespace).values_list("memory_id", flat=True)),
+        "tombstones": sorted(Tombstone.objects.filter(namespace=namespace).values_list("user_id", "fingerprint")),
+        "sessions": sorted(
+            Session.objects.filter(namespace=namespace).values_list("session_id", "user_id", "message_count")
+        ),
+        "messages": Message.objects.filter(session__namespace=namespace).count(),
+        "erasures": sorted(ErasureRequest.objects.filter(namespace=namespace).values_list("id", "status")),
+        "keys": sorted(ApiKey.objects.filter(namespace=namespace).values_list("id", "revoked_at")),
+        "working_memory": {key: redis.hgetall(key) for key in sorted(redis.keys(f"wm:{namespace.pk}:*"))},
+    }
