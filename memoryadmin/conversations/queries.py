@@ -113,6 +113,4 @@ def messages_within_budget(
 
 
 def last_user_message(session: Session) -> Message | None:
-    return (
-        Message.objects.filter(session=session, role="user", kind=MessageKind.MESSAGE).order_by("-seq").first()
-    )
+    return Message.objects.filter(session=session, role="user", kind=MessageKind.MESSAGE).order_by("-seq").first()

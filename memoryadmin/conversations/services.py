@@ -130,6 +130,10 @@ def session_append_messages(
         now = timezone.now()
         count = len(messages)
         last_seq = _reserve_seqs(session.pk, count, now)
+        if last_seq is None:
+            # The session was deleted (or erased) while this append waited for its row lock;
+            # recreating it here could bring an erased person back.
+            raise Conflict("the session was deleted while appending", code="session_deleted")
         first_seq = last_seq - count + 1
         rows = [
             Message(
@@ -160,7 +164,7 @@ def session_append_messages(
     return session, created
 
 
-def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int:
+def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int | None:
     with connection.cursor() as cursor:
         cursor.execute(
             """
@@ -171,7 +175,8 @@ def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int:
             """,
             [count, now, now, now, session_pk],
         )
-        return cursor.fetchone()[0]
+        row = cursor.fetchone()
+        return None if row is None else row[0]
 
 
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:

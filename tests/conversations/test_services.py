@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-import pytest
-from django.db import IntegrityError, transaction
+import threading
+import time
 
-from memoryadmin.conversations.models import Message
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.errors import Conflict, InvalidInput
 
@@ -59,3 +62,29 @@ def test_a_bad_batch_writes_nothing(namespace) -> None:
             messages=[NewMessage(role="user", content="ok"), NewMessage(role="robot", content="bad")],
         )
     assert Message.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_append_to_a_session_deleted_meanwhile_is_refused(namespace) -> None:
+    append(namespace, 1)
+    locked = threading.Event()
+
+    def delete_while_locked() -> None:
+        try:
+            with transaction.atomic():
+                Session.objects.select_for_update().get(namespace=namespace, session_id="s1")
+                locked.set()
+                time.sleep(0.3)
+                Session.objects.filter(namespace=namespace, session_id="s1").delete()
+        finally:
+            connection.close()
+
+    deleter = threading.Thread(target=delete_while_locked)
+    deleter.start()
+    locked.wait(5)
+    with pytest.raises(Conflict) as refused:
+        append(namespace, 2)
+    deleter.join(5)
+    assert refused.value.code == "session_deleted"
+    assert not Session.objects.exists()
+    assert not Message.objects.exists()
