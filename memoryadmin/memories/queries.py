@@ -340,22 +340,31 @@ def memories_touch(memories: Sequence[Memory]) -> None:
 
     Rows another transaction holds are skipped rather than waited for: an
     access stat is not worth blocking a search, and a fixed id order keeps
-    concurrent searches from deadlocking on each other.
+    concurrent searches from deadlocking on each other. When the statement is
+    its own transaction, its commit does not wait for the WAL flush: an
+    access stat lost in a crash is harmless, a flush on every search is not.
     """
     now = timezone.now()
+    cutoff = now - ACCESS_TOUCH_INTERVAL
+    due = [m.pk for m in memories if m.last_accessed_at is None or m.last_accessed_at < cutoff]
+    if not due:
+        return
+    # set_config(..., true) lasts until the end of the transaction; only set it when
+    # that transaction is this statement alone, never a caller's with other writes.
+    asynchronous = "AND set_config('synchronous_commit', 'off', true) = 'off'" if connection.get_autocommit() else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            """
+            f"""
             UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1
             WHERE id IN (
                 SELECT id FROM memories_memory
                 WHERE id = ANY(%s) AND (last_accessed_at IS NULL OR last_accessed_at < %s)
                 ORDER BY id
                 FOR UPDATE SKIP LOCKED
-            )
+            ) {asynchronous}
             RETURNING id
             """,
-            [now, [m.pk for m in memories], now - ACCESS_TOUCH_INTERVAL],
+            [now, due, cutoff],
         )
         touched = {row[0] for row in cursor.fetchall()}
     for memory in memories:

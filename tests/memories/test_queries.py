@@ -4,6 +4,8 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memoryadmin.errors import InvalidInput, NotFound
@@ -180,3 +182,30 @@ def test_search_in_any_mode_matches_single_words(namespace) -> None:
     remember(namespace, "Alice likes green tea")
     assert memories_search(namespace, query="what tea should I brew?").items == []
     assert len(memories_search(namespace, query="what tea should I brew?", match="any").items) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_touch_on_its_own_does_not_wait_for_the_wal_and_changes_no_setting(namespace) -> None:
+    memory = remember(namespace, "Alice likes green tea")
+    with CaptureQueriesContext(connection) as queries:
+        memories_search(namespace, query="tea")
+    assert "synchronous_commit" in queries.captured_queries[-1]["sql"]
+    memory.refresh_from_db()
+    assert memory.access_count == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
+
+
+def test_a_touch_inside_a_callers_transaction_keeps_its_commit_durable(namespace) -> None:
+    remember(namespace, "Alice likes green tea")
+    with CaptureQueriesContext(connection) as queries:
+        memories_search(namespace, query="tea")
+    assert "synchronous_commit" not in queries.captured_queries[-1]["sql"]
+
+
+def test_a_recent_access_needs_no_update_at_all(namespace, django_assert_num_queries) -> None:
+    remember(namespace, "Alice likes green tea")
+    memories_search(namespace, query="tea")
+    with django_assert_num_queries(1):
+        memories_search(namespace, query="tea")
