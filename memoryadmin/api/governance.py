@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 from django.conf import settings
+from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Router, Schema, Status
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -23,7 +24,7 @@ from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.governance.privacy_links import privacy_link_create
-from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_restore
+from memoryadmin.governance.snapshots import snapshot_export_stream, snapshot_restore
 
 router = Router(tags=["governance"])
 
@@ -38,6 +39,7 @@ NDJSON_OK = {
     }
 }
 READ_CHUNK = 1024 * 1024
+STREAM_CHUNK_BYTES = 64 * 1024
 SPOOL_BYTES = 8 * 1024 * 1024
 
 
@@ -76,13 +78,18 @@ class ForgetOut(Schema):
 
 
 def _stream_selection(scanned: int, rows: Iterator[tuple[uuid.UUID, str]]) -> Iterator[bytes]:
-    # Selections can be as long as the namespace: stream them rather than build one list.
-    yield b'{"dry_run":true,"scanned":' + str(scanned).encode() + b',"deleted":0,"selected":['
-    first = True
-    for memory_id, reason in rows:
-        yield (b"" if first else b",") + orjson.dumps({"id": str(memory_id), "reason": reason})
-        first = False
-    yield b"]}"
+    # Selections can be as long as the namespace: stream them, in chunks of about 64 KiB.
+    parts = [b'{"dry_run":true,"scanned":' + str(scanned).encode() + b',"deleted":0,"selected":[']
+    size = 0
+    for index, (memory_id, reason) in enumerate(rows):
+        part = (b"," if index else b"") + orjson.dumps({"id": str(memory_id), "reason": reason})
+        parts.append(part)
+        size += len(part)
+        if size >= STREAM_CHUNK_BYTES:
+            yield b"".join(parts)
+            parts, size = [], 0
+    parts.append(b"]}")
+    yield b"".join(parts)
 
 
 @router.post(
@@ -107,12 +114,16 @@ def forget(request: HttpRequest, payload: ForgetIn):
         hard_age_multiplier=p.hard_age_multiplier,
     )
     if payload.dry_run:
-        selection = forgetting_select(
-            namespace=namespace, policy=policy, user_id=payload.user_id, session_id=payload.session_id
-        )
-        return StreamingHttpResponse(
-            _stream_selection(selection.scanned, selection.rows), content_type="application/json"
-        )
+        # The ids and policy were validated above; the selection runs as the response is sent,
+        # in its own transaction (its settings for sorting apply only inside one).
+        def stream() -> Iterator[bytes]:
+            with transaction.atomic():
+                selection = forgetting_select(
+                    namespace=namespace, policy=policy, user_id=payload.user_id, session_id=payload.session_id
+                )
+                yield from _stream_selection(selection.scanned, selection.rows)
+
+        return StreamingHttpResponse(stream(), content_type="application/json")
     result = forgetting_run(
         namespace=namespace,
         policy=policy,
@@ -143,16 +154,10 @@ def _export(request: HttpRequest, user_id: str | None) -> StreamingHttpResponse:
     namespace = namespace_of(request)
     if user_id is not None:
         validate_app_id(user_id, "user_id")
-    lines = snapshot_export_lines(namespace=namespace, user_id=user_id)
-    # Start the generator now so a bad argument is an error status, not a broken stream.
-    first = next(lines)
-
-    def chained() -> Iterator[bytes]:
-        yield first
-        yield from lines
-
+    # The id was checked above, so the stream (which opens its transaction lazily, once the
+    # response is being sent) cannot fail on its arguments half-way.
     stem = f"{namespace.slug}-{user_id}" if user_id else namespace.slug
-    return _snapshot_response(chained(), f"{stem}.jsonl")
+    return _snapshot_response(snapshot_export_stream(namespace=namespace, user_id=user_id), f"{stem}.jsonl")
 
 
 @router.get(

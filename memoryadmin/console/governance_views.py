@@ -37,7 +37,7 @@ from memoryadmin.governance.restore_jobs import (
     restore_job_discard,
     restore_progress,
 )
-from memoryadmin.governance.snapshots import snapshot_export_lines
+from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Memory, MemoryType
 from memoryadmin.tenancy.models import Namespace
 
@@ -238,7 +238,7 @@ def snapshot_export(request: HttpRequest) -> HttpResponse:
     namespace = _required_namespace(request)
     audit_record(actor=actor_of(request), action="snapshot.export", namespace_id=namespace.pk, target_type="namespace")
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    response = StreamingHttpResponse(snapshot_export_lines(namespace=namespace), content_type="application/x-ndjson")
+    response = StreamingHttpResponse(snapshot_export_stream(namespace=namespace), content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{namespace.slug}-{stamp}.jsonl"'
     return response
 

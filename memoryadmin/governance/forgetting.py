@@ -108,8 +108,21 @@ def policy_of(stored: ForgettingPolicy) -> Policy:
     )
 
 
+RANK_BY_RECENCY = f"""
+    SELECT id, rule,
+           row_number() OVER (
+               PARTITION BY rule IS NULL
+               ORDER BY {FRESHNESS_WEIGHT} * power(0.5, LEAST(idle_days / {FRESHNESS_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
+                      + {NOVELTY_WEIGHT} * power(0.5, LEAST(age_days / {NOVELTY_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
+                        DESC,
+                        id
+           ) AS rank
+    FROM judged"""
+# Without a budget there is nothing to rank: no window, no sort of the whole scope.
+NO_RANKING = "SELECT id, rule, NULL::bigint AS rank FROM judged"
+
 # One statement. Rows: (scanned, id, reason); a single (scanned, NULL, NULL) row when nothing is selected.
-SELECTION_SQL = f"""
+SELECTION_TEMPLATE = """
 WITH scope AS (
     SELECT m.id, m.memory_type,
            EXTRACT(EPOCH FROM (%(now)s::timestamptz - m.created_at))::float8 / 86400.0 AS age_days,
@@ -138,15 +151,7 @@ judged AS (
       AND (%(types)s::text[] IS NULL OR memory_type = ANY(%(types)s::text[]))
 ),
 ranked AS (
-    SELECT id, rule,
-           row_number() OVER (
-               PARTITION BY rule IS NULL
-               ORDER BY {FRESHNESS_WEIGHT} * power(0.5, LEAST(idle_days / {FRESHNESS_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
-                      + {NOVELTY_WEIGHT} * power(0.5, LEAST(age_days / {NOVELTY_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
-                        DESC,
-                        id
-           ) AS rank
-    FROM judged
+    {ranking}
 ),
 selected AS (
     SELECT id, COALESCE(rule, 'budget') AS reason
@@ -158,6 +163,20 @@ FROM (SELECT count(*) AS scanned FROM scope) AS counted
 LEFT JOIN selected ON true
 ORDER BY selected.id
 """
+
+
+def selection_sql(policy: Policy) -> str:
+    return SELECTION_TEMPLATE.format(ranking=RANK_BY_RECENCY if policy.budget is not None else NO_RANKING)
+
+
+def _tune_for_selection(cursor: Any) -> None:
+    """Give the selection's sorts room in memory and skip JIT, whose compile time outweighs it here.
+
+    SET LOCAL lasts until the end of the caller's transaction; outside one it would not stick.
+    """
+    if connection.in_atomic_block:
+        cursor.execute("SET LOCAL work_mem = '128MB'")
+        cursor.execute("SET LOCAL jit = off")
 
 
 def _selection_params(
@@ -207,8 +226,10 @@ def forgetting_select(
     params = _selection_params(
         namespace=namespace, policy=policy, user_id=user_id, session_id=session_id, now=now or timezone.now()
     )
+    with connection.cursor() as tuning:
+        _tune_for_selection(tuning)
     cursor = connection.chunked_cursor()
-    cursor.execute(SELECTION_SQL, params)
+    cursor.execute(selection_sql(policy), params)
     first = cursor.fetchone()
     scanned = int(first[0])
 
@@ -286,7 +307,8 @@ def forgetting_run(
     reasons: Counter[str] = Counter()
     with transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute(f"CREATE TEMPORARY TABLE {table} ON COMMIT DROP AS {SELECTION_SQL}", params)
+            _tune_for_selection(cursor)
+            cursor.execute(f"CREATE TEMPORARY TABLE {table} ON COMMIT DROP AS {selection_sql(policy)}", params)
             cursor.execute(f"SELECT max(scanned), count(id) FROM {table}")
             scanned, selected_count = cursor.fetchone()
             cursor.execute(f"DELETE FROM {table} WHERE id IS NULL")

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO
 
 import orjson
 from django.db import connection, transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Exists, F, Max, OuterRef
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
@@ -58,7 +58,8 @@ VERSION = 1
 # Tombstones come first so a restore knows what must not come back before it meets a memory.
 RECORD_TYPES = ("tombstone", "session", "message", "memory", "revision", "evidence", "pin")
 OUTCOMES = ("created", "updated", "unchanged", "suppressed", "skipped_erased", "skipped")
-CHUNK = 2000
+CHUNK = 5000
+STREAM_CHUNK_BYTES = 64 * 1024
 BATCH = 1000
 MAX_LINE_BYTES = 4 * 1024 * 1024
 SAMPLES_PER_OUTCOME = 5
@@ -105,15 +106,15 @@ def _querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any]:
         pins = pins.filter(memory__user_id=user_id)
     return {
         "tombstone": tombstones.order_by("user_id", "fingerprint"),
-        "session": sessions.order_by("session_id"),
-        "message": messages.select_related("session").order_by("session__session_id", "seq"),
+        # Sessions in id order, messages in (session id, seq) order: the unique index's order, no
+        # sort of millions of rows; a restore inserts sessions in this order, so a re-export matches.
+        "session": sessions.order_by("id"),
+        "message": messages.annotate(sid=F("session__session_id")).order_by("session_id", "seq"),
         "memory": memories.defer("search_vector")
         .annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
         .order_by("id"),
         "revision": revisions.order_by("memory_id", "revision"),
-        "evidence": evidence.select_related("message__session").order_by(
-            "memory_id", "message__session__session_id", "message__seq"
-        ),
+        "evidence": evidence.select_related("message__session").order_by("memory_id", "message_id"),
         "pin": pins.order_by("memory_id"),
     }
 
@@ -126,7 +127,7 @@ def _record(kind: str, obj: Any) -> dict[str, Any]:
     if kind == "message":
         return {
             "type": kind,
-            "session_id": obj.session.session_id,
+            "session_id": obj.sid,
             **message_dict(obj),
             "extracted_at": rfc3339(obj.extracted_at),
         }
@@ -167,6 +168,23 @@ def snapshot_export_lines(*, namespace: Namespace, user_id: str | None = None) -
                 written += 1
                 yield line
         yield _line({"type": "end", "records": written, "sha256": digest.hexdigest()})
+
+
+def snapshot_export_stream(*, namespace: Namespace, user_id: str | None = None) -> Iterator[bytes]:
+    """The same bytes as `snapshot_export_lines`, grouped into chunks of about 64 KiB for a response.
+
+    A web server writes each yielded item on its own; a write per line would dominate the export.
+    """
+    pending: list[bytes] = []
+    size = 0
+    for line in snapshot_export_lines(namespace=namespace, user_id=user_id):
+        pending.append(line)
+        size += len(line)
+        if size >= STREAM_CHUNK_BYTES:
+            yield b"".join(pending)
+            pending, size = [], 0
+    if pending:
+        yield b"".join(pending)
 
 
 # --- restore -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.governance.privacy_links import LinkExpired, LinkInvalid, PrivacySubject, privacy_link_open
 from memoryadmin.governance.queries import subject_memories, subject_open_erasure
-from memoryadmin.governance.snapshots import snapshot_export_lines
+from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.services import memory_forget
 from memoryadmin.tenancy.fingerprints import subject_hmac
@@ -71,7 +71,7 @@ def home(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 @require_GET
 @with_subject
 def download(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
-    lines = snapshot_export_lines(namespace=subject.namespace, user_id=subject.user_id)
+    lines = snapshot_export_stream(namespace=subject.namespace, user_id=subject.user_id)
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["Content-Disposition"] = 'attachment; filename="my-data.jsonl"'
     return response
