@@ -238,7 +238,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 break
         if remaining or leftover_keys:
             raise RuntimeError(
-                f"data kept arriving during the erasure: {sum(remaining.values())} rows, {len(leftover_keys)} keys {remaining}"
+                f"data kept arriving during the erasure: {sum(remaining.values())} rows, {len(leftover_keys)} keys"
             )
         return _complete(erasure, sweep, redis_counts, keys)
     except Exception as exc:
