@@ -107,12 +107,15 @@ def memories(request: HttpRequest) -> HttpResponse:
                 context["next_url"] = "?" + _filter_query(request, ns=namespace.slug, cursor=page.next_cursor)
     elif namespace is not None:
         status = 400
-    if namespace is not None:
+    loading_more = bool(request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request)
+    if namespace is not None and not loading_more:
+        # Rows fetched by "load more" do not show the total; only whole pages pay for it.
         context["total"] = queries.estimate(Memory.objects.filter(namespace=namespace))
+    if namespace is not None:
         context["here"] = reverse("console:memories") + "?" + _filter_query(request, ns=namespace.slug)
+    if loading_more:
+        return render(request, "console/memories.html#rows", context, status=status)
     if request.htmx and not request.htmx.history_restore_request:
-        if request.GET.get("cursor"):
-            return render(request, "console/memories.html#rows", context, status=status)
         response = render(request, "console/memories.html#results", context, status=status)
         # The address bar follows the filters (without empty ones), so a view can be bookmarked.
         return push_url(response, context.get("here") or reverse("console:memories"))

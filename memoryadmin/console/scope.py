@@ -23,7 +23,9 @@ def chosen_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Names
     if slug:
         if slug not in by_slug:
             raise Http404("no such namespace")
-        request.session[SESSION_KEY] = slug
+        if request.session.get(SESSION_KEY) != slug:
+            # Written only on a change, so browsing one namespace never rewrites the session row.
+            request.session[SESSION_KEY] = slug
         return by_slug[slug]
     remembered = request.session.get(SESSION_KEY)
     if remembered in by_slug:

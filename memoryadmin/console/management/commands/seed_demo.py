@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 from typing import Any
@@ -8,12 +9,14 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.conversations.models import MessageKind
+from memoryadmin.conversations.models import MessageKind, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.conversations.working_memory import working_memory_put
 from memoryadmin.memories.models import Memory, MemorySource, MemoryType
-from memoryadmin.memories.services import memory_create, memory_forget
+from memoryadmin.memories.services import memory_create, memory_forget, memory_update
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.tenancy.services import namespace_create, operator_create
 
@@ -209,7 +212,71 @@ class Command(BaseCommand):
             to_forget = Memory.objects.filter(source=MemorySource.API, pin__isnull=True).order_by("id")
             for memory in to_forget[: max(1, options["memories"] // 50)]:
                 memory_forget(memory=memory, actor=actor, reason="demo: user asked to forget this")
+            self._revise(rng)
+        self._tool_sessions(namespaces, users)
+        self._working_memory()
         self.stdout.write(
             f"Seeded {len(namespaces)} namespaces, {len(users)} users, {options['sessions']} sessions, "
             f"{options['sessions'] * per_session} messages, {created} memories."
         )
+
+    def _revise(self, rng: random.Random) -> None:
+        """Operators corrected some memories, so their pages show revisions and a diff."""
+        olivia = Actor.operator("olivia")
+        refinements = [
+            ("User lives in ", ", near the old town", "moved within the city"),
+            ("User loves ", " on weekends", "only on weekends, per the user"),
+            ("User works at ", " (part time)", "the user works part time"),
+        ]
+        for prefix, suffix, reason in refinements:
+            candidates = Memory.objects.filter(text__startswith=prefix, status="active").order_by("id")[:8]
+            for memory in candidates:
+                if rng.random() < 0.75:
+                    memory_update(memory=memory, actor=olivia, text=memory.text + suffix, reason=reason)
+
+    def _tool_sessions(self, namespaces: list[Namespace], users: list[tuple[Namespace, str, str]]) -> None:
+        """One session per namespace where the agent calls a tool, with injected guidance in between."""
+        for namespace in namespaces:
+            _, user_id, name = next(u for u in users if u[0] == namespace)
+            call = {
+                "id": f"call-{namespace.slug}",
+                "type": "function",
+                "function": {"name": "lookup_profile", "arguments": json.dumps({"user_id": user_id})},
+            }
+            session_append_messages(
+                namespace=namespace,
+                session_id=f"tools-{namespace.slug}",
+                user_id=user_id,
+                agent_id="demo-agent",
+                messages=[
+                    NewMessage(role="system", kind=MessageKind.INSTRUCTION, content="Use tools before guessing."),
+                    NewMessage(role="user", content=f"Hi, it's {name}. What do you know about me?"),
+                    NewMessage(role="assistant", content="Let me check your profile.", tool_calls=[call]),
+                    NewMessage(
+                        role="tool",
+                        content=json.dumps({"name": name, "plan": "pro", "since": "2023-04-01"}),
+                        tool_call_id=call["id"],
+                        name="lookup_profile",
+                    ),
+                    NewMessage(
+                        role="system",
+                        kind=MessageKind.SUPPORTING_CONTEXT,
+                        content="Profile data is current as of this morning.",
+                    ),
+                    NewMessage(role="assistant", content=f"You are on the pro plan since April 2023, {name}."),
+                    NewMessage(role="user", content="Great. I prefer answers in French from now on."),
+                ],
+            )
+
+    def _working_memory(self) -> None:
+        """The most recent sessions hold some volatile state, with a TTL counting down."""
+        try:
+            for session in Session.objects.select_related("namespace").order_by("-last_activity_at")[:12]:
+                working_memory_put(
+                    namespace_id=session.namespace_id,
+                    session_id=session.session_id,
+                    state={"step": "checkout", "cart": ["espresso beans"], "locale": "fr-FR"},
+                    ttl_seconds=session.namespace.working_memory_ttl_seconds,
+                )
+        except RedisError as exc:
+            self.stderr.write(f"Working memory skipped, Redis is not answering: {exc}")
