@@ -292,3 +292,23 @@ def test_restore_from_a_file_object_works_without_the_api(namespace, make_person
     result = snapshot_restore(namespace=namespace, source=io.BytesIO(body), actor=SYSTEM, dry_run=False)
     assert result.counts["created"] == 19
     assert result.by_type["memory"]["created"] == 2
+
+
+def test_a_snapshot_larger_than_the_api_body_limit_restores(api, namespace, make_person, settings) -> None:
+    make_person("alice")
+    lines = export(api).splitlines(keepends=True)[:-1]
+    index = next(i for i, line in enumerate(lines) if b'"type":"memory"' in line)
+    record = json.loads(lines[index])
+    record["metadata"] = {"notes": "x" * (settings.MAX_REQUEST_BYTES + 1000)}
+    lines[index] = orjson.dumps(record) + b"\n"
+    body = resign(lines)
+    assert len(body) > settings.MAX_REQUEST_BYTES
+    response = restore(api, body, dry_run=True)
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["by_type"]["memory"]["updated"] == 1
+
+
+def test_a_snapshot_over_its_own_limit_is_413(api, namespace, settings) -> None:
+    settings.MAX_SNAPSHOT_UPLOAD_BYTES = 2048
+    response = restore(api, b"x" * 4096, dry_run=True)
+    assert response.status_code == 413
