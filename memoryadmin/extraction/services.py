@@ -124,8 +124,10 @@ def _dispatch(namespace_id: int, session_pk: int, run_id: uuid.UUID, delay: floa
 def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]) -> int:
     """Remove pending schedules of these sessions (erasure calls it). Returns how many there were.
 
-    A task already counting down then finds no token and exits; a run already
-    executing is stopped by its own check that the session still exists.
+    Only Redis is touched, so an erasure's sweep stays short. A task already
+    counting down then finds no token, marks its queued run cancelled (if the
+    run still exists) and exits; a run already executing is stopped by its own
+    check that the session still exists.
     """
     if not session_pks:
         return 0
@@ -133,9 +135,6 @@ def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]
     removed = 0
     for start in range(0, len(keys), 500):
         removed += int(get_redis().delete(*keys[start : start + 500]))
-    ExtractionRun.objects.filter(
-        namespace_id=namespace_id, session_id__in=list(session_pks), status=RunStatus.QUEUED
-    ).update(status=RunStatus.FAILED, error="cancelled", finished_at=timezone.now())
     return removed
 
 
