@@ -13,6 +13,8 @@ from memoryadmin.conversations.services import NewMessage, session_append_messag
 from memoryadmin.conversations.working_memory import working_memory_put
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.restore_jobs import restore_job_create
+from memoryadmin.governance.snapshots import snapshot_export_lines
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, Pin, Tombstone
 from memoryadmin.memories.services import memory_create, memory_forget
 from memoryadmin.redis_client import get_redis
@@ -121,3 +123,10 @@ def holdings(namespace: Namespace) -> dict[str, object]:
         "keys": sorted(ApiKey.objects.filter(namespace=namespace).values_list("id", "revoked_at")),
         "working_memory": {key: redis.hgetall(key) for key in sorted(redis.keys(f"wm:{namespace.pk}:*"))},
     }
+
+
+@pytest.fixture
+def restore_job(world: World):
+    """A restore uploaded through the console (its dry run not yet started)."""
+    body = b"".join(snapshot_export_lines(namespace=world.a, user_id="alice"))
+    return restore_job_create(namespace=world.a, chunks=[body], filename="alice.jsonl", actor=SYSTEM)

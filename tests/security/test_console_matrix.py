@@ -1,0 +1,125 @@
+"""Every console view × every role, generated from the URL resolver.
+
+Each view declares its role with `role_required` (which records it on the
+view); the matrix reads it, so a new view is covered the moment it is routed,
+and a view with no role rule at all fails here. Refused calls must change
+nothing; allowed ones must get through (not 401/403, never a 5xx).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.tenancy.roles import ROLES
+from tests.security.conftest import World, holdings, signed_in
+
+# Reachable without signing in, on purpose.
+PUBLIC = {"console:login", "console:logout"}
+
+
+@dataclass(frozen=True)
+class View:
+    name: str  # namespaced URL name
+    params: tuple[str, ...]
+    callback: Any
+
+    @property
+    def required_role(self) -> str | None:
+        fn = self.callback
+        while fn is not None:
+            role = getattr(fn, "required_role", None)
+            if role:
+                return role
+            fn = getattr(fn, "__wrapped__", None)
+        return None
+
+
+def routed_views(namespace: str) -> list[View]:
+    def walk(patterns: list[Any], ns: str | None) -> Iterator[View]:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern.url_patterns, pattern.namespace or ns)
+            elif isinstance(pattern, URLPattern) and ns == namespace and pattern.name:
+                params = tuple(getattr(pattern.pattern, "converters", {}))
+                yield View(f"{ns}:{pattern.name}", params, pattern.callback)
+
+    return sorted(walk(get_resolver().url_patterns, None), key=lambda v: v.name)
+
+
+VIEWS = [v for v in routed_views("console") if v.name not in PUBLIC]
+
+
+def url_of(view: View, world: World, restore_job) -> str:
+    values = {
+        "slug": world.a.slug,
+        "key_id": world.a_key.pk,
+        "memory_id": world.alice_memory.pk,
+        "session_pk": world.session.pk,
+        "namespace_id": world.a.pk,
+        "user_id": "alice",
+        "tombstone_id": world.tombstone.pk,
+        "erasure_id": world.erasure.pk,
+        "restore_id": restore_job.pk,
+    }
+    unknown = [p for p in view.params if p not in values]
+    assert not unknown, f"teach tests/security/test_console_matrix.py a value for {unknown} of {view.name}"
+    return reverse(view.name, kwargs={p: values[p] for p in view.params})
+
+
+def send(client: Client, method: str, url: str):
+    response = client.post(url, {}) if method == "POST" else client.get(url)
+    if response.streaming:
+        response.streamed = b"".join(response.streaming_content)
+    return response
+
+
+def test_every_console_view_has_a_role_rule() -> None:
+    everything = routed_views("console")
+    assert {v.name for v in everything} >= PUBLIC
+    unguarded = [v.name for v in VIEWS if v.required_role not in ROLES]
+    assert not unguarded, f"console views without @role_required: {unguarded}"
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=[v.name for v in VIEWS])
+def test_each_role_gets_what_its_rights_allow(view: View, world: World, operators, restore_job) -> None:
+    url = url_of(view, world, restore_job)
+    anonymous = Client()
+    # POST-only views refuse GET before anything else; that tells the method to use.
+    method = "POST" if anonymous.get(url).status_code == 405 else "GET"
+    required = ROLES.index(view.required_role)
+    before = (holdings(world.a), AuditEvent.objects.count())
+
+    r = send(anonymous, method, url)
+    assert r.status_code == 302 and r["Location"].startswith("/login/?next="), (None, r.status_code)
+    refused = [role for role in (None, *ROLES) if role is None or ROLES.index(role) < required]
+    for role in refused:
+        r = send(signed_in(operators[role]), method, url)
+        assert r.status_code == 403, (role, r.status_code)
+    assert (holdings(world.a), AuditEvent.objects.count()) == before, "a refused request changed something"
+
+    for role in ROLES[required:]:
+        r = send(signed_in(operators[role]), method, url)
+        assert r.status_code not in (401, 403), (role, r.status_code)
+        assert not (r.status_code == 302 and r["Location"].startswith("/login/")), role
+        assert r.status_code < 500, (role, r.status_code)
+
+
+def test_an_htmx_request_without_a_session_gets_401_not_a_login_page(world: World, restore_job) -> None:
+    for view in VIEWS:
+        url = url_of(view, world, restore_job)
+        r = Client().get(url, headers={"HX-Request": "true"})
+        assert r.status_code in (401, 405), (view.name, r.status_code)
+
+
+def test_a_console_object_that_does_not_exist_is_404_for_every_role(world: World, operators) -> None:
+    missing = reverse("console:memory", kwargs={"memory_id": uuid.uuid4()})
+    for role in ROLES:
+        assert signed_in(operators[role]).get(missing).status_code == 404, role
