@@ -116,6 +116,7 @@ def test_an_operator_approves_and_rejects_candidates_from_the_keyboard(
     # The next candidate took the focus; "r" rejects it.
     wait(driver).until(lambda d: "is-focused" in d.find_element(By.ID, f"r-{second.pk}").get_attribute("class"))
     driver.find_element(By.TAG_NAME, "body").send_keys("r")
+    wait(driver).until(ec.alert_is_present()).accept()
     wait(driver).until(ec.text_to_be_present_in_element((By.ID, f"r-{second.pk}"), "Rejected"))
     assert not Memory.objects.filter(pk=second.pk).exists()
     assert Tombstone.objects.get(reason="rejected").text == "User prefers rain"
