@@ -11,9 +11,9 @@ Prints two figures:
   revision, evidence, audit), mark the messages and record the run's counts.
 
 Conversations are generated deterministically (seeded): users and assistants
-alternate; about a third of the user messages state a fact, often one the same
-user stated in an earlier session (so duplicates and near-duplicates occur), and
-some were forgotten (so tombstones suppress them). The runs are executed
+alternate; a share of the user messages (--fact-share, 35% by default) state a
+fact, often one the same user stated in an earlier session (so duplicates and
+near-duplicates occur), and one was forgotten (so a tombstone suppresses it). The runs are executed
 directly rather than through Celery so the figure is the extraction work itself;
 nothing is published to a broker.
 
@@ -87,7 +87,9 @@ ASSISTANT = (
 )
 
 
-def generate(rng: random.Random, sessions: int, per_session: int, users: int) -> list[tuple[str, str, list]]:
+def generate(
+    rng: random.Random, sessions: int, per_session: int, users: int, fact_share: float
+) -> list[tuple[str, str, list]]:
     """[(user_id, session_id, [(role, content), ...]), ...]"""
     conversations = []
     for s in range(sessions):
@@ -104,7 +106,7 @@ def generate(rng: random.Random, sessions: int, per_session: int, users: int) ->
             }
             if i % 2:
                 messages.append(("assistant", ASSISTANT.format(**slots)))
-            elif rng.random() < 0.35:
+            elif rng.random() < fact_share:
                 messages.append(("user", rng.choice(FACTS).format(**slots)))
             else:
                 messages.append(("user", rng.choice(CHATTER).format(**slots)))
@@ -144,6 +146,7 @@ def main() -> None:
     parser.add_argument("--messages-per-session", type=int, default=50)
     parser.add_argument("--users", type=int, default=40)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--fact-share", type=float, default=0.35, help="share of user messages stating a fact")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_EXTRACTION_DATABASE_URL", DEFAULT_DATABASE_URL))
     args = parser.parse_args()
     setup_django(args.database_url)
@@ -164,7 +167,7 @@ def main() -> None:
     messages_appended.receivers = []
     actor = Actor.system("bench")
     rng = random.Random(args.seed)
-    conversations = generate(rng, args.sessions, args.messages_per_session, args.users)
+    conversations = generate(rng, args.sessions, args.messages_per_session, args.users, args.fact_share)
     total = sum(len(messages) for _, _, messages in conversations)
 
     # 1. The strategy alone.
