@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from kombu.exceptions import OperationalError as KombuOperationalError
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
@@ -102,6 +103,15 @@ def install_error_handlers(api: NinjaAPI) -> None:
     def on_redis_down(request: HttpRequest, exc: Exception) -> HttpResponse:
         logger.warning("redis unavailable: %s", exc)
         return error_response(503, "redis_unavailable", "Working memory is unavailable right now; try again shortly.")
+
+    @api.exception_handler(KombuOperationalError)
+    def on_queue_down(request: HttpRequest, exc: Exception) -> HttpResponse:
+        # Raised once the request's own transaction has committed: what was asked is recorded,
+        # only its background task could not be queued. Asking again queues it.
+        logger.warning("task queue unavailable: %s", exc)
+        return error_response(
+            503, "queue_unavailable", "The task queue is unavailable right now; send the request again shortly."
+        )
 
     @api.exception_handler(OperationalError)
     @api.exception_handler(InterfaceError)

@@ -72,6 +72,12 @@ def erasure_request(
             .first()
         )
         if open_request is not None:
+            if enqueue and open_request.status == ErasureStatus.PENDING:
+                # Asked again while still pending: its task may never have reached the queue (the
+                # broker was down when it was first asked), so queue it again. A second delivery
+                # is harmless: only one run can claim the request.
+                pending_id = str(open_request.pk)
+                transaction.on_commit(lambda: erasure_task.delay(pending_id))
             return open_request
         erasure = ErasureRequest.objects.create(
             namespace=namespace, user_id=user_id, subject_hash=subject, requested_by=str(actor)
