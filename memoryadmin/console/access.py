@@ -8,6 +8,7 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -80,3 +81,15 @@ def role_required(role: str) -> Callable[[View], View]:
 
 def actor_of(request: HttpRequest) -> Actor:
     return Actor.operator(request.user.get_username())
+
+
+def bad_request(request: HttpRequest, form: Form) -> HttpResponse:
+    """A refused form outside any page fragment: plain text for htmx (shown as a message), else a page."""
+    message = "; ".join(
+        (f"{field}: {error}" if field != "__all__" else str(error))
+        for field, errors in form.errors.items()
+        for error in errors
+    )
+    if getattr(request, "htmx", False):
+        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+    return render(request, "console/invalid.html", {"message": message}, status=400)

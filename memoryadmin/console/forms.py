@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from django import forms
@@ -132,8 +132,10 @@ class MemoryFilterForm(forms.Form):
     @property
     def created_before(self) -> datetime | None:
         end = self.cleaned_data.get("created_to")
+        if end is None or end == date.max:
+            return None
         # The end date is inclusive: everything before the next midnight.
-        return _day_start(end + timedelta(days=1)) if end else None
+        return _day_start(end + timedelta(days=1))
 
 
 class SessionFilterForm(forms.Form):

@@ -22,7 +22,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.errors import Conflict, NotFound, ServiceError
@@ -194,8 +194,9 @@ def memory_row(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
 def memory_pin(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     item = memory_or_404(memory_id)
     form = ReasonForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
-    services.memory_pin(memory=item, actor=actor_of(request), reason=reason)
+    if not form.is_valid():
+        return bad_request(request, form)
+    services.memory_pin(memory=item, actor=actor_of(request), reason=form.cleaned_data["reason"])
     return _answer(request, item, "Pinned: forgetting policies will never select it.")
 
 
@@ -223,9 +224,10 @@ def memory_approve(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
 def memory_reject(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     item = memory_or_404(memory_id)
     form = ReasonForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    if not form.is_valid():
+        return bad_request(request, form)
     try:
-        services.memory_reject(memory=item, actor=actor_of(request), reason=reason)
+        services.memory_reject(memory=item, actor=actor_of(request), reason=form.cleaned_data["reason"])
     except ServiceError as exc:
         return _refused(request, item, exc)
     return _answer(request, item, "Rejected: a tombstone keeps the same text from coming back.", gone=True)
@@ -327,7 +329,8 @@ REMOVING = {"reject", "forget"}
 @role_required("operator")
 def memories_bulk(request: HttpRequest) -> HttpResponse:
     """One action over the selected memories of one namespace; each succeeds or fails on its own."""
-    namespace = Namespace.objects.filter(slug=request.POST.get("ns", "")).first()
+    slug = request.POST.get("ns", "")
+    namespace = next((ns for ns in all_namespaces() if ns.slug == slug), None)
     if namespace is None:
         raise Http404("no such namespace")
     form = BulkForm(request.POST)

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import RequiredReasonForm, TombstoneFilterForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.errors import ServiceError
@@ -65,16 +65,12 @@ def tombstone_lift_view(request: HttpRequest, tombstone_id: int) -> HttpResponse
     tombstone = get_object_or_404(Tombstone, pk=tombstone_id)
     form = RequiredReasonForm(request.POST)
     if not form.is_valid():
-        message = "Lifting a tombstone needs a reason."
         if request.htmx:
+            message = "; ".join(str(e) for e in form.errors.get("reason", [])) or "Lifting needs a reason."
             return render(
-                request,
-                "console/tombstones.html#row",
-                {"tombstone": tombstone, "error": message},
-                status=422,
+                request, "console/tombstones.html#row", {"tombstone": tombstone, "error": message}, status=422
             )
-        messages.error(request, message)
-        return redirect("console:tombstones")
+        return bad_request(request, form)
     tombstone_lift(tombstone=tombstone, actor=actor_of(request), reason=form.cleaned_data["reason"])
     note = "Lifted: the same text may be stored again for this user."
     if request.htmx:
