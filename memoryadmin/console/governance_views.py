@@ -30,7 +30,7 @@ from memoryadmin.governance.forgetting import (
     forgetting_select,
     policy_clean,
 )
-from memoryadmin.governance.models import ErasureStatus, JobStatus
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus, JobStatus, SnapshotRestore
 from memoryadmin.governance.restore_jobs import (
     restore_job_apply,
     restore_job_create,
@@ -38,6 +38,7 @@ from memoryadmin.governance.restore_jobs import (
     restore_progress,
 )
 from memoryadmin.governance.snapshots import snapshot_export_stream
+from memoryadmin.governance.tasks import erasure_task, forgetting_run_task
 from memoryadmin.memories.models import Memory, MemoryType
 from memoryadmin.tenancy.models import Namespace
 
@@ -193,8 +194,6 @@ def forgetting_save(request: HttpRequest) -> HttpResponse:
 @role_required("admin")
 def forgetting_run_now(request: HttpRequest) -> HttpResponse:
     """Run the previewed policy for real, in a worker; its result joins the history."""
-    from memoryadmin.governance.tasks import forgetting_run_task
-
     namespace = _required_namespace(request)
     form = PolicyForm(request.POST)
     if not form.is_valid():
@@ -267,9 +266,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
     return render(request, "console/governance/snapshots.html", context, status=422)
 
 
-def _restore_or_404(restore_id: Any) -> Any:
-    from memoryadmin.governance.models import SnapshotRestore
-
+def _restore_or_404(restore_id: Any) -> SnapshotRestore:
     job = SnapshotRestore.objects.select_related("namespace").filter(pk=restore_id).first()
     if job is None:
         raise Http404("no such restore")
@@ -330,9 +327,7 @@ def erasures(request: HttpRequest) -> HttpResponse:
     return render(request, "console/governance/erasures.html", context)
 
 
-def _erasure_or_404(erasure_id: Any) -> Any:
-    from memoryadmin.governance.models import ErasureRequest
-
+def _erasure_or_404(erasure_id: Any) -> ErasureRequest:
     erasure = ErasureRequest.objects.select_related("namespace").filter(pk=erasure_id).first()
     if erasure is None:
         raise Http404("no such erasure")
@@ -368,8 +363,6 @@ def erasure_receipt(request: HttpRequest, erasure_id: Any) -> HttpResponse:
 @require_POST
 @role_required("admin")
 def erasure_retry(request: HttpRequest, erasure_id: Any) -> HttpResponse:
-    from memoryadmin.governance.tasks import erasure_task
-
     item = _erasure_or_404(erasure_id)
     if item.status != ErasureStatus.FAILED:
         messages.error(request, "Only a failed erasure can be retried.")

@@ -61,7 +61,7 @@ def erasure_request(
 
     `enqueue=False` is for a caller that runs `erasure_execute` itself (the erase_subject command).
     """
-    from memoryadmin.governance.tasks import erasure_task
+    from memoryadmin.governance.tasks import erasure_task  # tasks imports this module
 
     validate_app_id(user_id, "user_id")
     subject = subject_hmac(namespace.pk, user_id)

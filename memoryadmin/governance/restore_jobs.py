@@ -47,7 +47,7 @@ def restore_job_create(
     *, namespace: Namespace, chunks: Iterable[bytes], filename: str, actor: Actor
 ) -> SnapshotRestore:
     """Store an upload and queue its dry run."""
-    from memoryadmin.governance.tasks import snapshot_restore_task
+    from memoryadmin.governance.tasks import snapshot_restore_task  # tasks imports this module
 
     limit = settings.MAX_SNAPSHOT_UPLOAD_BYTES
     with transaction.atomic():
@@ -79,7 +79,7 @@ def restore_job_create(
 
 def restore_job_apply(*, job: SnapshotRestore, actor: Actor) -> SnapshotRestore:
     """Queue the real restore of a job whose dry run succeeded."""
-    from memoryadmin.governance.tasks import snapshot_restore_task
+    from memoryadmin.governance.tasks import snapshot_restore_task  # tasks imports this module
 
     with transaction.atomic():
         updated = SnapshotRestore.objects.filter(pk=job.pk, status=JobStatus.SUCCEEDED, dry_run=True).update(
@@ -119,6 +119,12 @@ def _spool(job: SnapshotRestore) -> BinaryIO:
     return spool  # type: ignore[return-value]
 
 
+def _actor_of(recorded: str) -> Actor:
+    """The actor a job was requested by, from its recorded "type:id" form."""
+    kind, _, name = recorded.partition(":")
+    return Actor(kind, name) if name else Actor.system("restore")
+
+
 def restore_job_execute(*, restore_id: uuid.UUID | str) -> SnapshotRestore | None:
     """The worker's side: run the job's dry run or real restore, record counts and samples."""
     claimed = SnapshotRestore.objects.filter(pk=restore_id, status=JobStatus.PENDING).update(
@@ -139,7 +145,7 @@ def restore_job_execute(*, restore_id: uuid.UUID | str) -> SnapshotRestore | Non
             result = snapshot_restore(
                 namespace=job.namespace,
                 source=source,
-                actor=Actor("operator", job.requested_by.split(":", 1)[-1]),
+                actor=_actor_of(job.requested_by),
                 dry_run=job.dry_run,
                 progress=progress,
                 reason="console restore",
