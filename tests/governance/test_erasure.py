@@ -85,6 +85,11 @@ def test_erasure_leaves_zero_rows_and_zero_keys_while_a_bystander_is_untouched(
     for model in (MemoryRevision, MemoryEvidence, Pin):
         assert not model.objects.filter(memory_id__in=alice_memory_ids).exists()
     assert keys_of(redis_client, namespace, alice) == []
+    # Nothing anywhere in the keyspace still names one of her sessions in this namespace.
+    gone = {f":{namespace.pk}:{s.session_id}" for s in alice.sessions} | {
+        f":{namespace.pk}:{s.pk}" for s in alice.sessions
+    }
+    assert [k for k in redis_client.scan_iter(count=1000) if any(k.endswith(g) or f"{g}:" in k for g in gone)] == []
     # The bystanders: bob here, and alice in another namespace.
     assert rows_about("bob", namespace) == bob_before
     assert keys_of(redis_client, namespace, bob) == bob_keys
