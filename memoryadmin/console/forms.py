@@ -61,7 +61,11 @@ class ReasonForm(forms.Form):
 
 
 class RequiredReasonForm(forms.Form):
-    reason = forms.CharField(max_length=500, widget=forms.TextInput(attrs={"placeholder": "reason (required)"}))
+    reason = forms.CharField(
+        max_length=500,
+        widget=forms.TextInput(attrs={"placeholder": "reason (required)"}),
+        error_messages={"required": "This needs a reason; it is kept in the audit log."},
+    )
 
 
 class MemoryEditForm(forms.Form):

@@ -45,7 +45,7 @@ def test_it_needs_a_reason_to_lift(admin_client, make_memory, htmx):
     tombstone = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
     response = admin_client.post(f"/tombstones/{tombstone.pk}/lift/", {"reason": ""}, headers=htmx)
     assert response.status_code == 422
-    assert b"needs a reason" in response.content
+    assert b"This needs a reason" in response.content
     assert Tombstone.objects.exists()
 
 
