@@ -82,3 +82,18 @@ def test_it_says_when_no_worker_answers(viewer_client):
 
 def test_it_explains_what_to_do_without_namespaces(viewer_client):
     assert b"create_namespace" in viewer_client.get("/").content
+
+
+def test_it_names_the_workers_that_answer_a_ping(viewer_client, transactional_db):
+    from celery.contrib.testing.worker import start_worker
+
+    from memoryadmin.celery import app as celery_app
+
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10) as worker:
+        # The ping waits half a second; a worker still starting on a busy machine gets a few chances.
+        for _ in range(5):
+            response = viewer_client.get("/health/")
+            if response.context["health"]["workers"]:
+                break
+    assert response.context["health"]["workers"] == [worker.hostname]
+    assert b"1 answering" in response.content
