@@ -177,3 +177,22 @@ def test_it_says_what_to_do_when_nothing_matches(viewer_client, namespace):
 
 def test_it_says_what_to_do_without_a_namespace(viewer_client):
     assert b"create_namespace" in viewer_client.get("/memories/").content
+
+
+def test_it_never_counts_a_whole_table(viewer_client, make_memory):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_memory("User likes jazz")
+    with CaptureQueriesContext(connection) as captured:
+        viewer_client.get("/memories/")
+        viewer_client.get("/")
+    big = ("memories_memory", "memories_tombstone", "conversations_session", "conversations_message", "audit_")
+    counts = [
+        q["sql"]
+        for q in captured.captured_queries
+        if "COUNT(" in q["sql"].upper() and any(table in q["sql"] for table in big)
+    ]
+    assert counts
+    for sql in counts:
+        assert "LIMIT" in sql.upper(), sql

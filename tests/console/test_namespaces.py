@@ -117,3 +117,11 @@ class TestApiKeys:
 def test_it_keeps_namespaces_unchanged_for_a_viewer(viewer_client, namespace):
     assert viewer_client.post("/namespaces/alpha/settings/", SETTINGS).status_code == 403
     assert Namespace.objects.get().review_required is False
+
+
+def test_it_lists_namespaces_with_a_fixed_cost_each(viewer_client, make_namespace, django_assert_max_num_queries):
+    for slug in ("n1", "n2", "n3"):
+        make_namespace(slug)
+    # session, user, groups, namespaces, erasures, then four bounded counts per namespace
+    with django_assert_max_num_queries(5 + 4 * 3):
+        assert viewer_client.get("/namespaces/").status_code == 200
