@@ -195,4 +195,5 @@ def test_it_never_counts_a_whole_table(viewer_client, make_memory):
     ]
     assert counts
     for sql in counts:
-        assert "LIMIT" in sql.upper(), sql
+        # Either stopped by a LIMIT, or the dashboard's per-day counts over a range of the created_at index.
+        assert "LIMIT" in sql.upper() or '"created_at" >= ' in sql, sql
