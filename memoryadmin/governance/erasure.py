@@ -17,7 +17,7 @@ import logging
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.apps import apps
@@ -151,12 +151,25 @@ def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
     sweep.deleted += deleted
 
 
-def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep) -> dict[str, int]:
-    remaining: dict[str, int] = {}
+def _subject_rows(namespace: Namespace, user_id: str, written_by: datetime | None = None) -> dict[str, int]:
+    """Rows about the person per model; with `written_by`, only those created by then (where a model says when)."""
+    found: dict[str, int] = {}
     for model in subject_models():
-        n = model._default_manager.filter(namespace=namespace, user_id=user_id).count()
-        if n:
-            remaining[model._meta.label] = n
+        qs = model._default_manager.filter(namespace=namespace, user_id=user_id)
+        if written_by is not None and "created_at" in {f.name for f in model._meta.get_fields()}:
+            qs = qs.filter(created_at__lte=written_by)
+        if n := qs.count():
+            found[model._meta.label] = n
+    return found
+
+
+def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: datetime) -> dict[str, int]:
+    """What the erasure should have removed and did not: rows written before its last sweep began.
+
+    Rows written later are the person's new data (an app still writing while the erasure
+    runs); the receipt counts them, and a later erasure removes them.
+    """
+    remaining = _subject_rows(namespace, user_id, cutoff)
     children = {
         "conversations.Message": Message.objects.filter(session_id__in=sweep.session_pks),
         "memories.MemoryRevision": MemoryRevision.objects.filter(memory_id__in=sweep.memory_ids),
@@ -229,6 +242,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
         leftover_keys: list[str] = []
         redis_counts: Counter[str] = Counter()
         for _ in range(MAX_SWEEPS):
+            cutoff = timezone.now()
             try:
                 _sweep(namespace, user_id, sweep)
             except IntegrityError:
@@ -237,16 +251,18 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 remaining = {"concurrent writes": 1}
                 continue
             redis_counts += _clear_redis(namespace.pk, sweep)
-            remaining = _remaining_rows(namespace, user_id, sweep)
+            remaining = _remaining_rows(namespace, user_id, sweep, cutoff)
             keys = subject_redis_keys(namespace.pk, sweep.session_ids, sweep.session_pks)
             leftover_keys = _remaining_keys(keys)
             if not remaining and not leftover_keys:
                 break
         if remaining or leftover_keys:
             raise RuntimeError(
-                f"data kept arriving during the erasure: {sum(remaining.values())} rows, {len(leftover_keys)} keys"
+                f"rows written before the erasure are still there: {sum(remaining.values())} rows, "
+                f"{len(leftover_keys)} keys"
             )
-        return _complete(erasure, sweep, redis_counts, keys)
+        arrived = sum(_subject_rows(namespace, user_id).values())
+        return _complete(erasure, sweep, redis_counts, keys, arrived_since=arrived, cutoff=cutoff)
     except Exception as exc:
         logger.exception("erasure %s failed", erasure_id)
         ErasureRequest.objects.filter(pk=erasure.pk).update(
@@ -256,7 +272,15 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
         return erasure
 
 
-def _complete(erasure: ErasureRequest, sweep: Sweep, redis_counts: Counter[str], keys: list[str]) -> ErasureRequest:
+def _complete(
+    erasure: ErasureRequest,
+    sweep: Sweep,
+    redis_counts: Counter[str],
+    keys: list[str],
+    *,
+    arrived_since: int,
+    cutoff: datetime,
+) -> ErasureRequest:
     namespace = erasure.namespace
     stores = [*STORE_NAMES.values(), "working_memory_keys", "extraction_schedules"]
     counts = {**dict.fromkeys(stores, 0), **sweep.deleted, **redis_counts}
@@ -276,6 +300,9 @@ def _complete(erasure: ErasureRequest, sweep: Sweep, redis_counts: Counter[str],
             "rows_remaining": 0,
             "redis_keys_checked": len(keys),
             "redis_keys_remaining": 0,
+            # Everything written up to this moment is gone; rows written later are new data.
+            "covers_data_written_by": rfc3339(cutoff),
+            "rows_written_during_erasure": arrived_since,
         },
     }
     digest = receipt_digest(body)

@@ -50,6 +50,7 @@ from memoryadmin.memories.models import (
 )
 from memoryadmin.memories.representations import evidence_dict, memory_dict, pin_dict, revision_dict, tombstone_dict
 from memoryadmin.memories.services import clean_labels, clean_text
+from memoryadmin.storable_json import json_problem
 from memoryadmin.tenancy.fingerprints import subject_hmac, text_fingerprint
 from memoryadmin.tenancy.models import Namespace
 
@@ -270,6 +271,9 @@ class _Fields:
         value = self._get(key, True)
         if not isinstance(value, dict):
             raise _fail(self.line_no, f"{key} must be an object", field=key)
+        # Whatever the API would refuse to store, a snapshot may not bring in either.
+        if problem := json_problem(value):
+            raise _fail(self.line_no, f"{key} {problem}", field=key)
         return value
 
     def labels(self, key: str) -> list[str]:
@@ -323,6 +327,8 @@ def _parse_message(f: _Fields) -> dict[str, Any]:
     tool_calls = f.record.get("tool_calls")
     if tool_calls is not None and not isinstance(tool_calls, list | dict):
         raise _fail(f.line_no, "tool_calls must be a list, an object or null", field="tool_calls")
+    if problem := json_problem(tool_calls):
+        raise _fail(f.line_no, f"tool_calls {problem}", field="tool_calls")
     run_id = f.app_id("run_id", nullable=True) or ""
     return {
         "session_id": f.app_id("session_id"),
