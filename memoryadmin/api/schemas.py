@@ -10,6 +10,7 @@ from pydantic import AfterValidator, AwareDatetime, Field
 
 from memoryadmin.conversations.models import APP_ID_RE
 from memoryadmin.pagination import MAX_LIMIT
+from memoryadmin.storable_json import json_problem
 
 # --- shared pieces -------------------------------------------------------------------------------
 
@@ -30,22 +31,16 @@ def _reject_nul(value: Any) -> Any:
     return value
 
 
-# JSONB keeps a number as an exact decimal and gives 1e20 back as the integer 100000000000000000000;
-# integers beyond 64 bits cannot be written out again, so such numbers are refused on the way in.
-JSON_NUMBER_LIMIT = 2**63
+def _storable(value: Any) -> Any:
+    if problem := json_problem(value):
+        raise ValueError(problem)
+    return value
 
 
-def _reject_huge_numbers(value: Any) -> Any:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, int | float) and not isinstance(item, bool):
-            if not -JSON_NUMBER_LIMIT < item < JSON_NUMBER_LIMIT:
-                raise ValueError(f"numbers must lie strictly between -2**63 and 2**63, got {item!r}")
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+def _storable_state(value: Any) -> Any:
+    # Working memory lives in Redis as JSON text: only its depth is limited.
+    if problem := json_problem(value, strings=False, numbers=False):
+        raise ValueError(problem)
     return value
 
 
@@ -64,7 +59,7 @@ AppId = Annotated[
 ]
 Text = Annotated[str, AfterValidator(_reject_nul)]
 Reason = Annotated[str, Field(max_length=1000), AfterValidator(_reject_nul)]
-Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul), AfterValidator(_reject_huge_numbers)]
+Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul), AfterValidator(_storable)]
 Topics = Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=50), AfterValidator(_reject_nul)]
 Entities = Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=50), AfterValidator(_reject_nul)]
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
@@ -119,7 +114,7 @@ class MessageIn(Schema):
     kind: Kind = "message"
     name: Annotated[str, Field(max_length=128)] | None = None
     run_id: AppId | None = None
-    tool_calls: Annotated[Any, AfterValidator(_reject_nul), AfterValidator(_reject_huge_numbers)] = None
+    tool_calls: Annotated[Any, AfterValidator(_reject_nul), AfterValidator(_storable)] = None
     tool_call_id: Annotated[str, Field(max_length=128)] | None = None
     metadata: Metadata | None = None
     created_at: Timestamp | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
@@ -163,12 +158,14 @@ class DeletedOut(Schema):
 
 
 class StatePutIn(Schema):
-    state: dict[str, Any]
+    state: Annotated[dict[str, Any], AfterValidator(_storable_state)]
     ttl_seconds: int | None = Field(default=None, description="Defaults to the namespace's working-memory TTL.")
 
 
 class StatePatchIn(Schema):
-    state: dict[str, Any] = Field(description="Keys to set; a null value removes the key.")
+    state: Annotated[dict[str, Any], AfterValidator(_storable_state)] = Field(
+        description="Keys to set; a null value removes the key."
+    )
 
 
 class StateOut(Schema):
