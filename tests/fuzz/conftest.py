@@ -23,6 +23,10 @@ from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.services import memory_create, memory_forget
 from memoryadmin.tenancy.models import Namespace
 from tests.conftest import SYSTEM
+from tests.security.conftest import world
+
+# The security tests' two-namespace world, for the hostile-input tests.
+__all__ = ["world"]
 
 # The checks the issue asks for: no 5xx, the response matches its schema, every status is documented.
 CHECKS = [
