@@ -7,7 +7,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 
 import pytest
-from django.contrib.auth.models import Group
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -15,7 +14,6 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-from memoryadmin.tenancy.roles import ROLES
 from tests.console.conftest import PASSWORD, alice, make_candidate, make_memory, make_session, olivia, victor
 
 __all__ = ["alice", "make_candidate", "make_memory", "make_session", "olivia", "victor"]
@@ -52,13 +50,6 @@ def chrome() -> Iterator[WebDriver]:
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
-def _role_groups(transactional_db) -> None:
-    # A live-server test empties every table between tests, the groups a migration made among them.
-    for role in ROLES:
-        Group.objects.get_or_create(name=role)
 
 
 @pytest.fixture

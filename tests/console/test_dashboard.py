@@ -84,7 +84,8 @@ def test_it_explains_what_to_do_without_namespaces(viewer_client):
     assert b"create_namespace" in viewer_client.get("/").content
 
 
-def test_it_names_the_workers_that_answer_a_ping(viewer_client, transactional_db):
+def test_it_names_the_workers_that_answer_a_ping(transactional_db, viewer_client):
+    # Transactional: the worker's start-up closes the thread's database connections.
     from celery.contrib.testing.worker import start_worker
 
     from memoryadmin.celery import app as celery_app
