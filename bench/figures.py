@@ -73,6 +73,8 @@ class Bench:
     small_manifest: dict[str, Any] | None = None
     log: Callable[[str], None] = print
     export_seconds: float = 1200.0
+    previous_export: dict[str, Any] | None = None
+    previous_export_at: str = ""
 
     def __post_init__(self) -> None:
         self.api_key = self.manifest["namespaces"][0]["api_key"]
@@ -781,19 +783,8 @@ def subject_rows_left(bench: Bench, user: str) -> dict[str, int]:
 # Figure 9 --------------------------------------------------------------------------------------
 
 
-def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, str, Callable[[], None]]]) -> Figure:
-    figure = Figure(
-        9,
-        "Export of 1,000,000 memories (records/s, peak RSS) and restore of the same",
-        "export ≥ 20,000 records/s with peak RSS ≤ 250 MB; restore ≥ 10,000 records/s",
-        unit="records/s",
-    )
-    # An invalid user_id asks whether the route exists without exporting anything.
-    if bench.endpoint_missing("GET", f"{API}/snapshots/export?user_id=%21"):
-        return not_measured(figure, "GET /api/v1/snapshots/export")
-    from bench.server import LOG_DIR
-
-    path = LOG_DIR / "export.jsonl"
+def measure_export(bench: Bench, path: Any) -> dict[str, Any]:
+    """Stream the whole namespace's snapshot to `path`, sampling the server workers' RSS."""
     worker_pids = bench.server.children()
     baseline = {pid: rss_kib(pid) for pid in worker_pids}
     peak = dict(baseline)
@@ -817,9 +808,7 @@ def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, str, Calla
         conn.request("GET", f"{API}/snapshots/export", headers={"Authorization": f"Bearer {bench.api_key}"})
         response = conn.getresponse()
         if response.status != 200:
-            figure.status = "miss"
-            figure.summary = f"export answered {response.status}"
-            return figure
+            return {"error": f"export answered {response.status}"}
         partial = False
         with path.open("wb") as out:
             for line in response:
@@ -838,18 +827,43 @@ def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, str, Calla
     grew = {pid: peak[pid] for pid in worker_pids if peak[pid] - baseline.get(pid, 0) > 0}
     peak_mb = round(max(grew.values() or peak.values() or [0]) / 1024, 1)
     export_rate = round(records / elapsed, 1) if elapsed else 0.0
-    figure.details = {
-        "export": {
-            "records": records,
-            "memory_records": memory_records,
-            "bytes": path.stat().st_size,
-            "seconds": round(elapsed, 2),
-            "records_per_s": export_rate,
-            "peak_worker_rss_mb": peak_mb,
-            "complete": not partial,
-            "bound_s": bench.export_seconds,
-        }
+    return {
+        "records": records,
+        "memory_records": memory_records,
+        "bytes": path.stat().st_size,
+        "seconds": round(elapsed, 2),
+        "records_per_s": export_rate,
+        "peak_worker_rss_mb": peak_mb,
+        "complete": not partial,
+        "bound_s": bench.export_seconds,
     }
+
+
+def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, str, Callable[[], None]]]) -> Figure:
+    figure = Figure(
+        9,
+        "Export of 1,000,000 memories (records/s, peak RSS) and restore of the same",
+        "export ≥ 20,000 records/s with peak RSS ≤ 250 MB; restore ≥ 10,000 records/s",
+        unit="records/s",
+    )
+    # An invalid user_id asks whether the route exists without exporting anything.
+    if bench.endpoint_missing("GET", f"{API}/snapshots/export?user_id=%21"):
+        return not_measured(figure, "GET /api/v1/snapshots/export")
+    from bench.server import LOG_DIR
+
+    path = LOG_DIR / "export.jsonl"
+    previous = bench.previous_export
+    if previous and previous.get("complete") and path.exists():
+        export = {**previous, "reused_from": bench.previous_export_at}
+    else:
+        export = measure_export(bench, path)
+    if "error" in export:
+        figure.status = "miss"
+        figure.summary = export["error"]
+        return figure
+    figure.details = {"export": export}
+    records, memory_records, elapsed = export["records"], export["memory_records"], export["seconds"]
+    peak_mb, export_rate, partial = export["peak_worker_rss_mb"], export["records_per_s"], not export["complete"]
     bench.log(f"  fig9 export: {records} records in {elapsed:.1f}s, peak RSS {peak_mb} MB")
     restore_ok = None
     if partial:
@@ -895,16 +909,23 @@ def figure_9(bench: Bench, restore_namespace: Callable[[], tuple[str, str, Calla
                 "counts": response.json().get("counts"),
                 "input": "the export's memory, revision, pin and tombstone records, into a fresh namespace",
             }
-            restore_ok = rate >= 10_000
+            restore_ok = rate >= 10_000 and not (response.json().get("counts") or {}).get("skipped")
     figure.value = export_rate
     export_ok = export_rate >= 20_000 and peak_mb <= 250
     figure.status = verdict(export_ok and restore_ok is not False)
     restore_text = figure.details["restore"]
     if isinstance(restore_text, dict) and "records_per_s" in restore_text:
-        restore_text = f"restore {restore_text['records_per_s']} records/s in {restore_text['seconds']} s"
+        counts = restore_text.get("counts") or {}
+        restore_text = (
+            f"restore {restore_text['records_per_s']} records/s in {restore_text['seconds']} s ("
+            + ", ".join(f"{v:,} {k}" for k, v in counts.items() if v)
+            + ")"
+        )
     figure.summary = (
         f"export {export_rate} records/s ({records:,} records, {memory_records:,} memories, "
-        f"{elapsed:.1f} s{', cut at the time bound' if partial else ''}), peak worker RSS {peak_mb} MB; "
+        f"{elapsed:.1f} s{', cut at the time bound' if partial else ''}"
+        f"{', measured ' + export['reused_from'][:16] if export.get('reused_from') else ''}), "
+        f"peak worker RSS {peak_mb} MB; "
         f"{restore_text}"
     )
     if restore_ok is None:
@@ -919,8 +940,9 @@ def restore_input(export_path: Any, slug: str) -> tuple[Any, int]:
     """The export's memories (with their revisions, pins and tombstones) as a snapshot of namespace `slug`.
 
     Sessions, messages and evidence stay out: restoring 5,000,000 messages in one
-    transaction is another figure. The header names the target namespace and the
-    trailer is recomputed, as a snapshot has to be exact to be restored.
+    transaction is another figure. Memory ids are mapped to new ones (they are unique
+    across namespaces and the originals still exist), the header names the target
+    namespace and the trailer is recomputed, as a snapshot has to be exact to be restored.
     """
     import hashlib
 
@@ -936,10 +958,17 @@ def restore_input(export_path: Any, slug: str) -> tuple[Any, int]:
         out.write(line)
         for line in source:
             kind = line[9:40].split(b'"', 1)[0].decode() if line.startswith(b'{"type":"') else ""
-            if kind in RESTORED_TYPES:
-                digest.update(line)
-                out.write(line)
-                kept += 1
+            if kind not in RESTORED_TYPES:
+                continue
+            if kind != "tombstone":
+                # Memory ids are unique across namespaces: the copy gets ids of its own.
+                record = orjson.loads(line)
+                key = "id" if kind == "memory" else "memory_id"
+                record[key] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{slug}/{record[key]}"))
+                line = orjson.dumps(record) + b"\n"
+            digest.update(line)
+            out.write(line)
+            kept += 1
         out.write(orjson.dumps({"type": "end", "records": kept, "sha256": digest.hexdigest()}) + b"\n")
     return target, kept
 

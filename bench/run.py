@@ -160,6 +160,16 @@ def console_list_path(slug: str) -> tuple[str | None, str]:
         return None, "cursor"
 
 
+def previous_export() -> tuple[dict[str, Any] | None, str]:
+    path = ROOT / "bench" / "results.json"
+    if not path.exists():
+        return None, ""
+    for old in json.loads(path.read_text()).get("figures", []):
+        if old["figure"] == 9 and isinstance(old.get("details", {}).get("export"), dict):
+            return old["details"]["export"], old.get("measured_at", "")
+    return None, ""
+
+
 def merge_figures(done: list[figures.Figure]) -> list[dict[str, Any]]:
     """This run's figures, plus those of the previous run that this one did not measure again."""
     measured_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -266,6 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--export-seconds", type=float, default=1200.0, help="bound of the export in figure 9 (restore needs it whole)"
     )
+    parser.add_argument(
+        "--reuse-export",
+        action="store_true",
+        help="figure 9: restore the previous run's export file and keep its export figures",
+    )
     parser.add_argument("--figures", default=",".join(map(str, ALL_FIGURES)))
     parser.add_argument("--analysis", type=Path, default=ROOT / "bench" / "analysis.md")
     parser.add_argument(
@@ -332,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             log=log,
             export_seconds=args.export_seconds,
         )
+        if args.reuse_export:
+            bench.previous_export, bench.previous_export_at = previous_export()
         done: list[figures.Figure] = []
         steps: list[tuple[set[int], Callable[[], list[figures.Figure]]]] = [
             ({1, 2}, lambda: figures.figures_1_and_2(bench)),
