@@ -114,7 +114,9 @@ def operator_create(*, username: str, role: str, password: str, actor: Actor) ->
         if User.objects.filter(username=username).exists():
             raise Conflict(f"user {username!r} already exists", code="exists")
         user = User.objects.create_user(username=username, password=password, is_staff=role == "admin")
-        user.groups.add(Group.objects.get(name=role))
+        # The role groups come from a data migration; should they be missing (a flushed database),
+        # giving the role recreates its group rather than failing.
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
         audit_record(
             actor=actor,
             action="operator.create",
