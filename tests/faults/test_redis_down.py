@@ -9,12 +9,10 @@ import time
 import httpx
 import pytest
 import redis
-from django.contrib.auth.models import Group
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.memories.models import Memory
-from memoryadmin.tenancy.roles import ROLES
 from memoryadmin.tenancy.services import operator_create
 from tests.conftest import SYSTEM
 
@@ -105,9 +103,6 @@ def test_everything_recovers_by_itself_once_redis_is_back(client, own_redis) -> 
 
 
 def test_the_console_signs_in_and_shows_redis_down(live_server, own_redis, db) -> None:
-    for role in ROLES:
-        # The roles come from a data migration, which a transactional test's flush removed.
-        Group.objects.get_or_create(name=role)
     operator_create(username="adam", role="admin", password="correct horse battery", actor=SYSTEM)
     own_redis.stop()
     with httpx.Client(base_url=live_server.url, timeout=30, follow_redirects=False) as browser:
