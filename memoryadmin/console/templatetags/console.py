@@ -1,4 +1,4 @@
-"""Small presentation helpers for console templates."""
+"""Template filters and tags of the console: estimates, charts, revision diffs."""
 
 from __future__ import annotations
 
@@ -103,24 +103,6 @@ def word_diff(before: str, after: str) -> SafeString:
         if op in ("insert", "replace"):
             parts.append(format_html("<ins>{}</ins>", " ".join(new[j1:j2])))
     return format_html_join(" ", "{}", ((part,) for part in parts))
-
-
-@register.filter
-def get(mapping: dict[Any, Any] | None, key: Any) -> Any:
-    return (mapping or {}).get(key)
-
-
-@register.simple_tag(takes_context=True)
-def query_with(context: template.Context, **changes: Any) -> str:
-    """The current query string with some parameters changed (None or "" drops one)."""
-    query = context["request"].GET.copy()
-    for key, value in changes.items():
-        if value is None or value == "":
-            query.pop(key, None)
-        else:
-            query[key] = value
-    encoded = query.urlencode()
-    return f"?{encoded}" if encoded else "?"
 
 
 @register.filter
