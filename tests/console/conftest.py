@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 
 from memoryadmin.audit.services import Actor
@@ -30,8 +30,6 @@ def _fast_password_hashing(settings) -> None:
 def _user(username: str, role: str | None) -> User:
     if role is None:
         return User.objects.create_user(username=username, password=PASSWORD)
-    # A migration makes the role groups, but a transactional test elsewhere may have emptied the tables.
-    Group.objects.get_or_create(name=role)
     return operator_create(username=username, role=role, password=PASSWORD, actor=SYSTEM)
 
 
