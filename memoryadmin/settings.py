@@ -166,6 +166,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "memoryadmin.governance.tasks.run_due_forgetting_policies",
         "schedule": env_int("FORGETTING_CHECK_SECONDS", 3600, minimum=10),
     },
+    "lost-erasures": {
+        "task": "memoryadmin.governance.tasks.requeue_lost_erasures",
+        "schedule": env_int("ERASURE_REQUEUE_SECONDS", 600, minimum=10),
+    },
 }
 
 EXTRACTION_DEBOUNCE_SECONDS = env_float("EXTRACTION_DEBOUNCE_SECONDS", 5.0, minimum=0.0)

@@ -353,3 +353,17 @@ def receipt_verify(receipt: dict[str, Any]) -> bool:
         and digest_of(event) == event.hash
         and event.data.get("receipt_sha256") == receipt["receipt_sha256"]
     )
+
+
+# A pending erasure nobody started after this long is queued again by beat.
+STALE_PENDING = timedelta(minutes=10)
+
+
+def erasures_to_requeue(now: datetime | None = None) -> list[str]:
+    """Erasures whose task may have been lost: pending long after they were asked (the broker was
+    down then), or running long after they started (the worker died and the message with it)."""
+    now = now or timezone.now()
+    lost = Q(status=ErasureStatus.PENDING, created_at__lt=now - STALE_PENDING) | Q(
+        status=ErasureStatus.RUNNING, started_at__lt=now - STALE_RUN
+    )
+    return [str(pk) for pk in ErasureRequest.objects.filter(lost).order_by("created_at").values_list("pk", flat=True)]

@@ -7,7 +7,7 @@ from typing import Any
 from celery import shared_task
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.governance.erasure import erasure_execute
+from memoryadmin.governance.erasure import erasure_execute, erasures_to_requeue
 from memoryadmin.governance.forgetting import (
     ForgettingTrigger,
     due_forgetting_policies,
@@ -52,6 +52,15 @@ def forgetting_run_task(namespace_id: int, policy: dict[str, Any], actor_type: s
 @shared_task(name="memoryadmin.governance.tasks.erasure_task", acks_late=True, ignore_result=True)
 def erasure_task(erasure_id: str) -> None:
     erasure_execute(erasure_id=erasure_id)
+
+
+@shared_task(name="memoryadmin.governance.tasks.requeue_lost_erasures", ignore_result=True)
+def requeue_lost_erasures() -> list[str]:
+    """Beat's tick: an erasure whose task never reached a worker is queued again (only one run can claim it)."""
+    erasure_ids = erasures_to_requeue()
+    for erasure_id in erasure_ids:
+        erasure_task.delay(erasure_id)
+    return erasure_ids
 
 
 @shared_task(name="memoryadmin.governance.tasks.snapshot_restore_task", acks_late=True, ignore_result=True)
