@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 
 import httpx
 import pytest
 import redis
+from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.tasks import requeue_lost_erasures
 from memoryadmin.memories.models import Memory
 from memoryadmin.tenancy.services import operator_create
 from tests.conftest import SYSTEM
@@ -118,3 +121,15 @@ def test_the_console_signs_in_and_shows_redis_down(live_server, own_redis, db) -
         card = browser.get("/health/", headers={"HX-Request": "true"})
         assert card.status_code == 200
         assert "down" in card.text.lower()
+
+
+def test_an_erasure_whose_task_never_reached_the_queue_is_queued_again_by_beat(client, own_redis) -> None:
+    own_redis.stop()
+    assert client.post("/api/v1/subjects/alice/erasure").status_code == 503
+    own_redis.start()
+    pending = ErasureRequest.objects.get()
+    assert requeue_lost_erasures() == []  # too recent to call lost
+    ErasureRequest.objects.filter(pk=pending.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert requeue_lost_erasures() == [str(pending.pk)]
+    queued = [json.loads(m) for m in redis.Redis.from_url(own_redis.url).lrange("celery", 0, -1)]
+    assert [m["headers"]["argsrepr"] for m in queued] == [repr((str(pending.pk),))]
