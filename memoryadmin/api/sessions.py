@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+import orjson
 from django.db import transaction
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Path, Query, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
@@ -158,7 +159,13 @@ def messages_append(request: HttpRequest, payload: AppendIn, session_id: str = S
             for m in payload.messages
         ],
     )
-    return Status(201, {"messages": [message_dict(m) for m in created]})
+    # The dicts are already the contract's shapes: rendered directly, not validated a second time
+    # through the response schema (for a batch of a hundred that validation cost more than the insert).
+    return HttpResponse(
+        orjson.dumps({"messages": [message_dict(m) for m in created]}),
+        status=201,
+        content_type="application/json; charset=utf-8",
+    )
 
 
 @router.get(

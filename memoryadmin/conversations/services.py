@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations.models import APP_ID_RE, Message, MessageKind, Role, Session
@@ -119,64 +120,132 @@ def session_append_messages(
         )
     for index, message in enumerate(messages):
         _clean_message(index, message)
+    count = len(messages)
     with transaction.atomic():
-        session = Session.objects.filter(namespace=namespace, session_id=session_id).first()
-        if session is None:
+        now = timezone.now()
+        # The common case, an existing session, is one statement: find the session and reserve the range.
+        found, session = _reserve_seqs(namespace.pk, session_id, count, now)
+        if not found:
             if not user_id:
                 raise UserIdRequired("user_id is required to create a session", details={"field": "user_id"})
-            session, _ = session_upsert(namespace=namespace, session_id=session_id, user_id=user_id, agent_id=agent_id)
-        elif user_id and user_id != session.user_id:
-            raise Conflict("the session belongs to another user_id", code="user_mismatch")
-        now = timezone.now()
-        count = len(messages)
-        last_seq = _reserve_seqs(session.pk, count, now)
-        if last_seq is None:
+            session_upsert(namespace=namespace, session_id=session_id, user_id=user_id, agent_id=agent_id)
+            found, session = _reserve_seqs(namespace.pk, session_id, count, now)
+        if session is None:
             # The session was deleted (or erased) while this append waited for its row lock;
             # recreating it here could bring an erased person back.
             raise Conflict("the session was deleted while appending", code="session_deleted")
-        first_seq = last_seq - count + 1
-        rows = [
-            Message(
-                session=session,
-                seq=first_seq + offset,
-                role=m.role,
-                kind=m.kind,
-                content=m.content,
-                name=m.name,
-                run_id=m.run_id,
-                tool_calls=m.tool_calls,
-                tool_call_id=m.tool_call_id,
-                metadata=m.metadata or {},
-                created_at=m.created_at or now,
-                persisted_at=now,
-            )
-            for offset, m in enumerate(messages)
-        ]
-        created = Message.objects.bulk_create(rows)
-        session.message_count = last_seq
-        session.last_message_at = now
-        session.last_activity_at = now
+        if user_id and user_id != session.user_id:
+            raise Conflict("the session belongs to another user_id", code="user_mismatch")
+        created = _insert_messages(session.pk, session.message_count - count + 1, messages, now)
         seqs = [m.seq for m in created]
         namespace_id, session_pk = namespace.pk, session.pk
         transaction.on_commit(
-            lambda: messages_appended.send(sender=Session, namespace_id=namespace_id, session_pk=session_pk, seqs=seqs)
+            lambda: messages_appended.send(
+                sender=Session, namespace_id=namespace_id, session_pk=session_pk, seqs=seqs, namespace=namespace
+            )
         )
     return session, created
 
 
-def _reserve_seqs(session_pk: int, count: int, now: datetime) -> int | None:
+_SESSION_FIELDS = list(Session._meta.concrete_fields)
+_SESSION_COLUMNS = ", ".join(f"bumped.{f.column}" for f in _SESSION_FIELDS)
+_MESSAGE_FIELDS = [f.attname for f in Message._meta.concrete_fields]
+
+
+def _reserve_seqs(namespace_pk: int, session_id: str, count: int, now: datetime) -> tuple[bool, Session | None]:
+    """Bump the session's counter by `count`: (whether the session existed, the session after the bump).
+
+    The UPDATE's row lock makes concurrent appends to one session queue up. A session that
+    existed when the statement began but was deleted while it waited answers (True, None).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH found AS (
+                SELECT id FROM conversations_session WHERE namespace_id = %s AND session_id = %s
+            ), bumped AS (
+                UPDATE conversations_session s
+                SET message_count = message_count + %s, last_message_at = %s, last_activity_at = %s, updated_at = %s
+                FROM found WHERE s.id = found.id
+                RETURNING s.*
+            )
+            SELECT found.id, {_SESSION_COLUMNS} FROM found LEFT JOIN bumped ON bumped.id = found.id
+            """,
+            [namespace_pk, session_id, count, now, now, now],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False, None
+    if row[1] is None:
+        return True, None
+    values = [
+        f.from_db_value(value, None, connection) if value is not None and hasattr(f, "from_db_value") else value
+        for f, value in zip(_SESSION_FIELDS, row[1:], strict=True)
+    ]
+    return True, Session.from_db(connection.alias, [f.attname for f in _SESSION_FIELDS], values)
+
+
+def _insert_messages(session_pk: int, first_seq: int, messages: Sequence[NewMessage], now: datetime) -> list[Message]:
+    """One INSERT for the whole batch; the rows are built from the input and the returned ids.
+
+    Model instances and bulk_create's per-field preparation cost more than the insert itself
+    for a batch of a hundred; the instances returned are made without a second read.
+    """
+    seqs = list(range(first_seq, first_seq + len(messages)))
+    created_at = [m.created_at or now for m in messages]
+    metadata = [m.metadata or {} for m in messages]
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            UPDATE conversations_session
-            SET message_count = message_count + %s, last_message_at = %s, last_activity_at = %s, updated_at = %s
-            WHERE id = %s
-            RETURNING message_count
+            INSERT INTO conversations_message
+                (session_id, seq, role, kind, content, name, run_id, tool_calls, tool_call_id, metadata,
+                 created_at, persisted_at)
+            SELECT %s, r.seq, r.role, r.kind, r.content, r.name, r.run_id, r.tool_calls, r.tool_call_id, r.metadata,
+                   r.created_at, %s
+            FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::jsonb[],
+                        %s::text[], %s::jsonb[], %s::timestamptz[])
+                AS r(seq, role, kind, content, name, run_id, tool_calls, tool_call_id, metadata, created_at)
+            RETURNING id, seq
             """,
-            [count, now, now, now, session_pk],
+            [
+                session_pk,
+                now,
+                seqs,
+                [m.role for m in messages],
+                [m.kind for m in messages],
+                [m.content for m in messages],
+                [m.name for m in messages],
+                [m.run_id for m in messages],
+                [None if m.tool_calls is None else Jsonb(m.tool_calls) for m in messages],
+                [m.tool_call_id for m in messages],
+                [Jsonb(value) for value in metadata],
+                created_at,
+            ],
         )
-        row = cursor.fetchone()
-        return None if row is None else row[0]
+        ids = {seq: pk for pk, seq in cursor.fetchall()}
+    return [
+        Message.from_db(
+            connection.alias,
+            _MESSAGE_FIELDS,
+            (
+                ids[seq],
+                session_pk,
+                seq,
+                m.role,
+                m.kind,
+                m.content,
+                m.name,
+                m.run_id,
+                m.tool_calls,
+                m.tool_call_id,
+                meta,
+                created,
+                now,
+                None,
+            ),
+        )
+        for seq, m, meta, created in zip(seqs, messages, metadata, created_at, strict=True)
+    ]
 
 
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:

@@ -5,18 +5,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from memoryadmin.conversations.models import Session
-from memoryadmin.extraction.services import extraction_schedule
+from memoryadmin.extraction.services import extraction_schedule_after_append
 
 logger = logging.getLogger(__name__)
 
 
-def schedule_after_append(sender: Any, *, namespace_id: int, session_pk: int, **kwargs: Any) -> None:
+def schedule_after_append(
+    sender: Any, *, namespace_id: int, session_pk: int, namespace: Any = None, **kwargs: Any
+) -> None:
     # The messages are committed by now: a broker or Redis outage must not turn the
     # append into an error. The messages stay unextracted and the next append retries.
+    # The signal carries the namespace, so nothing is read again here; usually this is
+    # one Redis command (a schedule is already pending).
+    strategy = getattr(namespace, "extraction_strategy", None)
     try:
-        session = Session.objects.select_related("namespace").filter(pk=session_pk).first()
-        if session is not None:
-            extraction_schedule(session=session)
+        extraction_schedule_after_append(namespace_id=namespace_id, session_pk=session_pk, strategy=strategy)
     except Exception:
         logger.exception("could not schedule extraction for session %s of namespace %s", session_pk, namespace_id)

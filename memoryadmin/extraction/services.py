@@ -1,12 +1,21 @@
 """Extraction: debounced scheduling per session, and the runs themselves.
 
-Scheduling. Every append (and `POST .../extract`) writes the due time of the
-session's next run to a Redis key, `extract:{namespace_id}:{session_pk}`, and
-starts a task with that due time as its token and a countdown. When the task
-fires it runs only if the key still holds its token: a later schedule has
-replaced the key and owns the run, so a burst of appends ends in one run
-after the last of them. The key is released only once the run has finished,
-so a task redelivered after its worker died still finds it.
+Scheduling. A session's pending extraction is a Redis key,
+`extract:{namespace_id}:{session_pk}`, holding the due time of its task (the
+task's token). An append costs one Redis command: `SET key due NX`. Only the
+first append of a quiet period finds the key absent and publishes a task with
+a countdown; later appends find it held and do nothing more. When the task
+fires it runs only if the key still holds its token, and first looks at the
+session's newest message: when one arrived after the schedule was made, it
+moves the key to the end of the new quiet period and re-schedules itself, so
+a burst of appends ends in one run after the last of them (trailing
+debounce). The key is released only once the run has finished, so a task
+redelivered after its worker died still finds it; messages appended while
+the run went on get a schedule of their own right after it.
+
+`extraction_schedule` (`POST .../extract`, the console) replaces the key
+instead: the task it starts owns the run, and an older task finds itself
+superseded.
 
 Runs. A run reads the session's messages with `extracted_at` unset, gives
 the user's and the assistant's (never injected guidance) to the namespace's
@@ -43,6 +52,7 @@ from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, S
 from memoryadmin.memories.models import Memory, MemorySource, MemoryType
 from memoryadmin.memories.services import Outcome, _link_evidence, memory_create, memory_update
 from memoryadmin.redis_client import get_redis
+from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +63,18 @@ MAX_ERROR_CHARS = 1000
 _WRITER_LOCK_BASE = 0x6578 << 48
 # Compare-and-delete: release the schedule only if it is still ours.
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+# Compare-and-set: move the schedule to a later due time only if it is still ours.
+_MOVE = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[3]) end "
+    "return false"
+)
 
 __all__ = [
     "extraction_cancel_for_sessions",
     "extraction_run",
     "extraction_run_due",
     "extraction_schedule",
+    "extraction_schedule_after_append",
     "schedule_key",
     "validate_extraction_config",
 ]
@@ -76,19 +92,27 @@ def _schedule_ttl(delay: float) -> int:
 # --- scheduling ----------------------------------------------------------------
 
 
-def _queued_run(session: Session, strategy: str) -> ExtractionRun | None:
-    """The session's run that has not started yet, created when there is none."""
-    run = ExtractionRun.objects.filter(session=session, status=RunStatus.QUEUED).first()
+def _queued_run(namespace_id: int, session_pk: int, strategy: str | None = None) -> ExtractionRun | None:
+    """The session's run that has not started yet, created when there is none.
+
+    The strategy is only recorded for display until the run starts (it then takes the
+    namespace's current one); read from the namespace when the caller does not have it.
+    """
+    run = ExtractionRun.objects.filter(session_id=session_pk, status=RunStatus.QUEUED).first()
     if run is not None:
         return run
+    if strategy is None:
+        strategy = Namespace.objects.filter(pk=namespace_id).values_list("extraction_strategy", flat=True).first()
+        if strategy is None:
+            return None
     try:
         with transaction.atomic():
             return ExtractionRun.objects.create(
-                namespace_id=session.namespace_id, session=session, strategy=strategy, status=RunStatus.QUEUED
+                namespace_id=namespace_id, session_id=session_pk, strategy=strategy, status=RunStatus.QUEUED
             )
     except IntegrityError:
         # Another schedule created it first, or the session is gone.
-        return ExtractionRun.objects.filter(session=session, status=RunStatus.QUEUED).first()
+        return ExtractionRun.objects.filter(session_id=session_pk, status=RunStatus.QUEUED).first()
 
 
 def extraction_schedule(*, session: Session, delay: float | None = None) -> ExtractionRun | None:
@@ -101,8 +125,7 @@ def extraction_schedule(*, session: Session, delay: float | None = None) -> Extr
     delay = settings.EXTRACTION_DEBOUNCE_SECONDS if delay is None else float(delay)
     if delay < 0:
         raise InvalidInput("delay must not be negative", details={"field": "delay"})
-    strategy = session.namespace.extraction_strategy
-    run = _queued_run(session, strategy)
+    run = _queued_run(session.namespace_id, session.pk, session.namespace.extraction_strategy)
     if run is None:
         return None
     namespace_id, session_pk, run_id = session.namespace_id, session.pk, run.pk
@@ -113,12 +136,68 @@ def extraction_schedule(*, session: Session, delay: float | None = None) -> Extr
     return run
 
 
-def _dispatch(namespace_id: int, session_pk: int, run_id: uuid.UUID, delay: float) -> None:
+def _token(delay: float) -> str:
+    return f"{time.time() + delay:.6f}"
+
+
+def _publish(run_id: uuid.UUID, token: str, delay: float, debounce: float | None = None) -> None:
     from memoryadmin.extraction.tasks import extract_session
 
-    token = f"{time.time() + delay:.6f}"
+    kwargs = {} if debounce is None else {"debounce": debounce}
+    extract_session.apply_async(args=[str(run_id), token], kwargs=kwargs, countdown=max(delay, 0))
+
+
+def _dispatch(namespace_id: int, session_pk: int, run_id: uuid.UUID, delay: float) -> None:
+    token = _token(delay)
     get_redis().set(schedule_key(namespace_id, session_pk), token, ex=_schedule_ttl(delay))
-    extract_session.apply_async(args=[str(run_id), token], countdown=delay)
+    _publish(run_id, token, delay)
+
+
+def extraction_schedule_after_append(*, namespace_id: int, session_pk: int, strategy: str | None = None) -> bool:
+    """After an append commits: start the session's debounced schedule unless one is pending.
+
+    Returns True when this call started it. A pending schedule needs nothing more: its
+    task looks at the session's newest message when it fires, and waits longer if needed.
+    """
+    delay = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
+    token = _token(delay)
+    if not get_redis().set(schedule_key(namespace_id, session_pk), token, nx=True, ex=_schedule_ttl(delay)):
+        return False
+    try:
+        run = _queued_run(namespace_id, session_pk, strategy)
+        if run is None:
+            _release(namespace_id, session_pk, token)
+            return False
+        _publish(run.pk, token, delay, debounce=delay)
+    except BaseException:
+        # A key without a task would hold off every later append's schedule until it expired.
+        _release(namespace_id, session_pk, token)
+        raise
+    return True
+
+
+def _postpone(run: ExtractionRun, token: str, debounce: float) -> bool:
+    """A debounced task that fires while the session is still busy moves itself to the end of the quiet period.
+
+    Returns True when it did (the task then exits and its successor runs later).
+    """
+    last_message_at = Session.objects.filter(pk=run.session_id).values_list("last_message_at", flat=True).first()
+    if last_message_at is None:
+        return False
+    quiet_at = last_message_at.timestamp() + debounce
+    wait = quiet_at - time.time()
+    if wait <= 0:
+        return False
+    later = f"{quiet_at:.6f}"
+    key = schedule_key(run.namespace_id, run.session_id)
+    if not get_redis().eval(_MOVE, 1, key, token, later, _schedule_ttl(wait)):
+        return True  # superseded meanwhile: the newer schedule owns the run
+    try:
+        _publish(run.pk, later, wait, debounce=debounce)
+    except BaseException:
+        _release(run.namespace_id, run.session_id, later)
+        raise
+    return True
 
 
 def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]) -> int:
@@ -167,8 +246,13 @@ def _release(namespace_id: int, session_pk: int, token: str) -> None:
     get_redis().eval(_RELEASE, 1, schedule_key(namespace_id, session_pk), token)
 
 
-def extraction_run_due(*, run_id: uuid.UUID | str, token: str) -> ExtractionRun | None:
-    """What a scheduled task does: run, unless a later schedule superseded this one or it was cancelled."""
+def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float | None = None) -> ExtractionRun | None:
+    """What a scheduled task does: run, unless a later schedule superseded this one or it was cancelled.
+
+    A debounced task (one an append started) first waits out the quiet period after the
+    session's newest message. After the run, messages appended while it went on (whose
+    appends found the key held) get a schedule of their own.
+    """
     run = ExtractionRun.objects.filter(pk=run_id).first()
     if run is None:
         return None  # the session is gone, and its runs with it
@@ -176,18 +260,28 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str) -> ExtractionRun 
     if current != token:
         _retire(run, cancelled=current is None)
         return None
+    if debounce and run.status == RunStatus.QUEUED and _postpone(run, token, debounce):
+        return None
+    namespace_id, session_pk = run.namespace_id, run.session_id
+    seen = Session.objects.filter(pk=session_pk).values_list("message_count", flat=True).first()
+    if seen is None:
+        _release(namespace_id, session_pk, token)
+        return None
+    result: ExtractionRun | None = None
     if run.status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
         # A duplicate delivery, or a schedule that joined a run another task had just
         # started: whatever that run did not see gets a run of its own.
-        session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
-        if session is None or not _unextracted(session.pk).exists():
-            _release(run.namespace_id, run.session_id, token)
-            return None
-        run = _queued_run(session, session.namespace.extraction_strategy)
-        if run is None:
-            return None
-    result = extraction_run(run=run)
-    _release(run.namespace_id, run.session_id, token)
+        if _unextracted(session_pk).exists():
+            queued = _queued_run(namespace_id, session_pk)
+            if queued is not None:
+                result = extraction_run(run=queued)
+    else:
+        result = extraction_run(run=run)
+    _release(namespace_id, session_pk, token)
+    # Released first, then looked at: an append committed before the release is seen here,
+    # one committed after it finds the key free and schedules itself.
+    if _unextracted(session_pk).filter(seq__gt=seen).exists():
+        extraction_schedule_after_append(namespace_id=namespace_id, session_pk=session_pk)
     return result
 
 

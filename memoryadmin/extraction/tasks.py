@@ -8,6 +8,9 @@ from memoryadmin.extraction.services import extraction_run_due
 
 
 @shared_task(name="memoryadmin.extraction.tasks.extract_session", acks_late=True, reject_on_worker_lost=True)
-def extract_session(run_id: str, token: str) -> None:
-    """Run a session's scheduled extraction unless a later schedule replaced this one."""
-    extraction_run_due(run_id=run_id, token=token)
+def extract_session(run_id: str, token: str, debounce: float | None = None) -> None:
+    """Run a session's scheduled extraction unless a later schedule replaced this one.
+
+    `debounce` (seconds) marks a schedule an append started: it first waits for that much quiet.
+    """
+    extraction_run_due(run_id=run_id, token=token, debounce=debounce)

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from memoryadmin.conversations.models import Message
 from memoryadmin.errors import InvalidInput
+from memoryadmin.extraction import services
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.services import (
     extraction_cancel_for_sessions,
@@ -30,8 +31,13 @@ def key_of(session) -> str:
 
 
 def queued_tasks(redis_client) -> list[dict]:
-    """The task messages waiting in the test's broker database."""
-    return [json.loads(raw) for raw in redis_client.lrange("celery", 0, -1)]
+    """The task messages waiting in the test's broker database, oldest first."""
+    return [json.loads(raw) for raw in reversed(redis_client.lrange("celery", 0, -1))]
+
+
+def task_args(task: dict) -> tuple[list, dict]:
+    args, kwargs, _ = json.loads(base64.b64decode(task["body"]))
+    return args, kwargs
 
 
 def test_appending_messages_schedules_one_debounced_run(
@@ -46,13 +52,81 @@ def test_appending_messages_schedules_one_debounced_run(
     assert run.status == RunStatus.QUEUED
     due = float(redis_client.get(key_of(session)))
     assert time.time() + 4 < due <= time.time() + 5
+    # Only the first append of the quiet period publishes a task; the second found it pending.
+    (task,) = queued_tasks(redis_client)
+    assert task["headers"]["task"] == "memoryadmin.extraction.tasks.extract_session"
+    assert task["headers"]["eta"]
+    assert task_args(task) == ([str(run.pk), f"{due:.6f}"], {"debounce": 5.0})
+
+
+def test_an_append_to_a_session_with_a_pending_schedule_costs_one_redis_command(
+    namespace, redis_client, django_capture_on_commit_callbacks, django_assert_num_queries
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        session, _ = say(namespace, "I live in Lyon.")
+    token = redis_client.get(key_of(session))
+    with django_capture_on_commit_callbacks() as callbacks:
+        say(namespace, "I love jazz.")
+    with django_assert_num_queries(0):
+        for callback in callbacks:
+            callback()
+    assert redis_client.get(key_of(session)) == token
+    assert len(queued_tasks(redis_client)) == 1
+
+
+def test_a_debounced_task_that_fires_during_a_burst_waits_for_the_quiet_after_it(
+    namespace, redis_client, django_capture_on_commit_callbacks, settings
+) -> None:
+    settings.EXTRACTION_DEBOUNCE_SECONDS = 5
+    with django_capture_on_commit_callbacks(execute=True):
+        session, _ = say(namespace, "I live in Lyon.")
+    token = redis_client.get(key_of(session))
+    run = ExtractionRun.objects.get(session=session)
+    # The task fires while the newest message is only a moment old.
+    assert extraction_run_due(run_id=run.pk, token=token, debounce=5) is None
+    later = redis_client.get(key_of(session))
+    assert float(later) > float(token) - 5 and later != token
     tasks = queued_tasks(redis_client)
-    assert [t["headers"]["task"] for t in tasks] == ["memoryadmin.extraction.tasks.extract_session"] * 2
-    # The newest task carries the token the key holds; the older one will find itself superseded.
-    args = [json.loads(base64.b64decode(t["body"]))[0] for t in tasks]
-    assert [str(run.pk), f"{due:.6f}"] in args
-    assert len({token for _, token in args}) == 2
-    assert all(t["headers"]["eta"] for t in tasks)
+    assert [task_args(t)[0] for t in tasks] == [[str(run.pk), token], [str(run.pk), later]]
+    assert not Memory.objects.exists()
+    # Once the session has been quiet long enough, the re-scheduled task runs.
+    session.refresh_from_db()
+    session.last_message_at -= timedelta(seconds=10)
+    session.save(update_fields=["last_message_at"])
+    done = extraction_run_due(run_id=run.pk, token=later, debounce=5)
+    assert (done.pk, done.status, done.created) == (run.pk, RunStatus.SUCCEEDED, 1)
+    assert redis_client.get(key_of(session)) is None
+
+
+def test_messages_appended_during_a_run_get_a_schedule_of_their_own(
+    namespace, redis_client, django_capture_on_commit_callbacks, settings, monkeypatch
+) -> None:
+    settings.EXTRACTION_DEBOUNCE_SECONDS = 0
+    with django_capture_on_commit_callbacks(execute=True):
+        session, _ = say(namespace, "I live in Lyon.")
+    token = redis_client.get(key_of(session))
+    run = ExtractionRun.objects.get(session=session)
+    run_chunks = services._run_chunks
+
+    def run_chunks_then_append(*args, **kwargs):
+        finished = run_chunks(*args, **kwargs)
+        # Appended while the run is still going: this append finds the key held and publishes nothing.
+        with django_capture_on_commit_callbacks(execute=True):
+            say(namespace, "I love jazz.")
+        assert len(queued_tasks(redis_client)) == 1
+        return finished
+
+    monkeypatch.setattr(services, "_run_chunks", run_chunks_then_append)
+    assert extraction_run_due(run_id=run.pk, token=token, debounce=0).created == 1
+    monkeypatch.setattr(services, "_run_chunks", run_chunks)
+
+    follow_up = redis_client.get(key_of(session))
+    assert follow_up is not None and follow_up != token
+    second = ExtractionRun.objects.get(session=session, status=RunStatus.QUEUED)
+    assert task_args(queued_tasks(redis_client)[-1])[0] == [str(second.pk), follow_up]
+    assert extraction_run_due(run_id=second.pk, token=follow_up, debounce=0).created == 1
+    assert sorted(Memory.objects.values_list("text", flat=True)) == ["User lives in Lyon", "User loves jazz"]
+    assert redis_client.get(key_of(session)) is None
 
 
 def test_nothing_is_scheduled_before_the_append_commits(namespace, redis_client) -> None:
