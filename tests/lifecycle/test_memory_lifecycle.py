@@ -8,7 +8,8 @@ it:
 - a pinned memory is never removed by a policy;
 - revisions only grow, and each memory has exactly revisions 1..n;
 - every change has its audit event, and the namespace's chain verifies;
-- after an erasure nothing comes back from a snapshot taken before it.
+- after an erasure nothing comes back from a snapshot taken before it;
+- a restore brings back the snapshot's pins and unpins nothing.
 """
 
 from __future__ import annotations
@@ -199,11 +200,12 @@ class MemoryLifecycle(RuleBasedStateMachine):
     @precondition(lambda self: len(self.revisions) >= 1)
     @rule(target=snapshots)
     def snapshot(self):
-        return (self.erasures, b"".join(snapshot_export_lines(namespace=self.namespace, user_id=USER)))
+        body = b"".join(snapshot_export_lines(namespace=self.namespace, user_id=USER))
+        return (self.erasures, set(self.pinned), body)
 
     @rule(snapshot=snapshots)
     def restore(self, snapshot):
-        taken_after_erasures, body = snapshot
+        taken_after_erasures, pinned_then, body = snapshot
         before = set(Memory.objects.filter(namespace=self.namespace).values_list("pk", flat=True))
         snapshot_restore(namespace=self.namespace, source=io.BytesIO(body), actor=SYSTEM, dry_run=False)
         assert self.new_actions() == ["snapshot.restore"]
@@ -213,8 +215,10 @@ class MemoryLifecycle(RuleBasedStateMachine):
         for memory in restored:
             assert memory.fingerprint not in self.forgotten
             self.revisions[memory.pk] = memory.revision
-            if Pin.objects.filter(memory=memory).exists():
-                self.pinned.add(memory.pk)
+        # A restore brings back the snapshot's pins on every memory of it that is here now,
+        # unpinned since or restored just now; it unpins nothing.
+        here = set(Memory.objects.filter(namespace=self.namespace).values_list("pk", flat=True))
+        self.pinned |= pinned_then & here
 
     @precondition(lambda self: len(self.revisions) >= 2)
     @rule()
