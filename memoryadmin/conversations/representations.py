@@ -1,7 +1,8 @@
 """The API's shapes of sessions and messages, shared by the API, the console and snapshots.
 
 Ids are strings and timestamps RFC 3339 in UTC, so a record written to a
-snapshot is byte-for-byte the object the API returns.
+snapshot is byte-for-byte the object the API returns. Each takes a model
+instance or a row with the same attribute names (`values_list(..., named=True)`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def session_dict(session: Session) -> dict[str, Any]:
 
 def message_dict(message: Message) -> dict[str, Any]:
     return {
-        "id": str(message.pk),
+        "id": str(message.id),
         "seq": message.seq,
         "role": message.role,
         "kind": message.kind,

@@ -48,7 +48,7 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.memories.representations import evidence_dict, memory_dict, pin_dict, revision_dict, tombstone_dict
+from memoryadmin.memories.representations import evidence_fields, memory_dict, pin_dict, revision_dict, tombstone_dict
 from memoryadmin.memories.services import clean_labels, clean_text
 from memoryadmin.storable_json import json_problem
 from memoryadmin.tenancy.fingerprints import subject_hmac, text_fingerprint
@@ -105,40 +105,112 @@ def _querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any]:
         # A person's export holds only messages of their own sessions, even as evidence.
         evidence = evidence.filter(memory__user_id=user_id, message__session__user_id=user_id)
         pins = pins.filter(memory__user_id=user_id)
+    # Rows, not model instances: the representation functions read the same attribute names
+    # from a named row, and an export of millions of records skips a model build per row.
     return {
-        "tombstone": tombstones.order_by("user_id", "fingerprint"),
+        "tombstone": tombstones.order_by("user_id", "fingerprint").values_list(*_TOMBSTONE_FIELDS, named=True),
         # Sessions in id order, messages in (session id, seq) order: the unique index's order, no
         # sort of millions of rows; a restore inserts sessions in this order, so a re-export matches.
-        "session": sessions.order_by("id"),
-        "message": messages.annotate(sid=F("session__session_id")).order_by("session_id", "seq"),
-        "memory": memories.defer("search_vector")
-        .annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
-        .order_by("id"),
-        "revision": revisions.order_by("memory_id", "revision"),
-        "evidence": evidence.select_related("message__session").order_by("memory_id", "message_id"),
-        "pin": pins.order_by("memory_id"),
+        "session": sessions.order_by("id").values_list(*_SESSION_FIELDS, named=True),
+        "message": messages.annotate(sid=F("session__session_id"))
+        .order_by("session_id", "seq")
+        .values_list(*_MESSAGE_FIELDS, "sid", named=True),
+        "memory": memories.annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
+        .order_by("id")
+        .values_list(*_MEMORY_FIELDS, "is_pinned", named=True),
+        "revision": revisions.order_by("memory_id", "revision").values_list(*_REVISION_FIELDS, named=True),
+        "evidence": evidence.order_by("memory_id", "message_id").values(
+            "memory_id",
+            "message_id",
+            "created_at",
+            session_id=F("message__session__session_id"),
+            seq=F("message__seq"),
+            role=F("message__role"),
+            content=F("message__content"),
+        ),
+        "pin": pins.order_by("memory_id").values_list(*_PIN_FIELDS, named=True),
     }
 
 
-def _record(kind: str, obj: Any) -> dict[str, Any]:
+# The columns each representation reads (search_vector, fingerprints of memories and other
+# internals stay out of the snapshot).
+_TOMBSTONE_FIELDS = ("id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at")
+_SESSION_FIELDS = (
+    "session_id",
+    "user_id",
+    "agent_id",
+    "metadata",
+    "message_count",
+    "created_at",
+    "updated_at",
+    "last_message_at",
+)
+_MESSAGE_FIELDS = (
+    "id",
+    "seq",
+    "role",
+    "kind",
+    "content",
+    "name",
+    "run_id",
+    "tool_calls",
+    "tool_call_id",
+    "metadata",
+    "created_at",
+    "persisted_at",
+    "extracted_at",
+)
+_MEMORY_FIELDS = (
+    "id",
+    "text",
+    "user_id",
+    "session_id",
+    "agent_id",
+    "memory_type",
+    "status",
+    "topics",
+    "entities",
+    "metadata",
+    "source",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "revision",
+)
+_REVISION_FIELDS = (
+    "memory_id",
+    "revision",
+    "text",
+    "memory_type",
+    "topics",
+    "entities",
+    "metadata",
+    "actor",
+    "reason",
+    "created_at",
+)
+_PIN_FIELDS = ("memory_id", "pinned_by", "reason", "created_at")
+
+
+def _record(kind: str, row: Any) -> dict[str, Any]:
     if kind == "tombstone":
-        return {"type": kind, **tombstone_dict(obj)}
+        return {"type": kind, **tombstone_dict(row)}
     if kind == "session":
-        return {"type": kind, **session_dict(obj)}
+        return {"type": kind, **session_dict(row)}
     if kind == "message":
         return {
             "type": kind,
-            "session_id": obj.sid,
-            **message_dict(obj),
-            "extracted_at": rfc3339(obj.extracted_at),
+            "session_id": row.sid,
+            **message_dict(row),
+            "extracted_at": rfc3339(row.extracted_at),
         }
     if kind == "memory":
-        return {"type": kind, **memory_dict(obj, pinned=obj.is_pinned)}
+        return {"type": kind, **memory_dict(row, pinned=row.is_pinned)}
     if kind == "revision":
-        return {"type": kind, **revision_dict(obj)}
+        return {"type": kind, **revision_dict(row)}
     if kind == "evidence":
-        return {"type": kind, **evidence_dict(obj)}
-    return {"type": kind, **pin_dict(obj)}
+        return {"type": kind, **evidence_fields(**row)}
+    return {"type": kind, **pin_dict(row)}
 
 
 def snapshot_export_lines(*, namespace: Namespace, user_id: str | None = None) -> Iterator[bytes]:

@@ -2,10 +2,14 @@
 
 The API, the console and snapshots all render through these functions, so a
 snapshot record carries exactly the fields of the API object of its kind.
+Each takes a model instance or a row with the same attribute names
+(`values_list(..., named=True)`): an export of millions of rows skips the
+model instances.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from memoryadmin.conversations.representations import rfc3339
@@ -14,7 +18,7 @@ from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, 
 
 def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
     return {
-        "id": str(memory.pk),
+        "id": str(memory.id),
         "text": memory.text,
         "user_id": memory.user_id,
         "session_id": memory.session_id or None,
@@ -51,14 +55,29 @@ def revision_dict(revision: MemoryRevision) -> dict[str, Any]:
 def evidence_dict(evidence: MemoryEvidence) -> dict[str, Any]:
     """Needs `message__session` loaded (select_related) to stay one query per list."""
     message = evidence.message
+    return evidence_fields(
+        memory_id=evidence.memory_id,
+        session_id=message.session.session_id,
+        message_id=message.id,
+        seq=message.seq,
+        role=message.role,
+        content=message.content,
+        created_at=evidence.created_at,
+    )
+
+
+def evidence_fields(
+    *, memory_id: Any, session_id: str, message_id: int, seq: int, role: str, content: str, created_at: datetime
+) -> dict[str, Any]:
+    """An evidence link from its values alone (the link joins two tables, so no single row has these names)."""
     return {
-        "memory_id": str(evidence.memory_id),
-        "session_id": message.session.session_id,
-        "message_id": str(message.pk),
-        "seq": message.seq,
-        "role": message.role,
-        "content": message.content,
-        "created_at": rfc3339(evidence.created_at),
+        "memory_id": str(memory_id),
+        "session_id": session_id,
+        "message_id": str(message_id),
+        "seq": seq,
+        "role": role,
+        "content": content,
+        "created_at": rfc3339(created_at),
     }
 
 
@@ -73,7 +92,7 @@ def pin_dict(pin: Pin) -> dict[str, Any]:
 
 def tombstone_dict(tombstone: Tombstone) -> dict[str, Any]:
     return {
-        "id": str(tombstone.pk),
+        "id": str(tombstone.id),
         "user_id": tombstone.user_id,
         "fingerprint": tombstone.fingerprint,
         "reason": tombstone.reason,
