@@ -28,6 +28,9 @@ from memoryadmin.tenancy.models import Namespace
 # A memory's access stats are written at most this often, so a hot memory
 # does not turn every search into a stream of row updates.
 ACCESS_TOUCH_INTERVAL = timedelta(minutes=15)
+# set_config(..., true) lasts until the end of the transaction; only added when that
+# transaction is the statement alone, never a caller's with other writes.
+_ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
 MAX_QUERY_CHARS = 2000
 MAX_ANY_TERMS = 64
 # 0.5 ** 1000 is still a normal double; beyond it PostgreSQL reports underflow.
@@ -325,14 +328,52 @@ def memories_search(
         LIMIT %s
     """
     all_params = [*score_params, *tsquery_params, *params, *outer_params, limit + 1]
+    touched_at = timezone.now()
+    if touch:
+        sql, all_params = _with_touch(sql, all_params, limit, touched_at)
     rows = list(Memory.objects.raw(sql, all_params))
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]
         next_cursor = encode_cursor("search", (reference, rows[-1].score, rows[-1].pk))
-    if touch and rows:
-        memories_touch(rows)
+    if touch:
+        for row in rows:
+            if row.touched:
+                row.last_accessed_at = touched_at
+                row.access_count += 1
     return Page([SearchHit(memory=row, score=row.score) for row in rows], next_cursor)
+
+
+def _with_touch(search_sql: str, params: list[Any], limit: int, now: datetime) -> tuple[str, list[Any]]:
+    """The search and the access update of the page it returns, in one statement (one round trip).
+
+    The update follows the rules of `memories_touch`: at most once per memory per interval,
+    rows another transaction holds skipped, and no wait for the WAL flush when the statement
+    is its own transaction. Each row says whether it was touched; the values are from before.
+    """
+    asynchronous = _ASYNCHRONOUS if connection.get_autocommit() else ""
+    sql = f"""
+        WITH hits AS MATERIALIZED ({search_sql}),
+        touched AS (
+            UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1
+            WHERE id IN (
+                SELECT id FROM memories_memory
+                WHERE id IN (
+                    SELECT h.id FROM hits h
+                    WHERE h.last_accessed_at IS NULL OR h.last_accessed_at < %s
+                    ORDER BY h.score DESC, h.id DESC
+                    LIMIT %s
+                )
+                ORDER BY id
+                FOR UPDATE SKIP LOCKED
+            ) {asynchronous}
+            RETURNING id
+        )
+        SELECT hits.*, touched.id IS NOT NULL AS touched
+        FROM hits LEFT JOIN touched ON touched.id = hits.id
+        ORDER BY hits.score DESC, hits.id DESC
+    """
+    return sql, [*params, now, now - ACCESS_TOUCH_INTERVAL, limit]
 
 
 def memories_touch(memories: Sequence[Memory]) -> None:
@@ -349,9 +390,7 @@ def memories_touch(memories: Sequence[Memory]) -> None:
     due = [m.pk for m in memories if m.last_accessed_at is None or m.last_accessed_at < cutoff]
     if not due:
         return
-    # set_config(..., true) lasts until the end of the transaction; only set it when
-    # that transaction is this statement alone, never a caller's with other writes.
-    asynchronous = "AND set_config('synchronous_commit', 'off', true) = 'off'" if connection.get_autocommit() else ""
+    asynchronous = _ASYNCHRONOUS if connection.get_autocommit() else ""
     with connection.cursor() as cursor:
         cursor.execute(
             f"""

@@ -209,3 +209,17 @@ def test_a_recent_access_needs_no_update_at_all(namespace, django_assert_num_que
     memories_search(namespace, query="tea")
     with django_assert_num_queries(1):
         memories_search(namespace, query="tea")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_search_and_the_access_update_of_its_page_are_one_statement(namespace, django_assert_num_queries) -> None:
+    first = remember(namespace, "Alice likes green tea")
+    second = remember(namespace, "Alice likes black tea")
+    with django_assert_num_queries(1):
+        page = memories_search(namespace, query="tea", limit=1)
+    (hit,) = page.items
+    assert hit.memory.access_count == 1 and hit.memory.last_accessed_at is not None
+    # Only the page returned counts as accessed, not the row fetched to see whether more follow.
+    counts = dict(Memory.objects.values_list("pk", "access_count"))
+    assert counts[hit.memory.pk] == 1
+    assert counts[({first.pk, second.pk} - {hit.memory.pk}).pop()] == 0
