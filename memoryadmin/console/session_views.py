@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -16,13 +15,11 @@ from redis.exceptions import RedisError
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
 from memoryadmin.console.forms import SessionFilterForm
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.working_memory import working_memory_get
-from memoryadmin.errors import ServiceError
 from memoryadmin.extraction.services import extraction_schedule
 
-PAGE_SIZE = 50
 TRANSCRIPT_PAGE = 100
 # An evidence link opens the transcript a few messages before the one it points at, for context.
 CONTEXT_BEFORE = 5
@@ -31,37 +28,19 @@ CONTEXT_BEFORE = 5
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def sessions(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
-    namespace = chosen_namespace(request, namespaces)
-    form = SessionFilterForm(request.GET)
-    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
-    status = 200
-    if namespace is not None and form.is_valid():
-        cursor = request.GET.get("cursor") or None
-        try:
-            page = queries.sessions_page(
-                namespace,
-                user_id=form.cleaned_data["user"] or None,
-                agent_id=form.cleaned_data["agent"] or None,
-                cursor=cursor,
-                limit=PAGE_SIZE,
-            )
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
-            status = exc.status
-        else:
-            context["items"] = page.items
-            context["first_page"] = cursor is None
-            if page.next_cursor:
-                params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
-                context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
-    elif namespace is not None:
-        status = 400
-    if namespace is not None:
-        context["total"] = queries.estimate(Session.objects.filter(namespace=namespace))
-    if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
-        return render(request, "console/sessions.html#rows", context, status=status)
-    return render(request, "console/sessions.html", context, status=status)
+    return filtered_list(
+        request,
+        form_class=SessionFilterForm,
+        model=Session,
+        fetch=lambda namespace, filters, cursor: queries.sessions_page(
+            namespace,
+            user_id=filters["user"] or None,
+            agent_id=filters["agent"] or None,
+            cursor=cursor,
+            limit=PAGE_SIZE,
+        ),
+        template="console/sessions.html",
+    )
 
 
 def _int_param(request: HttpRequest, name: str) -> int:

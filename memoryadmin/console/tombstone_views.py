@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -15,48 +14,27 @@ from django.views.decorators.vary import vary_on_headers
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import RequiredReasonForm, TombstoneFilterForm
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
-from memoryadmin.errors import ServiceError
+from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.services import tombstone_lift
-
-PAGE_SIZE = 50
 
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def tombstones(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
-    namespace = chosen_namespace(request, namespaces)
-    form = TombstoneFilterForm(request.GET)
-    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
-    status = 200
-    if namespace is not None and form.is_valid():
-        cursor = request.GET.get("cursor") or None
-        try:
-            page = queries.tombstones_page(
-                namespace,
-                user_id=form.cleaned_data["user"] or None,
-                reason=form.cleaned_data["reason"] or None,
-                cursor=cursor,
-                limit=PAGE_SIZE,
-            )
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
-            status = exc.status
-        else:
-            context["items"] = page.items
-            context["first_page"] = cursor is None
-            if page.next_cursor:
-                params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
-                context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
-    elif namespace is not None:
-        status = 400
-    if namespace is not None:
-        context["total"] = queries.estimate(Tombstone.objects.filter(namespace=namespace))
-    if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
-        return render(request, "console/tombstones.html#rows", context, status=status)
-    return render(request, "console/tombstones.html", context, status=status)
+    return filtered_list(
+        request,
+        form_class=TombstoneFilterForm,
+        model=Tombstone,
+        fetch=lambda namespace, filters, cursor: queries.tombstones_page(
+            namespace,
+            user_id=filters["user"] or None,
+            reason=filters["reason"] or None,
+            cursor=cursor,
+            limit=PAGE_SIZE,
+        ),
+        template="console/tombstones.html",
+    )
 
 
 @require_POST

@@ -1,0 +1,59 @@
+"""The flow every filtered, keyset-paginated console list shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.db.models import Model
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from memoryadmin.console import queries
+from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.errors import ServiceError
+from memoryadmin.pagination import Page
+from memoryadmin.tenancy.models import Namespace
+
+PAGE_SIZE = 50
+
+
+def filtered_list(
+    request: HttpRequest,
+    *,
+    form_class: type[forms.Form],
+    model: type[Model],
+    fetch: Callable[[Namespace, dict[str, Any], str | None], Page[Any]],
+    template: str,
+) -> HttpResponse:
+    """Render a namespace's list: the full page, or only its rows for an htmx "load more".
+
+    `fetch(namespace, cleaned_filters, cursor)` returns one page; the total shown is an estimate.
+    """
+    namespaces = all_namespaces()
+    namespace = chosen_namespace(request, namespaces)
+    form = form_class(request.GET)
+    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
+    status = 200
+    if namespace is not None and form.is_valid():
+        cursor = request.GET.get("cursor") or None
+        try:
+            page = fetch(namespace, form.cleaned_data, cursor)
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            status = exc.status
+        else:
+            context["items"] = page.items
+            context["first_page"] = cursor is None
+            if page.next_cursor:
+                params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
+                context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
+    elif namespace is not None:
+        status = 400
+    if namespace is not None:
+        context["total"] = queries.estimate(model.objects.filter(namespace=namespace))  # type: ignore[attr-defined]
+    if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:  # type: ignore[attr-defined]
+        return render(request, f"{template}#rows", context, status=status)
+    return render(request, template, context, status=status)
