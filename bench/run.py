@@ -366,7 +366,16 @@ def main(argv: list[str] | None = None) -> int:
             if not numbers & wanted:
                 continue
             log(f"figure {', '.join(map(str, sorted(numbers)))} ...")
-            for figure in step():
+            try:
+                measured = step()
+            except Exception as exc:
+                # One broken figure must not cost the others; it is reported as it is.
+                log(f"  failed: {exc!r}")
+                measured = [
+                    figures.Figure(n, f"figure {n}", "", status="error", summary=f"the harness failed: {exc!r}"[:300])
+                    for n in sorted(numbers)
+                ]
+            for figure in measured:
                 if figure.number in wanted:
                     done.append(figure)
                     log(f"  -> {figure.number}: {figure.status}: {figure.summary}")
