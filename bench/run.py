@@ -170,10 +170,10 @@ def previous_export() -> tuple[dict[str, Any] | None, str]:
     return None, ""
 
 
-def merge_figures(done: list[figures.Figure]) -> list[dict[str, Any]]:
+def merge_figures(done: list[figures.Figure], code: str) -> list[dict[str, Any]]:
     """This run's figures, plus those of the previous run that this one did not measure again."""
     measured_at = datetime.now(UTC).isoformat(timespec="seconds")
-    fresh = {f.number: {**f.as_dict(), "measured_at": measured_at} for f in done}
+    fresh = {f.number: {**f.as_dict(), "measured_at": measured_at, "code": code} for f in done}
     previous_path = ROOT / "bench" / "results.json"
     if previous_path.exists():
         for old in json.loads(previous_path.read_text()).get("figures", []):
@@ -200,13 +200,13 @@ def render_markdown(results: dict[str, Any]) -> str:
         "",
         "## Figures",
         "",
-        "| # | figure | goal | result | verdict | measured |",
+        "| # | figure | goal | result | verdict | measured (code) |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for f in results["figures"]:
         lines.append(
             f"| {f['figure']} | {f['title']} | {f['goal']} | {f['summary']} | {f['status']} |"
-            f" {f.get('measured_at', '')[:16]} |"
+            f" {f.get('measured_at', '')[:16]} ({f.get('code', '?')}) |"
         )
     lines += [
         "",
@@ -216,9 +216,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"- PostgreSQL {m['postgresql']} ({', '.join(f'{k}={v}' for k, v in m['postgresql_settings'].items())}),"
         f" Redis {m['redis']}",
         f"- Python {m['python']}, Django {m['django']}, gunicorn {m['gunicorn']}, psycopg {m['psycopg']}",
-        f"- code served: {m.get('code')}; checkout at {m['commit']}; load average (1, 5, 15 min)"
+        f"- last invocation: code served {m.get('code')}; checkout at {m['commit']}; load average (1, 5, 15 min)"
         + (" at the start " + ", ".join(f"{x:.2f}" for x in m["load_average"]) if "load_average" in m else "")
-        + " at the end "
+        + " and at the end "
         + ", ".join(f"{x:.2f}" for x in m["load_average_end"]),
         "",
         "## Data sets",
@@ -396,9 +396,10 @@ def main(argv: list[str] | None = None) -> int:
                 + args.small_database_url
                 + " "
                 + " ".join(SMALL_SIZES),
-                "make bench   # .venv/bin/python bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv),
+                "make bench   # .venv/bin/python bench/run.py: every figure, on the committed HEAD",
+                ".venv/bin/python bench/run.py --figures 9 --reuse-export   # restore again from the last export",
             ],
-            "figures": merge_figures(done),
+            "figures": merge_figures(done, code),
             "analysis": args.analysis.read_text() if args.analysis.exists() else "",
         }
     finally:
