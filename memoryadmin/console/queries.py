@@ -256,37 +256,6 @@ def review_page(namespace: Namespace, *, cursor: str | None = None, limit: int =
     return Page([ReviewItem(memory=m, evidence=evidence.get(m.pk, [])) for m in rows], next_cursor)
 
 
-def sessions_page(
-    namespace: Namespace,
-    *,
-    user_id: str | None = None,
-    agent_id: str | None = None,
-    cursor: str | None = None,
-    limit: int = 50,
-) -> Page[Session]:
-    """Most recent activity first, keyset on (last_activity_at, id): the session_ns_*_activity indexes."""
-    qs = Session.objects.filter(namespace=namespace)
-    if user_id:
-        qs = qs.filter(user_id=user_id)
-    if agent_id:
-        qs = qs.filter(agent_id=agent_id)
-    if cursor:
-        activity_at, last_id = decode_cursor(cursor, "sessions", (datetime, int))
-        qs = qs.filter(
-            _after(
-                '"conversations_session"."last_activity_at", "conversations_session"."id"',
-                (activity_at, last_id),
-                descending=True,
-            )
-        )
-    rows = list(qs.order_by("-last_activity_at", "-id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("sessions", (rows[-1].last_activity_at, rows[-1].pk))
-    return Page(rows, next_cursor)
-
-
 @dataclass
 class ToolCall:
     call_id: str

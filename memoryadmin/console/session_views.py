@@ -17,6 +17,7 @@ from memoryadmin.console.access import role_required
 from memoryadmin.console.forms import SessionFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.conversations.models import Session
+from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.conversations.working_memory import working_memory_get
 from memoryadmin.extraction.services import extraction_schedule
 
@@ -32,7 +33,7 @@ def sessions(request: HttpRequest) -> HttpResponse:
         request,
         form_class=SessionFilterForm,
         model=Session,
-        fetch=lambda namespace, filters, cursor: queries.sessions_page(
+        fetch=lambda namespace, filters, cursor: sessions_page(
             namespace,
             user_id=filters["user"] or None,
             agent_id=filters["agent"] or None,

@@ -16,6 +16,7 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.conversations.services import validate_app_id
 from memoryadmin.errors import InvalidInput, ServiceError
 from memoryadmin.governance.erasure import erasure_request
@@ -58,7 +59,7 @@ def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
         "namespace": namespace,
         "user_id": user_id,
         "figures": queries.subject_figures(namespace, user_id),
-        "sessions": queries.sessions_page(namespace, user_id=user_id, limit=20),
+        "sessions": sessions_page(namespace, user_id=user_id, limit=20),
         "memories": memories_page(namespace, user_id=user_id, limit=50),
         "tombstones": list(
             Tombstone.objects.filter(namespace=namespace, user_id=user_id).order_by("-created_at", "-id")[:50]
