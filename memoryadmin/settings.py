@@ -99,6 +99,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "memoryadmin.api.middleware.ApiGuardMiddleware",
     "memoryadmin.api.ratelimit.RateLimitMiddleware",
+    "memoryadmin.api.middleware.BrowserMiddleware",
+]
+
+# The browser pages' middleware (console, privacy page): BrowserMiddleware runs it for
+# every request outside /api/, which authenticates by key and never uses a session.
+BROWSER_MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

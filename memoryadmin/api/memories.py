@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
+from memoryadmin.api.renderers import rendered
 from memoryadmin.api.schemas import (
     AppId,
     BulkIn,
@@ -152,10 +153,12 @@ def memory_search(request: HttpRequest, payload: SearchIn):
         limit=payload.limit,
         cursor=payload.cursor,
     )
-    return {
-        "items": [{"memory": memory_dict(h.memory, pinned=h.memory.pinned), "score": h.score} for h in page.items],
-        "next_cursor": page.next_cursor,
-    }
+    return rendered(
+        {
+            "items": [{"memory": memory_dict(h.memory, pinned=h.memory.pinned), "score": h.score} for h in page.items],
+            "next_cursor": page.next_cursor,
+        }
+    )
 
 
 @router.post(

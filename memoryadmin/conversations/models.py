@@ -24,7 +24,11 @@ INJECTED_KINDS = (MessageKind.INSTRUCTION, MessageKind.COMMENTARY, MessageKind.S
 
 
 class Session(models.Model):
-    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="sessions")
+    # Every index and constraint of the table starts with the namespace: a FK index of its own
+    # would only cost a write per append (the counter's UPDATE cannot be HOT).
+    namespace = models.ForeignKey(
+        "tenancy.Namespace", on_delete=models.CASCADE, related_name="sessions", db_index=False
+    )
     session_id = models.CharField(max_length=128)
     user_id = models.CharField(max_length=128)
     agent_id = models.CharField(max_length=128, blank=True, default="")
@@ -51,7 +55,8 @@ class Session(models.Model):
 
 
 class Message(models.Model):
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
+    # (session, seq) is unique, and that index serves every lookup by session.
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages", db_index=False)
     seq = models.PositiveIntegerField()
     role = models.CharField(max_length=10, choices=Role.choices)
     kind = models.CharField(max_length=20, choices=MessageKind.choices, default=MessageKind.MESSAGE)
