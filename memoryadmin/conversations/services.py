@@ -120,30 +120,29 @@ def session_append_messages(
         )
     for index, message in enumerate(messages):
         _clean_message(index, message)
-    count = len(messages)
-    with transaction.atomic():
-        now = timezone.now()
-        # The common case, an existing session, is one statement: find the session and reserve the range.
-        found, session = _reserve_seqs(namespace.pk, session_id, count, now)
-        if not found:
-            if not user_id:
-                raise UserIdRequired("user_id is required to create a session", details={"field": "user_id"})
+    now = timezone.now()
+    # The common case, an existing session, is one statement and so its own transaction: find the
+    # session, reserve the seq range and insert the rows, with no BEGIN or COMMIT round trips.
+    outcome, session, created = _append(namespace.pk, session_id, user_id, messages, now)
+    if outcome == "missing":
+        if not user_id:
+            raise UserIdRequired("user_id is required to create a session", details={"field": "user_id"})
+        with transaction.atomic():
             session_upsert(namespace=namespace, session_id=session_id, user_id=user_id, agent_id=agent_id)
-            found, session = _reserve_seqs(namespace.pk, session_id, count, now)
-        if session is None:
-            # The session was deleted (or erased) while this append waited for its row lock;
-            # recreating it here could bring an erased person back.
-            raise Conflict("the session was deleted while appending", code="session_deleted")
-        if user_id and user_id != session.user_id:
-            raise Conflict("the session belongs to another user_id", code="user_mismatch")
-        created = _insert_messages(session.pk, session.message_count - count + 1, messages, now)
-        seqs = [m.seq for m in created]
-        namespace_id, session_pk = namespace.pk, session.pk
-        transaction.on_commit(
-            lambda: messages_appended.send(
-                sender=Session, namespace_id=namespace_id, session_pk=session_pk, seqs=seqs, namespace=namespace
-            )
+            outcome, session, created = _append(namespace.pk, session_id, user_id, messages, now)
+    if outcome == "user_mismatch":
+        raise Conflict("the session belongs to another user_id", code="user_mismatch")
+    if session is None:
+        # The session was deleted (or erased) while this append waited for its row lock;
+        # recreating it here could bring an erased person back.
+        raise Conflict("the session was deleted while appending", code="session_deleted")
+    seqs = [m.seq for m in created]
+    namespace_id, session_pk = namespace.pk, session.pk
+    transaction.on_commit(
+        lambda: messages_appended.send(
+            sender=Session, namespace_id=namespace_id, session_pk=session_pk, seqs=seqs, namespace=namespace
         )
+    )
     return session, created
 
 
@@ -151,86 +150,88 @@ _SESSION_FIELDS = list(Session._meta.concrete_fields)
 _SESSION_COLUMNS = ", ".join(f"bumped.{f.column}" for f in _SESSION_FIELDS)
 _MESSAGE_FIELDS = [f.attname for f in Message._meta.concrete_fields]
 
+_APPEND_SQL = f"""
+    WITH found AS (
+        SELECT id, user_id FROM conversations_session WHERE namespace_id = %(namespace)s AND session_id = %(session)s
+    ), bumped AS (
+        UPDATE conversations_session s
+        SET message_count = message_count + %(count)s, last_message_at = %(now)s, last_activity_at = %(now)s,
+            updated_at = %(now)s
+        FROM found
+        WHERE s.id = found.id AND (%(user)s::text IS NULL OR s.user_id = %(user)s::text)
+        RETURNING s.*
+    ), inserted AS (
+        INSERT INTO conversations_message
+            (session_id, seq, role, kind, content, name, run_id, tool_calls, tool_call_id, metadata,
+             created_at, persisted_at)
+        SELECT bumped.id, bumped.message_count - %(count)s + r.ord, r.role, r.kind, r.content, r.name, r.run_id,
+               r.tool_calls, r.tool_call_id, r.metadata, r.created_at, %(now)s
+        FROM bumped, unnest(%(role)s::text[], %(kind)s::text[], %(content)s::text[], %(name)s::text[],
+                            %(run_id)s::text[], %(tool_calls)s::jsonb[], %(tool_call_id)s::text[],
+                            %(metadata)s::jsonb[], %(created_at)s::timestamptz[])
+            WITH ORDINALITY AS r(role, kind, content, name, run_id, tool_calls, tool_call_id, metadata, created_at, ord)
+        RETURNING id, seq
+    )
+    SELECT found.user_id, ARRAY(SELECT id FROM inserted ORDER BY seq), {_SESSION_COLUMNS}
+    FROM found LEFT JOIN bumped ON bumped.id = found.id
+"""
 
-def _reserve_seqs(namespace_pk: int, session_id: str, count: int, now: datetime) -> tuple[bool, Session | None]:
-    """Bump the session's counter by `count`: (whether the session existed, the session after the bump).
 
-    The UPDATE's row lock makes concurrent appends to one session queue up. A session that
-    existed when the statement began but was deleted while it waited answers (True, None).
+def _append(
+    namespace_pk: int, session_id: str, user_id: str | None, messages: Sequence[NewMessage], now: datetime
+) -> tuple[str, Session | None, list[Message]]:
+    """Bump the session's counter by the batch's size and insert the batch, in one statement.
+
+    Answers (outcome, session, messages), outcome being "appended", "missing" (no such session),
+    "user_mismatch" (the session belongs to another user; nothing written) or "deleted" (the
+    session went while the statement waited for its row lock; session is None). The
+    UPDATE's row lock makes concurrent appends to one session queue up, so seqs are gap-free and a
+    batch stays together. The Message instances are built from the input and the returned ids,
+    without a second read.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            WITH found AS (
-                SELECT id FROM conversations_session WHERE namespace_id = %s AND session_id = %s
-            ), bumped AS (
-                UPDATE conversations_session s
-                SET message_count = message_count + %s, last_message_at = %s, last_activity_at = %s, updated_at = %s
-                FROM found WHERE s.id = found.id
-                RETURNING s.*
-            )
-            SELECT found.id, {_SESSION_COLUMNS} FROM found LEFT JOIN bumped ON bumped.id = found.id
-            """,
-            [namespace_pk, session_id, count, now, now, now],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return False, None
-    if row[1] is None:
-        return True, None
-    values = [
-        f.from_db_value(value, None, connection) if value is not None and hasattr(f, "from_db_value") else value
-        for f, value in zip(_SESSION_FIELDS, row[1:], strict=True)
-    ]
-    return True, Session.from_db(connection.alias, [f.attname for f in _SESSION_FIELDS], values)
-
-
-def _insert_messages(session_pk: int, first_seq: int, messages: Sequence[NewMessage], now: datetime) -> list[Message]:
-    """One INSERT for the whole batch; the rows are built from the input and the returned ids.
-
-    Model instances and bulk_create's per-field preparation cost more than the insert itself
-    for a batch of a hundred; the instances returned are made without a second read.
-    """
-    seqs = list(range(first_seq, first_seq + len(messages)))
+    count = len(messages)
     created_at = [m.created_at or now for m in messages]
     metadata = [m.metadata or {} for m in messages]
     with connection.cursor() as cursor:
         cursor.execute(
-            """
-            INSERT INTO conversations_message
-                (session_id, seq, role, kind, content, name, run_id, tool_calls, tool_call_id, metadata,
-                 created_at, persisted_at)
-            SELECT %s, r.seq, r.role, r.kind, r.content, r.name, r.run_id, r.tool_calls, r.tool_call_id, r.metadata,
-                   r.created_at, %s
-            FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::jsonb[],
-                        %s::text[], %s::jsonb[], %s::timestamptz[])
-                AS r(seq, role, kind, content, name, run_id, tool_calls, tool_call_id, metadata, created_at)
-            RETURNING id, seq
-            """,
-            [
-                session_pk,
-                now,
-                seqs,
-                [m.role for m in messages],
-                [m.kind for m in messages],
-                [m.content for m in messages],
-                [m.name for m in messages],
-                [m.run_id for m in messages],
-                [None if m.tool_calls is None else Jsonb(m.tool_calls) for m in messages],
-                [m.tool_call_id for m in messages],
-                [Jsonb(value) for value in metadata],
-                created_at,
-            ],
+            _APPEND_SQL,
+            {
+                "namespace": namespace_pk,
+                "session": session_id,
+                "count": count,
+                "now": now,
+                "user": user_id or None,
+                "role": [m.role for m in messages],
+                "kind": [m.kind for m in messages],
+                "content": [m.content for m in messages],
+                "name": [m.name for m in messages],
+                "run_id": [m.run_id for m in messages],
+                "tool_calls": [None if m.tool_calls is None else Jsonb(m.tool_calls) for m in messages],
+                "tool_call_id": [m.tool_call_id for m in messages],
+                "metadata": [Jsonb(value) for value in metadata],
+                "created_at": created_at,
+            },
         )
-        ids = {seq: pk for pk, seq in cursor.fetchall()}
-    return [
+        row = cursor.fetchone()
+    if row is None:
+        return "missing", None, []
+    owner, ids, session_row = row[0], row[1], row[2:]
+    if session_row[0] is None:
+        return ("user_mismatch" if user_id and owner != user_id else "deleted"), None, []
+    values = [
+        f.from_db_value(value, None, connection) if value is not None and hasattr(f, "from_db_value") else value
+        for f, value in zip(_SESSION_FIELDS, session_row, strict=True)
+    ]
+    session = Session.from_db(connection.alias, [f.attname for f in _SESSION_FIELDS], values)
+    first_seq = session.message_count - count + 1
+    created = [
         Message.from_db(
             connection.alias,
             _MESSAGE_FIELDS,
             (
-                ids[seq],
-                session_pk,
-                seq,
+                pk,
+                session.pk,
+                first_seq + index,
                 m.role,
                 m.kind,
                 m.content,
@@ -244,8 +245,9 @@ def _insert_messages(session_pk: int, first_seq: int, messages: Sequence[NewMess
                 None,
             ),
         )
-        for seq, m, meta, created in zip(seqs, messages, metadata, created_at, strict=True)
+        for index, (pk, m, meta, created) in enumerate(zip(ids, messages, metadata, created_at, strict=True))
     ]
+    return "appended", session, created
 
 
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:

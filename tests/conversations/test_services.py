@@ -49,8 +49,23 @@ def test_creating_a_session_by_append_needs_a_user_id(namespace) -> None:
 
 def test_a_session_keeps_its_user(namespace) -> None:
     append(namespace)
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict) as refused:
         append(namespace, user_id="mallory")
+    assert refused.value.code == "user_mismatch"
+    # Nothing of the refused batch was written, and the counter was not bumped.
+    assert Message.objects.count() == 2
+    assert Session.objects.get().message_count == 2
+    _, created = append(namespace, 1)
+    assert [m.seq for m in created] == [3]
+
+
+def test_an_append_to_an_existing_session_is_one_statement(namespace, django_assert_num_queries) -> None:
+    append(namespace, 1)
+    with django_assert_num_queries(1):
+        session, created = append(namespace, 3, user_id=None)
+    assert [m.seq for m in created] == [2, 3, 4]
+    stored = Message.objects.filter(session=session).order_by("seq")
+    assert [(m.pk, m.seq, m.content) for m in stored][1:] == [(m.pk, m.seq, m.content) for m in created]
 
 
 def test_a_bad_batch_writes_nothing(namespace) -> None:
