@@ -6,9 +6,10 @@ Prints two figures:
 
 - strategy: the `rules` strategy alone over the user messages (parsing only, no database);
 - pipeline: whole runs as a worker executes them, one session after another in this
-  single process: read the unextracted messages, run the strategy, send every
-  candidate down the write path (tombstone check, exact and near duplicates, insert,
-  revision, evidence, audit), mark the messages and record the run's counts.
+  single process: read the unextracted messages, run the strategy, send the
+  candidates down the write path together (tombstone check, exact and near
+  duplicates, insert, revision, evidence, audit: `memory_create_many`), mark the
+  messages and record the run's counts.
 
 Conversations are generated deterministically (seeded): users and assistants
 alternate; a share of the user messages (--fact-share, 35% by default) state a

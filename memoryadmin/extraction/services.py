@@ -19,8 +19,9 @@ superseded.
 
 Runs. A run reads the session's messages with `extracted_at` unset, gives
 the user's and the assistant's (never injected guidance) to the namespace's
-strategy, and writes what comes back through `memory_create`, the one write
-path. The memories, the marks on the messages and the run's counts are
+strategy, and writes what comes back through the one write path, a chunk's
+candidates at a time (`memory_create_many`: what `memory_create` does for
+each, in order, in a fixed number of statements). The memories, the marks on the messages and the run's counts are
 written in one transaction that locks the session's row (so a deletion or
 an erasure waits for it, while appends do not) and first checks that the
 session and its unmarked messages are still there: a run that loses a race
@@ -50,7 +51,14 @@ from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
 from memoryadmin.memories.models import Memory, MemorySource, MemoryType
-from memoryadmin.memories.services import Outcome, _link_evidence, memory_create, memory_update
+from memoryadmin.memories.services import (
+    NewMemory,
+    Outcome,
+    _link_evidence,
+    memory_create,
+    memory_create_many,
+    memory_update,
+)
 from memoryadmin.redis_client import get_redis
 from memoryadmin.tenancy.models import Namespace
 
@@ -354,13 +362,16 @@ def extraction_run(*, run: ExtractionRun) -> ExtractionRun | None:
 
 
 def _finish(run: ExtractionRun, status: str, started: float, error: str) -> ExtractionRun | None:
-    ExtractionRun.objects.filter(pk=run.pk).update(
-        status=status,
-        error=error,
-        finished_at=timezone.now(),
-        duration_ms=int((time.monotonic() - started) * 1000),
+    finished = ExtractionRun.objects.raw(
+        f"""
+        UPDATE {ExtractionRun._meta.db_table}
+        SET status = %s, error = %s, finished_at = %s, duration_ms = %s
+        WHERE id = %s
+        RETURNING *
+        """,
+        [status, error, timezone.now(), int((time.monotonic() - started) * 1000), run.pk],
     )
-    return ExtractionRun.objects.filter(pk=run.pk).first()
+    return next(iter(finished), None)
 
 
 def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> bool:
@@ -443,22 +454,24 @@ def _write(
     with transaction.atomic():
         if not _lock_session(session.pk):
             return False
-        still_open = set(_unextracted(session.pk).filter(pk__in=[m.pk for m in chunk]).values_list("pk", flat=True))
+        still_open = _mark_extracted(session.pk, [m.pk for m in chunk])
         tally = Tally(candidates=len(candidates))
         metadata = {"run_id": str(run.pk)}
+        pending: list[NewMemory] = []
         for candidate in candidates:
             # Evidence already marked by another run means that run owns this candidate.
             if not candidate.evidence or not set(candidate.evidence) <= still_open:
                 continue
             if candidate.memory_type == MemoryType.SUMMARY:
+                # Written in its place among the others: what comes before it is written first.
+                _write_batch(run, session, pending, tally)
+                pending = []
                 tally.add(_write_summary(session, candidate, sources, metadata))
                 continue
-            try:
-                result = memory_create(
-                    namespace=session.namespace,
+            pending.append(
+                NewMemory(
                     user_id=session.user_id,
                     text=candidate.text,
-                    actor=EXTRACTION_ACTOR,
                     source=MemorySource.EXTRACTION,
                     session_id=session.session_id,
                     agent_id=session.agent_id,
@@ -467,14 +480,9 @@ def _write(
                     entities=candidate.entities,
                     metadata={**candidate.metadata, **metadata},
                     evidence_message_ids=candidate.evidence,
-                    merge_near_duplicates=True,
                 )
-            except InvalidInput as exc:
-                logger.info("extraction run %s skipped a candidate: %s", run.pk, exc)
-                continue
-            tally.add(result.outcome)
-        if still_open:
-            Message.objects.filter(pk__in=still_open).update(extracted_at=timezone.now())
+            )
+        _write_batch(run, session, pending, tally)
         covered = [m.seq for m in chunk if m.pk in still_open]
         ExtractionRun.objects.filter(pk=run.pk).update(
             candidates=F("candidates") + tally.candidates,
@@ -486,6 +494,35 @@ def _write(
             to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
         )
     return True
+
+
+def _mark_extracted(session_pk: int, message_pks: list[int]) -> set[int]:
+    """Mark the chunk's messages no other run took; returns them. Inside the writing transaction, so
+    the marks and the memories written for them commit together."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE {Message._meta.db_table} SET extracted_at = %s
+            WHERE session_id = %s AND id = ANY(%s) AND extracted_at IS NULL
+            RETURNING id
+            """,
+            [timezone.now(), session_pk, message_pks],
+        )
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def _write_batch(run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally) -> None:
+    """The candidates of a chunk through the write path, as `memory_create` would take them one by one."""
+    if not pending:
+        return
+    results = memory_create_many(
+        namespace=session.namespace, actor=EXTRACTION_ACTOR, items=pending, merge_near_duplicates=True
+    )
+    for result in results:
+        if isinstance(result, InvalidInput):
+            logger.info("extraction run %s skipped a candidate: %s", run.pk, result)
+        else:
+            tally.add(result.outcome)
 
 
 def _write_summary(session: Session, candidate: Candidate, sources: list[SourceMessage], extra: dict[str, Any]) -> str:

@@ -3,11 +3,16 @@
 `memory_create` is the one write path all sources share (API, extraction,
 operators, restore): normalise -> fingerprint -> tombstone -> exact duplicate
 -> near duplicate (when asked) -> insert -> revision 1 -> evidence -> audit.
+`memory_create_many` takes the same path for a list of memories at once (an
+extraction run's candidates), with the result of calling `memory_create` for
+each in order and a number of statements that does not grow with the list.
 """
 
 from __future__ import annotations
 
+import copy
 import enum
+import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +24,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, AuditEntry, audit_record, audit_record_many
 from memoryadmin.errors import Conflict, InvalidInput, NotFound, ServiceError
 from memoryadmin.memories.models import (
     Memory,
@@ -115,6 +120,8 @@ def _link_evidence(memory: Memory, message_ids: Sequence[int]) -> int:
 
 # pg_trgm's default `similarity_threshold`, below which the `%` operator matches.
 TRGM_DEFAULT_THRESHOLD = 0.3
+# At most this many neighbours make a group to merge into (the nearest ones).
+_GROUP_LIMIT = 20
 
 
 def find_near_duplicates(
@@ -140,7 +147,7 @@ def find_near_duplicates(
             WHERE namespace_id = %s AND user_id = %s {prefilter} AND similarity(text, %s) >= %s
               AND NOT (id = ANY(%s))
             ORDER BY sim DESC, id
-            LIMIT 20
+            LIMIT {_GROUP_LIMIT}
             """,
             params,
         )
@@ -186,6 +193,124 @@ def near_duplicate_target(*, namespace_id: int, user_id: str, text: str, thresho
     return Memory.objects.select_for_update().filter(pk=neighbours[0][0]).first()
 
 
+@dataclass
+class NewMemory:
+    """One memory for `memory_create_many`: what `memory_create` takes besides the namespace and the actor."""
+
+    user_id: str
+    text: str
+    source: str = MemorySource.API
+    session_id: str = ""
+    agent_id: str = ""
+    memory_type: str = MemoryType.SEMANTIC
+    topics: Iterable[str] | None = None
+    entities: Iterable[str] | None = None
+    metadata: dict[str, Any] | None = None
+    pinned: bool = False
+    pin_reason: str = ""
+    evidence_message_ids: Sequence[int] = ()
+    status: str | None = None
+    memory_id: uuid.UUID | None = None
+    created_at: datetime | None = None
+    reason: str = ""
+
+
+@dataclass
+class _Planned:
+    """A cleaned item of a batch and, once planned, what becomes of it."""
+
+    new: NewMemory
+    text: str
+    memory_type: str
+    topics: list[str]
+    entities: list[str]
+    fingerprint: str
+    status: str
+    outcome: Outcome | None = None
+    memory: Memory | None = None
+    # A merge's target: the id of a stored memory, or an item of this batch created before this one.
+    target: uuid.UUID | _Planned | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.new.user_id, self.fingerprint)
+
+
+def _planned(namespace: Namespace, new: NewMemory) -> _Planned:
+    """Normalise and fingerprint one memory, or raise InvalidInput: the first step of the write path."""
+    text = clean_text(new.text)
+    memory_type = clean_memory_type(new.memory_type)
+    topics = clean_labels(new.topics, "topics")
+    entities = clean_labels(new.entities, "entities")
+    status = new.status
+    if status is None:
+        needs_review = namespace.review_required and new.source == MemorySource.EXTRACTION
+        status = MemoryStatus.CANDIDATE if needs_review else MemoryStatus.ACTIVE
+    return _Planned(
+        new=new,
+        text=text,
+        memory_type=memory_type,
+        topics=topics,
+        entities=entities,
+        fingerprint=text_fingerprint(text),
+        status=status,
+    )
+
+
+def _new_memory(namespace: Namespace, item: _Planned, now: datetime) -> Memory:
+    new = item.new
+    return Memory(
+        id=new.memory_id or uuid.uuid4(),
+        namespace=namespace,
+        user_id=new.user_id,
+        session_id=new.session_id,
+        agent_id=new.agent_id,
+        text=item.text,
+        memory_type=item.memory_type,
+        status=item.status,
+        topics=item.topics,
+        entities=item.entities,
+        metadata=new.metadata or {},
+        source=new.source,
+        fingerprint=item.fingerprint,
+        created_at=new.created_at or now,
+        updated_at=now,
+    )
+
+
+def _first_revision(memory: Memory, item: _Planned, actor: Actor, now: datetime) -> MemoryRevision:
+    return MemoryRevision(
+        memory=memory,
+        revision=1,
+        text=item.text,
+        memory_type=item.memory_type,
+        topics=item.topics,
+        entities=item.entities,
+        metadata=memory.metadata,
+        actor=str(actor),
+        reason=item.new.reason or f"created ({item.new.source})",
+        created_at=now,
+    )
+
+
+def _created_event(memory: Memory, item: _Planned, actor: Actor) -> AuditEntry:
+    return AuditEntry(
+        actor=actor,
+        action="memory.create",
+        namespace_id=memory.namespace_id,
+        target_type="memory",
+        target_id=str(memory.pk),
+        user_id=item.new.user_id,
+        reason=item.new.reason,
+        data={
+            "source": item.new.source,
+            "status": item.status,
+            "memory_type": item.memory_type,
+            "pinned": item.new.pinned,
+        },
+    )
+
+
 def memory_create(
     *,
     namespace: Namespace,
@@ -208,14 +333,28 @@ def memory_create(
     created_at: datetime | None = None,
     reason: str = "",
 ) -> WriteResult:
-    text = clean_text(text)
-    memory_type = clean_memory_type(memory_type)
-    topics = clean_labels(topics, "topics")
-    entities = clean_labels(entities, "entities")
-    fingerprint = text_fingerprint(text)
-    if status is None:
-        needs_review = namespace.review_required and source == MemorySource.EXTRACTION
-        status = MemoryStatus.CANDIDATE if needs_review else MemoryStatus.ACTIVE
+    item = _planned(
+        namespace,
+        NewMemory(
+            user_id=user_id,
+            text=text,
+            source=source,
+            session_id=session_id,
+            agent_id=agent_id,
+            memory_type=memory_type,
+            topics=topics,
+            entities=entities,
+            metadata=metadata,
+            pinned=pinned,
+            pin_reason=pin_reason,
+            evidence_message_ids=evidence_message_ids,
+            status=status,
+            memory_id=memory_id,
+            created_at=created_at,
+            reason=reason,
+        ),
+    )
+    text, topics, entities, fingerprint = item.text, item.topics, item.entities, item.fingerprint
 
     with transaction.atomic():
         if is_tombstoned(namespace.pk, user_id, fingerprint):
@@ -242,23 +381,7 @@ def memory_create(
                 return WriteResult(Outcome.MERGED, target, merged_with=[target.pk])
 
         now = timezone.now()
-        memory = Memory(
-            id=memory_id or uuid.uuid4(),
-            namespace=namespace,
-            user_id=user_id,
-            session_id=session_id,
-            agent_id=agent_id,
-            text=text,
-            memory_type=memory_type,
-            status=status,
-            topics=topics,
-            entities=entities,
-            metadata=metadata or {},
-            source=source,
-            fingerprint=fingerprint,
-            created_at=created_at or now,
-            updated_at=now,
-        )
+        memory = _new_memory(namespace, item, now)
         try:
             with transaction.atomic():
                 memory.save(force_insert=True)
@@ -270,32 +393,371 @@ def memory_create(
             _link_evidence(existing, evidence_message_ids)
             return WriteResult(Outcome.DUPLICATE, existing)
 
-        MemoryRevision.objects.create(
-            memory=memory,
-            revision=1,
-            text=text,
-            memory_type=memory_type,
-            topics=topics,
-            entities=entities,
-            metadata=memory.metadata,
-            actor=str(actor),
-            reason=reason or f"created ({source})",
-            created_at=now,
-        )
+        _first_revision(memory, item, actor, now).save(force_insert=True)
         _link_evidence(memory, evidence_message_ids)
         if pinned:
             Pin.objects.create(memory=memory, pinned_by=str(actor), reason=pin_reason)
-        audit_record(
-            actor=actor,
-            action="memory.create",
-            namespace_id=namespace.pk,
-            target_type="memory",
-            target_id=str(memory.pk),
-            user_id=user_id,
-            reason=reason,
-            data={"source": source, "status": status, "memory_type": memory_type, "pinned": pinned},
-        )
+        audit_record(**vars(_created_event(memory, item, actor)))
     return WriteResult(Outcome.CREATED, memory)
+
+
+_NEAR_DUPLICATE_GROUPS = """
+WITH cand AS (
+    SELECT DISTINCT c.u, c.t FROM unnest(%(users)s::text[], %(texts)s::text[]) AS c(u, t)
+),
+cn AS (
+    SELECT c.u, c.t, n.id, n.text, n.sim
+    FROM cand c
+    CROSS JOIN LATERAL (
+        SELECT m.id, m.text, similarity(m.text, c.t) AS sim
+        FROM memories_memory m
+        WHERE m.namespace_id = %(namespace_id)s AND m.user_id = c.u {candidate_prefilter}
+          AND similarity(m.text, c.t) >= %(threshold)s
+        ORDER BY sim DESC, m.id
+        LIMIT %(limit)s + 1
+    ) n
+),
+ranked AS (
+    SELECT cn.*, row_number() OVER w AS rank, count(*) OVER (PARTITION BY u, t) AS found
+    FROM cn WINDOW w AS (PARTITION BY u, t ORDER BY sim DESC, id)
+),
+members AS (SELECT DISTINCT u, id, text FROM ranked WHERE rank <= %(limit)s),
+crowded AS (SELECT DISTINCT u, t FROM ranked WHERE found > %(limit)s)
+SELECT 'n', u, t, id, NULL::uuid, text, sim FROM cn
+UNION ALL
+SELECT 'm', NULL, NULL, mb.id, n.id, NULL, NULL
+FROM members mb
+CROSS JOIN LATERAL (
+    SELECT m.id FROM memories_memory m
+    WHERE m.namespace_id = %(namespace_id)s AND m.user_id = mb.u {member_prefilter}
+      AND similarity(m.text, mb.text) >= %(threshold)s
+    LIMIT %(limit)s + 1
+) n
+UNION ALL
+SELECT 'x', mb.u, c.t, mb.id, NULL, NULL, similarity(mb.text, c.t)
+FROM members mb JOIN crowded c ON c.u = mb.u
+WHERE similarity(mb.text, c.t) >= %(threshold)s
+UNION ALL
+SELECT 'c', a.u, a.t, NULL, NULL, b.t, similarity(a.t, b.t)
+FROM cand a JOIN cand b ON a.u = b.u AND a.t < b.t
+WHERE similarity(a.t, b.t) >= %(threshold)s
+"""
+
+
+class _NearDuplicates:
+    """near_duplicate_target for the items of a batch, in order, from one statement.
+
+    The statement reads, for each text of the batch, its stored neighbours (best
+    first, one past the group limit), each neighbour's own stored neighbours,
+    and the similar pairs of texts within the batch. Memories the batch creates
+    are not stored yet; `target` adds those created before the item, so each
+    item sees what `near_duplicate_target` would see at its turn. A member with
+    more stored neighbours than a group can hold always has one outside the
+    group, so one past the limit is all that is read.
+    """
+
+    def __init__(self, namespace_id: int, pairs: Iterable[tuple[str, str]], threshold: float) -> None:
+        # (user_id, text) -> stored neighbours [(id, text, sim)] best first, at most _GROUP_LIMIT + 1
+        self.neighbours: dict[tuple[str, str], list[tuple[uuid.UUID, str, float]]] = {}
+        # stored memory id -> ids of its stored neighbours (itself included), at most _GROUP_LIMIT + 1
+        self.around: dict[uuid.UUID, set[uuid.UUID]] = {}
+        # (stored id, text of the batch) -> similar, asked only for texts with too many neighbours to list
+        self.crowded: set[tuple[uuid.UUID, str]] = set()
+        # similar texts of the batch (both orders)
+        self.within: dict[tuple[str, str], float] = {}
+        self.created: dict[str, list[_Planned]] = {}
+        pairs = sorted(set(pairs))
+        if not pairs:
+            return
+        prefilter = threshold >= TRGM_DEFAULT_THRESHOLD
+        sql = _NEAR_DUPLICATE_GROUPS.format(
+            candidate_prefilter="AND m.text %% c.t" if prefilter else "",
+            member_prefilter="AND m.text %% mb.text" if prefilter else "",
+        )
+        params = {
+            "users": [u for u, _ in pairs],
+            "texts": [t for _, t in pairs],
+            "namespace_id": namespace_id,
+            "threshold": threshold,
+            "limit": _GROUP_LIMIT,
+        }
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        for kind, user_id, text, first_id, second_id, other_text, sim in rows:
+            if kind == "n":
+                self.neighbours.setdefault((user_id, text), []).append((first_id, other_text, float(sim)))
+            elif kind == "m":
+                self.around.setdefault(first_id, set()).add(second_id)
+            elif kind == "x":
+                self.crowded.add((first_id, text))
+            else:
+                self.within[(text, other_text)] = self.within[(other_text, text)] = float(sim)
+        for found in self.neighbours.values():
+            found.sort(key=lambda n: (-n[2], n[0]))
+
+    def add_created(self, item: _Planned) -> None:
+        self.created.setdefault(item.new.user_id, []).append(item)
+
+    def _stored_near(self, user_id: str, text: str) -> list[tuple[uuid.UUID, str, float]]:
+        return self.neighbours.get((user_id, text), [])
+
+    def target(self, item: _Planned) -> uuid.UUID | _Planned | None:
+        user_id, text = item.new.user_id, item.text
+        created = self.created.get(user_id, [])
+        found: list[tuple[float, uuid.UUID, uuid.UUID | _Planned]] = [
+            (sim, pk, pk) for pk, _, sim in self._stored_near(user_id, text)
+        ]
+        for other in created:
+            sim = self.within.get((text, other.text))
+            if sim is not None:
+                found.append((sim, other.memory.pk, other))
+        if not found:
+            return None
+        found.sort(key=lambda n: (-n[0], n[1]))
+        group = found[:_GROUP_LIMIT]
+        ids = {pk for _, pk, _ in group}
+        members = [member for _, _, member in group]
+
+        def stored_around(member: uuid.UUID | _Planned) -> set[uuid.UUID]:
+            """The member's stored neighbours: all of them, or one more than the group can hold."""
+            if isinstance(member, _Planned):
+                return {pk for pk, _, _ in self._stored_near(user_id, member.text)}
+            return self.around.get(member, set())
+
+        def similar(stored: uuid.UUID, planned: _Planned) -> bool:
+            listed = self._stored_near(user_id, planned.text)
+            if len(listed) <= _GROUP_LIMIT:
+                return any(pk == stored for pk, _, _ in listed)
+            return (stored, planned.text) in self.crowded
+
+        # No bridge: nothing outside the group, stored or created earlier in the batch, is similar to a member.
+        # (A member whose stored neighbours were cut at the limit has more than the group holds: one is outside.)
+        for member in members:
+            if stored_around(member) - ids:
+                return None
+            for other in created:
+                if other.memory.pk in ids:
+                    continue
+                if isinstance(member, _Planned):
+                    if (member.text, other.text) in self.within:
+                        return None
+                elif similar(member, other):
+                    return None
+        # Cohesion: every member is similar to every other (each is similar to the new text by choice).
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                if isinstance(a, _Planned) and isinstance(b, _Planned):
+                    ok = (a.text, b.text) in self.within
+                elif isinstance(a, _Planned):
+                    ok = similar(b, a)  # type: ignore[arg-type]
+                elif isinstance(b, _Planned):
+                    ok = similar(a, b)
+                else:
+                    ok = b in stored_around(a)
+                if not ok:
+                    return None
+        return group[0][2]
+
+
+class _Fallback(Exception):
+    """The batch met a concurrent writer; it is written one item at a time instead."""
+
+
+def _insert_memories(memories: list[Memory]) -> None:
+    """One INSERT for new memories, or none of them and _Fallback when one is in the way of another writer's.
+
+    ON CONFLICT DO NOTHING instead of a savepoint around the insert: the batch's first
+    write then costs one statement, and a conflict leaves a transaction that goes on.
+    """
+    fields = [f for f in Memory._meta.concrete_fields if not f.generated]
+    row = f"({', '.join(['%s'] * len(fields))})"
+    params: list[object] = []
+    for memory in memories:
+        params += [f.get_db_prep_save(getattr(memory, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO memories_memory ({', '.join(connection.ops.quote_name(f.column) for f in fields)}) "
+            f"VALUES {', '.join([row] * len(memories))} ON CONFLICT DO NOTHING RETURNING id",
+            params,
+        )
+        inserted = [pk for (pk,) in cursor.fetchall()]
+        if len(inserted) < len(memories):
+            # Another writer stored one of these texts (or took one of these ids) since it was looked up.
+            if inserted:
+                cursor.execute("DELETE FROM memories_memory WHERE id = ANY(%s)", [inserted])
+            raise _Fallback
+    for memory in memories:
+        memory._state.adding, memory._state.db = False, connection.alias
+
+
+def memory_create_many(
+    *,
+    namespace: Namespace,
+    actor: Actor,
+    items: Sequence[NewMemory],
+    merge_near_duplicates: bool = False,
+) -> list[WriteResult | InvalidInput]:
+    """`memory_create` for each item in order, in one transaction, with a fixed number of statements.
+
+    Each result is what `memory_create` would return for that item after the ones
+    before it (or the InvalidInput it would raise): an item sees the memories the
+    earlier items created, as exact and as near duplicates. Tombstones, stored
+    duplicates and near-duplicate groups are read once for the whole batch; the
+    memories, revisions, evidence, pins and audit events are each one insert.
+    When another writer gets in the way (it stored the same text, or deleted a
+    merge target, meanwhile) the batch is written through `memory_create`, one
+    item at a time, which settles each such case as it always has.
+    """
+    results: list[WriteResult | InvalidInput | None] = [None] * len(items)
+    planned: list[tuple[int, _Planned]] = []
+    for index, new in enumerate(items):
+        try:
+            planned.append((index, _planned(namespace, new)))
+        except InvalidInput as exc:
+            results[index] = exc
+    if not planned:
+        return results  # type: ignore[return-value]
+    # No savepoint of its own: nothing is written before the step that may fall back, and that step undoes itself.
+    with transaction.atomic(savepoint=False):
+        try:
+            _create_planned(namespace, actor, planned, results, merge_near_duplicates)
+        except _Fallback:
+            for index, item in planned:
+                try:
+                    results[index] = memory_create(
+                        namespace=namespace,
+                        actor=actor,
+                        merge_near_duplicates=merge_near_duplicates,
+                        **vars(item.new),
+                    )
+                except InvalidInput as exc:
+                    results[index] = exc
+    return results  # type: ignore[return-value]
+
+
+def _create_planned(
+    namespace: Namespace,
+    actor: Actor,
+    planned: list[tuple[int, _Planned]],
+    results: list[WriteResult | InvalidInput | None],
+    merge_near_duplicates: bool,
+) -> None:
+    users = {item.new.user_id for _, item in planned}
+    fingerprints = {item.fingerprint for _, item in planned}
+    tombstoned = set(
+        Tombstone.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints).values_list(
+            "user_id", "fingerprint"
+        )
+    )
+    known: dict[tuple[str, str], Memory] = {
+        (m.user_id, m.fingerprint): m
+        for m in Memory.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints)
+    }
+    near = None
+    if merge_near_duplicates:
+        settled = tombstoned | known.keys()
+        near = _NearDuplicates(
+            namespace.pk,
+            ((item.new.user_id, item.text) for _, item in planned if item.key not in settled),
+            settings.NEAR_DUPLICATE_THRESHOLD,
+        )
+
+    now = timezone.now()
+    for _, item in planned:
+        if item.key in tombstoned:
+            item.outcome = Outcome.SUPPRESSED
+        elif item.key in known:
+            item.outcome, item.memory = Outcome.DUPLICATE, known[item.key]
+        elif near is not None and (target := near.target(item)) is not None:
+            item.outcome, item.target = Outcome.MERGED, target
+        else:
+            item.outcome = Outcome.CREATED
+            item.memory = _new_memory(namespace, item, now)
+            known[item.key] = item.memory
+            if near is not None:
+                near.add_created(item)
+
+    stored_targets = {item.target for _, item in planned if isinstance(item.target, uuid.UUID)}
+    locked: dict[uuid.UUID, Memory] = {}
+    if stored_targets:
+        locked = {m.pk: m for m in Memory.objects.select_for_update().filter(pk__in=stored_targets).order_by("pk")}
+        if len(locked) != len(stored_targets):
+            raise _Fallback
+
+    # The memories as the batch goes: the stored ones (a merge target as locked) and those it creates.
+    live: dict[uuid.UUID, Memory] = {memory.pk: memory for memory in known.values()}
+    live.update(locked)
+    seen: list[Memory] = []
+
+    def as_at_its_turn(memory: Memory) -> Memory:
+        # memory_create returns the memory as that call left it; later merges must not show in it.
+        snapshot = copy.copy(memory)
+        seen.append(snapshot)
+        return snapshot
+
+    evidence: dict[tuple[uuid.UUID, int], None] = {}
+    relabelled: dict[uuid.UUID, Memory] = {}
+    for index, item in planned:
+        if item.outcome is Outcome.SUPPRESSED:
+            results[index] = WriteResult(Outcome.SUPPRESSED, None)
+            continue
+        if item.outcome is Outcome.MERGED:
+            target = live[item.target if isinstance(item.target, uuid.UUID) else item.target.memory.pk]  # type: ignore[union-attr]
+            try:
+                merged_topics = clean_labels([*target.topics, *item.topics], "topics")
+                merged_entities = clean_labels([*target.entities, *item.entities], "entities")
+            except InvalidInput as exc:
+                results[index] = exc
+                continue
+            if merged_topics != target.topics or merged_entities != target.entities:
+                # A memory created in this batch is inserted with its merged labels; revision 1 keeps its own.
+                target.topics, target.entities = merged_topics, merged_entities
+                if isinstance(item.target, uuid.UUID):
+                    relabelled[target.pk] = target
+            results[index] = WriteResult(Outcome.MERGED, as_at_its_turn(target), merged_with=[target.pk])
+            memory = target
+        else:
+            memory = live[item.memory.pk]  # type: ignore[union-attr]
+            results[index] = WriteResult(item.outcome, as_at_its_turn(memory))  # type: ignore[arg-type]
+        for message_id in item.new.evidence_message_ids:
+            evidence[(memory.pk, message_id)] = None
+
+    created = [item for _, item in planned if item.outcome is Outcome.CREATED]
+    if created:
+        _insert_memories([item.memory for item in created])  # type: ignore[misc]
+    for snapshot in seen:
+        snapshot._state.adding, snapshot._state.db = False, connection.alias
+    if created:
+        MemoryRevision.objects.bulk_create([_first_revision(item.memory, item, actor, now) for item in created])  # type: ignore[arg-type]
+    if evidence:
+        MemoryEvidence.objects.bulk_create(
+            [MemoryEvidence(memory_id=memory_id, message_id=message_id) for memory_id, message_id in evidence],
+            ignore_conflicts=True,
+        )
+    pins = [
+        Pin(memory=item.memory, pinned_by=str(actor), reason=item.new.pin_reason) for item in created if item.new.pinned
+    ]
+    if pins:
+        Pin.objects.bulk_create(pins)
+    if relabelled:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """
+                UPDATE memories_memory AS m
+                SET topics = ARRAY(
+                        SELECT e FROM jsonb_array_elements_text(v.labels -> 0) WITH ORDINALITY AS x(e, i) ORDER BY i
+                    ),
+                    entities = ARRAY(
+                        SELECT e FROM jsonb_array_elements_text(v.labels -> 1) WITH ORDINALITY AS x(e, i) ORDER BY i
+                    ),
+                    updated_at = %s
+                FROM jsonb_each(%s::jsonb) AS v(id, labels)
+                WHERE m.id = v.id::uuid
+                """,
+                [now, json.dumps({str(pk): [m.topics, m.entities] for pk, m in relabelled.items()})],
+            )
+    audit_record_many([_created_event(item.memory, item, actor) for item in created])  # type: ignore[arg-type]
 
 
 def _locked(memory: Memory) -> Memory:

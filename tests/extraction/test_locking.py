@@ -33,14 +33,14 @@ def in_another_connection(work) -> threading.Thread:
 def pause_inside_the_write(monkeypatch, during) -> list:
     """Run `during()` when the run's transaction writes its first memory; collect what it returns."""
     seen: list = []
-    original = services.memory_create
+    original = services.memory_create_many
 
     def create(**kwargs):
         if not seen:
             seen.append(during())
         return original(**kwargs)
 
-    monkeypatch.setattr(services, "memory_create", create)
+    monkeypatch.setattr(services, "memory_create_many", create)
     return seen
 
 
