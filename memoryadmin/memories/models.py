@@ -35,7 +35,10 @@ class TombstoneReason(models.TextChoices):
 
 class Memory(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="memories")
+    # No index of its own: every index of the table starts with the namespace.
+    namespace = models.ForeignKey(
+        "tenancy.Namespace", on_delete=models.CASCADE, related_name="memories", db_index=False
+    )
     user_id = models.CharField(max_length=128)
     session_id = models.CharField(max_length=128, blank=True, default="")
     agent_id = models.CharField(max_length=128, blank=True, default="")
@@ -70,7 +73,13 @@ class Memory(models.Model):
             GinIndex(fields=["user_id", "search_vector"], name="memory_user_search"),
             GinIndex(fields=["text"], name="memory_text_trgm", opclasses=["gin_trgm_ops"]),
             models.Index(fields=["namespace", "user_id", "-created_at", "-id"], name="memory_ns_user_created"),
-            models.Index(fields=["namespace", "-created_at", "-id"], name="memory_ns_created"),
+            # Newest first for lists; the included columns let the forgetting selection read
+            # a namespace from the index alone (an index-only scan) instead of the whole table.
+            models.Index(
+                fields=["namespace", "-created_at", "-id"],
+                include=["last_accessed_at", "memory_type"],
+                name="memory_ns_created",
+            ),
             models.Index(fields=["namespace", "status", "created_at", "id"], name="memory_ns_status_created"),
         ]
 
@@ -79,7 +88,8 @@ class Memory(models.Model):
 
 
 class MemoryRevision(models.Model):
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="revisions")
+    # Indexed by revision_unique_per_memory, which starts with the memory.
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="revisions", db_index=False)
     revision = models.PositiveIntegerField()
     text = models.TextField()
     memory_type = models.CharField(max_length=12, choices=MemoryType.choices)
@@ -101,7 +111,8 @@ class MemoryRevision(models.Model):
 
 
 class MemoryEvidence(models.Model):
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
+    # Indexed by evidence_unique, which starts with the memory.
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence", db_index=False)
     message = models.ForeignKey("conversations.Message", on_delete=models.CASCADE, related_name="evidence")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -125,7 +136,11 @@ class Pin(models.Model):
 
 
 class Tombstone(models.Model):
-    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="tombstones")
+    # Indexed by tombstone_unique (namespace, user_id, fingerprint), which also serves lookups
+    # by (namespace, user_id).
+    namespace = models.ForeignKey(
+        "tenancy.Namespace", on_delete=models.CASCADE, related_name="tombstones", db_index=False
+    )
     user_id = models.CharField(max_length=128)
     fingerprint = models.CharField(max_length=64)
     reason = models.CharField(max_length=10, choices=TombstoneReason.choices)
@@ -141,7 +156,6 @@ class Tombstone(models.Model):
         ]
         indexes = [
             models.Index(fields=["namespace", "-created_at", "-id"], name="tombstone_ns_created"),
-            models.Index(fields=["namespace", "user_id"], name="tombstone_ns_user"),
         ]
 
     def __str__(self) -> str:
