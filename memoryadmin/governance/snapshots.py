@@ -9,8 +9,11 @@ Export streams from server-side cursors inside one REPEATABLE READ
 transaction, so the file is a consistent picture and memory stays flat.
 
 Restore reads the file twice: the first pass validates everything (format,
-version, order, every record, the checksum) and writes nothing; the second
-applies it in batches inside one transaction. A tombstone or a later erasure
+version, order, every record, the checksum) and writes nothing, and looks up
+which of the snapshot's tombstones, texts and sessions the namespace already
+holds; the second applies it in batches inside one transaction, with no batch
+reading rows by namespace (so its cost does not grow with what the restore has
+written) and the rows written by COPY or multi-row inserts. A tombstone or a later erasure
 always wins over a record; ids and timestamps are kept; restoring the same
 file again changes nothing.
 """
@@ -27,7 +30,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 import orjson
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Exists, F, Max, OuterRef
 from django.utils import timezone
 
@@ -60,8 +63,15 @@ VERSION = 1
 RECORD_TYPES = ("tombstone", "session", "message", "memory", "revision", "evidence", "pin")
 OUTCOMES = ("created", "updated", "unchanged", "suppressed", "skipped_erased", "skipped")
 CHUNK = 5000
-STREAM_CHUNK_BYTES = 64 * 1024
+EXPORT_LINES = 1000
+EXPORT_CHUNK_BYTES = 1024 * 1024
 BATCH = 1000
+# A restore's memories pass through this temporary table on their way in (COPY cannot skip conflicts).
+MEMORY_STAGE = "snapshot_restore_memory"
+GIN_PENDING_LIST_LIMIT = "64MB"
+GIN_TABLES = ("memories_memory", "conversations_message")
+# Validation looks up what the namespace already holds this many records at a time.
+LOOKUP_BATCH = 5000
 MAX_LINE_BYTES = 4 * 1024 * 1024
 SAMPLES_PER_OUTCOME = 5
 # Django's `.values` builds a new list on every access; a restore asks millions of times.
@@ -213,8 +223,8 @@ def _record(kind: str, row: Any) -> dict[str, Any]:
     return {"type": kind, **pin_dict(row)}
 
 
-def snapshot_export_lines(*, namespace: Namespace, user_id: str | None = None) -> Iterator[bytes]:
-    """The snapshot, line by line (each ends with a newline). Iterate it to the end or close it."""
+def _export_chunks(*, namespace: Namespace, user_id: str | None) -> Iterator[bytes]:
+    """The snapshot's bytes: the header, then up to EXPORT_LINES whole lines at a time, then the trailer."""
     if user_id is not None:
         validate_app_id(user_id, "user_id")
     with _consistent_read():
@@ -234,30 +244,42 @@ def snapshot_export_lines(*, namespace: Namespace, user_id: str | None = None) -
         digest.update(header)
         yield header
         written = 0
+        pending: list[bytes] = []
+        size = 0
+        dumps = orjson.dumps
         for kind, qs in querysets.items():
-            for obj in qs.iterator(chunk_size=CHUNK):
-                line = _line(_record(kind, obj))
-                digest.update(line)
-                written += 1
-                yield line
+            for row in qs.iterator(chunk_size=CHUNK):
+                line = dumps(_record(kind, row)) + b"\n"
+                pending.append(line)
+                size += len(line)
+                if len(pending) >= EXPORT_LINES or size >= EXPORT_CHUNK_BYTES:
+                    chunk = b"".join(pending)
+                    digest.update(chunk)
+                    written += len(pending)
+                    pending, size = [], 0
+                    yield chunk
+        if pending:
+            chunk = b"".join(pending)
+            digest.update(chunk)
+            written += len(pending)
+            yield chunk
         yield _line({"type": "end", "records": written, "sha256": digest.hexdigest()})
 
 
+def snapshot_export_lines(*, namespace: Namespace, user_id: str | None = None) -> Iterator[bytes]:
+    """The snapshot, line by line (each ends with a newline). Iterate it to the end or close it."""
+    for chunk in _export_chunks(namespace=namespace, user_id=user_id):
+        # JSON escapes every control character inside strings: a newline byte only ends a line.
+        yield from chunk.splitlines(keepends=True)
+
+
 def snapshot_export_stream(*, namespace: Namespace, user_id: str | None = None) -> Iterator[bytes]:
-    """The same bytes as `snapshot_export_lines`, grouped into chunks of about 64 KiB for a response.
+    """The same bytes as `snapshot_export_lines`, about a thousand lines at a time, for a response.
 
     A web server writes each yielded item on its own; a write per line would dominate the export.
+    A chunk is capped in bytes as well, so long messages do not make the worker's memory grow.
     """
-    pending: list[bytes] = []
-    size = 0
-    for line in snapshot_export_lines(namespace=namespace, user_id=user_id):
-        pending.append(line)
-        size += len(line)
-        if size >= STREAM_CHUNK_BYTES:
-            yield b"".join(pending)
-            pending, size = [], 0
-    if pending:
-        yield b"".join(pending)
+    return _export_chunks(namespace=namespace, user_id=user_id)
 
 
 # --- restore -----------------------------------------------------------------------------------
@@ -555,8 +577,70 @@ class Records:
     total: int
 
 
-def snapshot_validate(*, namespace: Namespace, source: BinaryIO) -> Records:
-    """The first pass: everything a restore checks before it may write anything."""
+class _Committed:
+    """What the namespace holds before a restore writes anything, looked up during validation.
+
+    A restore's own writes make per-batch lookups by namespace slow: the statistics
+    still describe the namespace as it was, so PostgreSQL reads every row written so
+    far to answer each batch. Looked up once here, against committed data only, in
+    batches whose cost does not depend on the restore; what the restore itself writes
+    is known without asking the database.
+    """
+
+    def __init__(self, namespace: Namespace) -> None:
+        self.namespace = namespace
+        # Lines (tombstones and memories) whose (user_id, fingerprint) has a tombstone.
+        self.tombstoned: set[int] = set()
+        # session_id -> primary key of the sessions the snapshot names that exist.
+        self.sessions: dict[str, int] = {}
+        self._pairs: list[tuple[int, str, str]] = []
+        self._session_ids: list[str] = []
+
+    def add(self, kind: str, line_no: int, record: dict[str, Any]) -> None:
+        if kind in ("tombstone", "memory"):
+            self._pairs.append((line_no, record["user_id"], record["fingerprint"]))
+            if len(self._pairs) >= LOOKUP_BATCH:
+                self._look_up_pairs()
+        elif kind == "session":
+            self._session_ids.append(record["session_id"])
+            if len(self._session_ids) >= LOOKUP_BATCH:
+                self._look_up_sessions()
+
+    def finish(self) -> None:
+        self._look_up_pairs()
+        self._look_up_sessions()
+
+    def _look_up_pairs(self) -> None:
+        if not self._pairs:
+            return
+        lines, users, fingerprints = zip(*self._pairs, strict=True)
+        self._pairs = []
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """
+                SELECT p.line FROM unnest(%s::int[], %s::text[], %s::text[]) AS p(line, user_id, fingerprint)
+                WHERE EXISTS (SELECT 1 FROM memories_tombstone t
+                              WHERE t.namespace_id = %s AND t.user_id = p.user_id AND t.fingerprint = p.fingerprint)
+                """,
+                [list(lines), list(users), list(fingerprints), self.namespace.pk],
+            )
+            self.tombstoned.update(line for (line,) in cursor.fetchall())
+
+    def _look_up_sessions(self) -> None:
+        if not self._session_ids:
+            return
+        rows = Session.objects.filter(namespace=self.namespace, session_id__in=self._session_ids).values_list(
+            "session_id", "pk"
+        )
+        self._session_ids = []
+        self.sessions.update(rows)
+
+
+def snapshot_validate(*, namespace: Namespace, source: BinaryIO, committed: _Committed | None = None) -> Records:
+    """The first pass: everything a restore checks before it may write anything.
+
+    With `committed`, it also looks up what the namespace already holds of the snapshot's records.
+    """
     digest = hashlib.sha256()
     header: Header | None = None
     trailer: dict[str, Any] | None = None
@@ -588,6 +672,8 @@ def snapshot_validate(*, namespace: Namespace, source: BinaryIO) -> Records:
         parsed = PARSERS[kind](_Fields(raw, line_no))
         if header.user_id is not None and parsed.get("user_id", header.user_id) != header.user_id:
             raise _fail(line_no, "a snapshot of one person may hold only that person's records", field="user_id")
+        if committed is not None:
+            committed.add(kind, line_no, parsed)
         digest.update(line)
         total += 1
     if header is None:
@@ -598,6 +684,8 @@ def snapshot_validate(*, namespace: Namespace, source: BinaryIO) -> Records:
         raise ChecksumMismatch("the checksum does not match the content: the file was changed or damaged", details={})
     if "records" in trailer and trailer["records"] != total:
         raise SnapshotInvalid("the trailer's record count does not match the file", details={})
+    if committed is not None:
+        committed.finish()
     return Records(header=header, total=total)
 
 
@@ -614,12 +702,61 @@ class _DryRunRollback(Exception):
     pass
 
 
-class _Applier:
-    """The second pass: batches of one record type at a time, set-based where it counts."""
+def _insert(
+    table: str,
+    columns: tuple[str, ...],
+    rows: list[list[Any]],
+    *,
+    values: str | None = None,
+    suffix: str = "",
+) -> list[tuple[Any, ...]]:
+    """One multi-row INSERT for a batch; `values` is the placeholder list of one row (casts, defaults)."""
+    if not rows:
+        return []
+    row_sql = f"({values or ', '.join(['%s'] * len(columns))})"
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row_sql] * len(rows))} {suffix}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
+        return cursor.fetchall() if "RETURNING" in suffix else []
 
-    def __init__(self, namespace: Namespace, progress: Callable[[int], None] | None) -> None:
+
+def _copy(table: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+    """A batch through COPY: no statement to build or parse, whatever the batch's size."""
+    if not rows:
+        return
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _next_ids(table: str, count: int) -> list[int]:
+    """`count` ids drawn from the table's sequence, for rows written by COPY."""
+    if not count:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, count])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+class _Applier:
+    """The second pass: batches of one record type at a time, set-based where it counts.
+
+    No statement of a batch reads rows by namespace: what existed before the restore
+    comes from `_Committed`, what the restore wrote is kept here, and everything else
+    is looked up by primary key or by a parent's key, whose cost stays flat however
+    much the restore has written.
+    """
+
+    def __init__(
+        self, namespace: Namespace, progress: Callable[[int], None] | None, committed: _Committed | None = None
+    ) -> None:
         self.namespace = namespace
         self.progress = progress
+        self.committed = committed or _Committed(namespace)
         self.by_type: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
         self.samples: dict[str, list[dict[str, str]]] = defaultdict(list)
         self.done = 0
@@ -631,6 +768,8 @@ class _Applier:
         self.erased_at = {row["subject_hash"]: row["last"] for row in ledger}
         self.sessions: dict[str, tuple[int, str] | None] = {}
         self.touched_sessions: set[int] = set()
+        # (user_id, fingerprint) of the snapshot's tombstones that this restore wrote or found.
+        self.restored_tombstones: set[tuple[str, str]] = set()
 
     # helpers
 
@@ -646,6 +785,7 @@ class _Applier:
             self.samples[outcome].append({"type": kind, "label": label[:120]})
 
     def session_of(self, session_ids: Iterable[str]) -> None:
+        """Sessions a record names that the snapshot's session records did not (rare: hand-made files)."""
         missing = [s for s in set(session_ids) if s not in self.sessions]
         if not missing:
             return
@@ -667,22 +807,17 @@ class _Applier:
                 f"SELECT setval(%s, GREATEST(%s, (SELECT last_value FROM {sequence})))", [sequence, max(kept_ids)]
             )
 
-    def existing_pairs(self, table: str, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Which (user_id, fingerprint) pairs `table` holds in this namespace: one index probe per pair."""
-        users, fingerprints = [], []
-        for user_id, fingerprint in set(pairs):
-            users.append(user_id)
-            fingerprints.append(fingerprint)
-        if not users:
-            return set()
+    def tombstoned(self, r: dict[str, Any]) -> bool:
+        return r["line"] in self.committed.tombstoned or (r["user_id"], r["fingerprint"]) in self.restored_tombstones
+
+    def pair_taken(self, user_id: str, fingerprint: str) -> bool:
+        """Whether a memory of this namespace has this text: one probe of the unique index."""
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT t.user_id, t.fingerprint FROM {table} t "
-                "JOIN unnest(%s::text[], %s::text[]) AS p(user_id, fingerprint) "
-                "ON t.namespace_id = %s AND t.user_id = p.user_id AND t.fingerprint = p.fingerprint",
-                [users, fingerprints, self.namespace.pk],
+                "SELECT 1 FROM memories_memory WHERE namespace_id = %s AND user_id = %s AND fingerprint = %s",
+                [self.namespace.pk, user_id, fingerprint],
             )
-            return {(u, f) for u, f in cursor.fetchall()}
+            return cursor.fetchone() is not None
 
     def free_ids(self, model: Any, ids: list[int]) -> set[int]:
         taken = set(model.objects.filter(pk__in=ids).values_list("pk", flat=True))
@@ -697,66 +832,59 @@ class _Applier:
             self.progress(self.done)
 
     def _apply_tombstone(self, batch: list[dict[str, Any]]) -> None:
-        existing = self.existing_pairs("memories_tombstone", ((r["user_id"], r["fingerprint"]) for r in batch))
-        free = self.free_ids(Tombstone, [r["id"] for r in batch])
-        rows = []
+        wanted = []
         for r in batch:
-            key = (r["user_id"], r["fingerprint"])
             if self.erased_after(r["user_id"], r["created_at"]):
                 self.outcome("tombstone", "skipped_erased", r["fingerprint"][:12])
-            elif key in existing:
+            elif self.tombstoned(r):
                 self.outcome("tombstone", "unchanged")
             else:
-                existing.add(key)
-                tid = r["id"] if r["id"] in free else None
-                free.discard(r["id"])
-                rows.append(
-                    Tombstone(
-                        id=tid,
-                        namespace=self.namespace,
-                        user_id=r["user_id"],
-                        fingerprint=r["fingerprint"],
-                        reason=r["reason"],
-                        text=r["text"],
-                        memory_type=r["memory_type"],
-                        actor=r["actor"],
-                        created_at=r["created_at"],
-                    )
-                )
-                self.outcome("tombstone", "created", r["fingerprint"][:12])
-        if not rows:
+                wanted.append(r)
+        if not wanted:
             return
-        self.bump_sequence("memories_tombstone", [row.id for row in rows if row.id])
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                """
-                INSERT INTO memories_tombstone
-                    (id, namespace_id, user_id, fingerprint, reason, text, memory_type, actor, created_at)
-                VALUES (COALESCE(%s, nextval(pg_get_serial_sequence('memories_tombstone', 'id'))),
-                        %s, %s, %s, %s, %s, %s, %s, %s)
-                """,
+        free = self.free_ids(Tombstone, [r["id"] for r in wanted])
+        rows = []
+        for r in wanted:
+            tid = r["id"] if r["id"] in free else None
+            free.discard(r["id"])
+            rows.append(
                 [
-                    [
-                        t.id,
-                        self.namespace.pk,
-                        t.user_id,
-                        t.fingerprint,
-                        t.reason,
-                        t.text,
-                        t.memory_type,
-                        t.actor,
-                        t.created_at,
-                    ]
-                    for t in rows
-                ],
+                    tid,
+                    self.namespace.pk,
+                    r["user_id"],
+                    r["fingerprint"],
+                    r["reason"],
+                    r["text"],
+                    r["memory_type"],
+                    r["actor"],
+                    r["created_at"],
+                ]
             )
+        self.bump_sequence("memories_tombstone", [row[0] for row in rows if row[0]])
+        # A pair twice in the snapshot, or written meanwhile by someone else, is not written again.
+        written = _insert(
+            "memories_tombstone",
+            ("id", "namespace_id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at"),
+            rows,
+            values="COALESCE(%s, nextval(pg_get_serial_sequence('memories_tombstone', 'id'))), "
+            "%s, %s, %s, %s, %s, %s, %s, %s",
+            suffix="ON CONFLICT DO NOTHING RETURNING user_id, fingerprint",
+        )
+        # Written now or already there: either way the pair is tombstoned from here on.
+        self.restored_tombstones.update((r["user_id"], r["fingerprint"]) for r in wanted)
+        created = set(written)
+        for r in wanted:
+            key = (r["user_id"], r["fingerprint"])
+            if key in created:
+                created.discard(key)
+                self.outcome("tombstone", "created", r["fingerprint"][:12])
+            else:
+                self.outcome("tombstone", "unchanged")
 
     def _apply_session(self, batch: list[dict[str, Any]]) -> None:
-        self.session_of(r["session_id"] for r in batch)
-        current = {
-            s.session_id: s
-            for s in Session.objects.filter(namespace=self.namespace, session_id__in=[r["session_id"] for r in batch])
-        }
+        known = self.committed.sessions
+        pks = [known[r["session_id"]] for r in batch if r["session_id"] in known]
+        current = {s.session_id: s for s in Session.objects.filter(pk__in=pks)} if pks else {}
         inserts = []
         for r in batch:
             sid = r["session_id"]
@@ -766,12 +894,18 @@ class _Applier:
                 continue
             existing = current.get(sid)
             if existing is None:
+                if sid in self.sessions:
+                    # The same session twice in one snapshot: the first one stands.
+                    self.outcome("session", "unchanged")
+                    continue
+                self.sessions[sid] = None
                 inserts.append(r)
                 continue
             if existing.user_id != r["user_id"]:
                 self.sessions[sid] = None
                 self.outcome("session", "skipped", f"{sid}: belongs to another user")
                 continue
+            self.sessions[sid] = (existing.pk, existing.user_id)
             same = (
                 existing.agent_id == r["agent_id"]
                 and existing.metadata == r["metadata"]
@@ -794,7 +928,7 @@ class _Applier:
                     """,
                     [
                         r["agent_id"],
-                        orjson.dumps(r["metadata"]).decode(),
+                        _json(r["metadata"]),
                         r["created_at"],
                         r["updated_at"],
                         r["last_message_at"],
@@ -807,31 +941,59 @@ class _Applier:
             self.outcome("session", "updated", sid)
         if not inserts:
             return
-        with connection.cursor() as cursor:
-            for r in inserts:
-                cursor.execute(
-                    """
-                    INSERT INTO conversations_session
-                        (namespace_id, session_id, user_id, agent_id, metadata, message_count,
-                         created_at, updated_at, last_message_at, last_activity_at)
-                    VALUES (%s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s)
-                    RETURNING id
-                    """,
-                    [
-                        self.namespace.pk,
-                        r["session_id"],
-                        r["user_id"],
-                        r["agent_id"],
-                        orjson.dumps(r["metadata"]).decode(),
-                        r["message_count"],
-                        r["created_at"],
-                        r["updated_at"],
-                        r["last_message_at"],
-                        r["last_message_at"] or r["created_at"],
-                    ],
-                )
-                self.sessions[r["session_id"]] = (cursor.fetchone()[0], r["user_id"])
-                self.outcome("session", "created", r["session_id"])
+        # Inserted in the snapshot's order, so the new ids (and a re-export) keep it.
+        written = _insert(
+            "conversations_session",
+            (
+                "namespace_id",
+                "session_id",
+                "user_id",
+                "agent_id",
+                "metadata",
+                "message_count",
+                "created_at",
+                "updated_at",
+                "last_message_at",
+                "last_activity_at",
+            ),
+            [
+                [
+                    self.namespace.pk,
+                    r["session_id"],
+                    r["user_id"],
+                    r["agent_id"],
+                    _json(r["metadata"]),
+                    r["message_count"],
+                    r["created_at"],
+                    r["updated_at"],
+                    r["last_message_at"],
+                    r["last_message_at"] or r["created_at"],
+                ]
+                for r in inserts
+            ],
+            values="%s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s",
+            suffix="ON CONFLICT DO NOTHING RETURNING id, session_id",
+        )
+        ids = {sid: pk for pk, sid in written}
+        raced = {}
+        for r in inserts:
+            sid = r["session_id"]
+            if sid in ids:
+                self.sessions[sid] = (ids[sid], r["user_id"])
+                self.outcome("session", "created", sid)
+            else:
+                raced[sid] = r["user_id"]
+                del self.sessions[sid]
+        if raced:
+            # Created by someone else since validation: theirs stands, as an existing one would.
+            self.session_of(raced)
+            for sid, user_id in raced.items():
+                theirs = self.sessions[sid]
+                if theirs is not None and theirs[1] != user_id:
+                    self.sessions[sid] = None
+                    self.outcome("session", "skipped", f"{sid}: belongs to another user")
+                else:
+                    self.outcome("session", "unchanged")
 
     def _apply_message(self, batch: list[dict[str, Any]]) -> None:
         self.session_of(r["session_id"] for r in batch)
@@ -855,11 +1017,16 @@ class _Applier:
             return
         free = self.free_ids(Message, [r["id"] for _, r in rows])
         self.bump_sequence("conversations_message", list(free))
+        kept = []
+        for _, r in rows:
+            kept.append(r["id"] in free)
+            free.discard(r["id"])
+        fresh = iter(_next_ids("conversations_message", kept.count(False)))
         params = []
-        for pk, r in rows:
+        for (pk, r), keep in zip(rows, kept, strict=True):
             params.append(
                 [
-                    r["id"] if r["id"] in free else None,
+                    r["id"] if keep else next(fresh),
                     pk,
                     r["seq"],
                     r["role"],
@@ -867,43 +1034,46 @@ class _Applier:
                     r["content"],
                     r["name"],
                     r["run_id"],
-                    None if r["tool_calls"] is None else orjson.dumps(r["tool_calls"]).decode(),
+                    None if r["tool_calls"] is None else _json(r["tool_calls"]),
                     r["tool_call_id"],
-                    orjson.dumps(r["metadata"]).decode(),
+                    _json(r["metadata"]),
                     r["created_at"],
                     r["persisted_at"],
                     r["extracted_at"],
                 ]
             )
-            free.discard(r["id"])
             self.touched_sessions.add(pk)
             self.outcome("message", "created", f"{r['session_id']}#{r['seq']}")
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                """
-                INSERT INTO conversations_message
-                    (id, session_id, seq, role, kind, content, name, run_id, tool_calls, tool_call_id,
-                     metadata, created_at, persisted_at, extracted_at)
-                VALUES (COALESCE(%s, nextval(pg_get_serial_sequence('conversations_message', 'id'))),
-                        %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s, %s)
-                """,
-                params,
-            )
+        _copy(
+            "conversations_message",
+            (
+                "id",
+                "session_id",
+                "seq",
+                "role",
+                "kind",
+                "content",
+                "name",
+                "run_id",
+                "tool_calls",
+                "tool_call_id",
+                "metadata",
+                "created_at",
+                "persisted_at",
+                "extracted_at",
+            ),
+            params,
+        )
 
     def _apply_memory(self, batch: list[dict[str, Any]]) -> None:
         ids = [r["id"] for r in batch]
         current = {m.pk: m for m in Memory.objects.filter(pk__in=ids).defer("search_vector")}
-        pairs = [(r["user_id"], r["fingerprint"]) for r in batch]
-        stones = self.existing_pairs("memories_tombstone", pairs)
-        taken = self.existing_pairs("memories_memory", pairs)
         inserts: list[dict[str, Any]] = []
         for r in batch:
-            key = (r["user_id"], r["fingerprint"])
-            label = f"{r['id']} ({r['memory_type']})"
             if self.erased_after(r["user_id"], r["updated_at"]):
                 self.outcome("memory", "skipped_erased", str(r["id"]))
                 continue
-            if key in stones:
+            if self.tombstoned(r):
                 self.outcome("memory", "suppressed", str(r["id"]))
                 continue
             existing = current.get(r["id"])
@@ -912,31 +1082,54 @@ class _Applier:
                     self.outcome("memory", "skipped", f"{r['id']}: the id belongs to another memory")
                 elif self._memory_same(existing, r) or existing.updated_at > r["updated_at"]:
                     self.outcome("memory", "unchanged")
-                elif existing.fingerprint != r["fingerprint"] and key in taken:
+                elif existing.fingerprint != r["fingerprint"] and self.pair_taken(r["user_id"], r["fingerprint"]):
                     self.outcome("memory", "skipped", f"{r['id']}: another memory already has this text")
                 else:
                     self._memory_update(r)
-                    taken.add(key)
-                    self.outcome("memory", "updated", label)
+                    self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})")
                 continue
-            if key in taken:
-                self.outcome("memory", "unchanged")
-                continue
-            taken.add(key)
             inserts.append(r)
-            self.outcome("memory", "created", label)
-        if inserts:
-            with connection.cursor() as cursor:
-                cursor.executemany(
-                    """
-                    INSERT INTO memories_memory
-                        (id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics,
-                         entities, metadata, source, fingerprint, created_at, updated_at, last_accessed_at,
-                         revision, access_count)
-                    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0)
-                    """,
-                    [[r["id"], self.namespace.pk, *self._memory_values(r)] for r in inserts],
-                )
+        if not inserts:
+            return
+        # A text the user already has (from before, or earlier in this snapshot) is not written
+        # again: the unique index answers, at the cost of the insert's own probe.
+        columns = (
+            "id",
+            "namespace_id",
+            "user_id",
+            "session_id",
+            "agent_id",
+            "text",
+            "memory_type",
+            "status",
+            "topics",
+            "entities",
+            "metadata",
+            "source",
+            "fingerprint",
+            "created_at",
+            "updated_at",
+            "last_accessed_at",
+            "revision",
+            "access_count",
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
+        _copy(MEMORY_STAGE, columns, [[r["id"], self.namespace.pk, *self._memory_values(r), 0] for r in inserts])
+        names = ", ".join(columns)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"WITH staged AS (DELETE FROM {MEMORY_STAGE} RETURNING {names}) "
+                f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
+                "ON CONFLICT DO NOTHING RETURNING id"
+            )
+            created = {row[0] for row in cursor.fetchall()}
+        for r in inserts:
+            if r["id"] in created:
+                created.discard(r["id"])
+                self.outcome("memory", "created", f"{r['id']} ({r['memory_type']})")
+            else:
+                self.outcome("memory", "unchanged")
 
     @staticmethod
     def _memory_same(m: Memory, r: dict[str, Any]) -> bool:
@@ -966,7 +1159,7 @@ class _Applier:
             r["status"],
             r["topics"],
             r["entities"],
-            orjson.dumps(r["metadata"]).decode(),
+            _json(r["metadata"]),
             r["source"],
             r["fingerprint"],
             r["created_at"],
@@ -989,8 +1182,11 @@ class _Applier:
             )
 
     def _memories_here(self, batch: list[dict[str, Any]]) -> dict[uuid.UUID, str]:
-        ids = {r["memory_id"] for r in batch}
-        return dict(Memory.objects.filter(namespace=self.namespace, pk__in=ids).values_list("pk", "user_id"))
+        # By primary key alone: a filter on the namespace would let the planner read the
+        # namespace's rows (all those restored so far) instead.
+        ids = list({r["memory_id"] for r in batch})
+        rows = Memory.objects.filter(pk__in=ids).values_list("pk", "namespace_id", "user_id")
+        return {pk: user_id for pk, namespace_id, user_id in rows if namespace_id == self.namespace.pk}
 
     def _apply_revision(self, batch: list[dict[str, Any]]) -> None:
         owners = self._memories_here(batch)
@@ -1007,21 +1203,36 @@ class _Applier:
             else:
                 existing.add((r["memory_id"], r["revision"]))
                 rows.append(
-                    MemoryRevision(
-                        memory_id=r["memory_id"],
-                        revision=r["revision"],
-                        text=r["text"],
-                        memory_type=r["memory_type"],
-                        topics=r["topics"],
-                        entities=r["entities"],
-                        metadata=r["metadata"],
-                        actor=r["actor"],
-                        reason=r["reason"],
-                        created_at=r["created_at"],
-                    )
+                    [
+                        r["memory_id"],
+                        r["revision"],
+                        r["text"],
+                        r["memory_type"],
+                        r["topics"],
+                        r["entities"],
+                        _json(r["metadata"]),
+                        r["actor"],
+                        r["reason"],
+                        r["created_at"],
+                    ]
                 )
                 self.outcome("revision", "created", f"{r['memory_id']} r{r['revision']}")
-        MemoryRevision.objects.bulk_create(rows)
+        _copy(
+            "memories_memoryrevision",
+            (
+                "memory_id",
+                "revision",
+                "text",
+                "memory_type",
+                "topics",
+                "entities",
+                "metadata",
+                "actor",
+                "reason",
+                "created_at",
+            ),
+            rows,
+        )
 
     def _apply_evidence(self, batch: list[dict[str, Any]]) -> None:
         owners = self._memories_here(batch)
@@ -1056,12 +1267,7 @@ class _Applier:
                 existing.add((r["memory_id"], message_pk))
                 inserts.append([r["memory_id"], message_pk, r["created_at"]])
                 self.outcome("evidence", "created", label)
-        if inserts:
-            with connection.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO memories_memoryevidence (memory_id, message_id, created_at) VALUES (%s, %s, %s)",
-                    inserts,
-                )
+        _copy("memories_memoryevidence", ("memory_id", "message_id", "created_at"), inserts)
 
     def _apply_pin(self, batch: list[dict[str, Any]]) -> None:
         owners = self._memories_here(batch)
@@ -1079,12 +1285,7 @@ class _Applier:
                 existing.add(r["memory_id"])
                 inserts.append([r["memory_id"], r["pinned_by"], r["reason"], r["created_at"]])
                 self.outcome("pin", "created", str(r["memory_id"]))
-        if inserts:
-            with connection.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO memories_pin (memory_id, pinned_by, reason, created_at) VALUES (%s, %s, %s, %s)",
-                    inserts,
-                )
+        _copy("memories_pin", ("memory_id", "pinned_by", "reason", "created_at"), inserts)
 
     def finish(self) -> None:
         with connection.cursor() as cursor:
@@ -1123,10 +1324,47 @@ def _apply_all(applier: _Applier, source: BinaryIO) -> None:
             if batch:
                 applier.apply(kind, batch)  # type: ignore[arg-type]
             kind, batch = record_type, []
-        batch.append(PARSERS[record_type](_Fields(raw, line_no)))
+        record = PARSERS[record_type](_Fields(raw, line_no))
+        record["line"] = line_no
+        batch.append(record)
     if batch:
         applier.apply(kind, batch)  # type: ignore[arg-type]
     applier.finish()
+
+
+def _bulk_settings() -> None:
+    """A restore writes many rows into tables with GIN indexes (memory text and search vectors).
+
+    Each GIN index first collects new entries in a pending list and merges it into the
+    index when it outgrows `gin_pending_list_limit` (4 MB by default); merging fewer,
+    larger lists is about twice as fast for a restore's volume. SET LOCAL lasts until the
+    end of the transaction, so it is used only when the restore's transaction is its own.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL gin_pending_list_limit = '{GIN_PENDING_LIST_LIMIT}'")
+        cursor.execute(f"SET LOCAL work_mem = '{GIN_PENDING_LIST_LIMIT}'")
+
+
+def _merge_gin_pending_lists() -> None:
+    """Leave no large pending list behind: every search would scan it until the next merge."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT i.indexrelid::regclass::text
+            FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+            WHERE a.amname = 'gin' AND i.indrelid = ANY(%s::regclass[])
+            ORDER BY 1
+            """,
+            [list(GIN_TABLES)],
+        )
+        indexes = [row[0] for row in cursor.fetchall()]
+    for index in indexes:
+        try:
+            # Merging needs to own the index; without that right, the next insert merges as usual.
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
+        except DatabaseError:
+            pass
 
 
 def snapshot_restore(
@@ -1143,11 +1381,16 @@ def snapshot_restore(
     A dry run does every write and then undoes it, so its counts are exactly
     what a real restore would report.
     """
-    records = snapshot_validate(namespace=namespace, source=source)
-    applier = _Applier(namespace, progress)
+    committed = _Committed(namespace)
+    records = snapshot_validate(namespace=namespace, source=source, committed=committed)
+    applier = _Applier(namespace, progress, committed)
     try:
+        outermost = not connection.in_atomic_block
         with transaction.atomic():
+            if outermost:
+                _bulk_settings()
             _apply_all(applier, source)
+            _merge_gin_pending_lists()
             totals = applier.totals()
             audit_record(
                 actor=actor,
