@@ -73,13 +73,10 @@ class Memory(models.Model):
             GinIndex(fields=["user_id", "search_vector"], name="memory_user_search"),
             GinIndex(fields=["text"], name="memory_text_trgm", opclasses=["gin_trgm_ops"]),
             models.Index(fields=["namespace", "user_id", "-created_at", "-id"], name="memory_ns_user_created"),
-            # Newest first for lists; the included columns let the forgetting selection read
-            # a namespace from the index alone (an index-only scan) instead of the whole table.
-            models.Index(
-                fields=["namespace", "-created_at", "-id"],
-                include=["last_accessed_at", "memory_type"],
-                name="memory_ns_created",
-            ),
+            # No index may hold last_accessed_at or access_count, not even as an included column:
+            # the access stats a search records are then HOT updates (see migration 0004), which
+            # matters more than an index-only scan for the forgetting selection.
+            models.Index(fields=["namespace", "-created_at", "-id"], name="memory_ns_created"),
             models.Index(fields=["namespace", "status", "created_at", "id"], name="memory_ns_status_created"),
         ]
 

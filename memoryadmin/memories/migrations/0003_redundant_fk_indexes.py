@@ -12,10 +12,6 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RemoveIndex(
-            model_name="memory",
-            name="memory_ns_created",
-        ),
-        migrations.RemoveIndex(
             model_name="tombstone",
             name="tombstone_ns_user",
         ),
@@ -57,14 +53,6 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="tombstones",
                 to="tenancy.namespace",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="memory",
-            index=models.Index(
-                fields=["namespace", "-created_at", "-id"],
-                include=("last_accessed_at", "memory_type"),
-                name="memory_ns_created",
             ),
         ),
     ]
