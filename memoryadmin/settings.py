@@ -144,6 +144,10 @@ except ValueError as exc:
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
 DATABASES["default"].setdefault("OPTIONS", {})
+# No JIT: its compilation (tens to hundreds of milliseconds) starts once a plan's cost passes a
+# threshold that a namespace-wide search reaches as the table grows, and no statement here runs
+# long enough to win it back.
+DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

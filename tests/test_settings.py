@@ -40,3 +40,11 @@ def test_a_bad_value_names_the_variable() -> None:
     result = run_check({"EXTRACTION_DEBOUNCE_SECONDS": "soon"})
     assert result.returncode != 0
     assert "EXTRACTION_DEBOUNCE_SECONDS must be a number" in result.stderr
+
+
+def test_database_sessions_run_without_jit(db) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
