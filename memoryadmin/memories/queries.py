@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Exists, OuterRef, QuerySet
+from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
@@ -38,8 +39,20 @@ MAX_HALF_LIVES = 1000
 STATUS_ANY = "any"
 
 
-def _pinned_annotation() -> Exists:
-    return Exists(Pin.objects.filter(memory_id=OuterRef("pk")))
+def _pinned_annotation() -> Coalesce:
+    """Whether the memory is pinned, probed per row shown.
+
+    A scalar subquery rather than EXISTS: PostgreSQL may plan an EXISTS in the select list
+    as a hash of the whole pin table, built on every query to show fifty rows. Filters
+    use `_pinned_filter`, which it may turn into a join.
+    """
+    pinned = Pin.objects.filter(memory_id=OuterRef("pk")).values(flag=Value(True))[:1]
+    return Coalesce(Subquery(pinned), Value(False), output_field=BooleanField())
+
+
+def _pinned_filter(pinned: bool) -> Q:
+    exists = Exists(Pin.objects.filter(memory_id=OuterRef("pk")))
+    return Q(exists) if pinned else ~Q(exists)
 
 
 def memories_in(namespace: Namespace) -> QuerySet[Memory]:
@@ -120,7 +133,7 @@ def memories_page(
     if (wanted := _clean_status(status, None)) is not None:
         qs = qs.filter(status=wanted)
     if pinned is not None:
-        qs = qs.filter(pinned=pinned)
+        qs = qs.filter(_pinned_filter(pinned))
     if topics:
         qs = qs.filter(topics__overlap=list(topics))
     if created_after is not None:
@@ -343,23 +356,28 @@ def memories_search(
         outer_params = [after[0], after[1]]
 
     # Every value is a parameter; only fixed fragments are formatted into the text.
+    # Whether a hit is pinned is asked of the page alone: asked of every match, PostgreSQL
+    # hashes the whole pin table once per search rather than probe its index a few times.
     sql = f"""
-        SELECT * FROM (
-            SELECT {", ".join("m." + c.strip() for c in _COLUMNS.split(","))},
-                   EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id) AS pinned,
-                   ({score_sql})::float8 AS score
-            FROM memories_memory m, (SELECT {tsquery} AS tsq) q
-            WHERE {" AND ".join(where)}
-        ) ranked
-        {outer_where}
-        ORDER BY ranked.score DESC, ranked.id DESC
-        LIMIT %s
+        SELECT page.*, EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = page.id) AS pinned
+        FROM (
+            SELECT * FROM (
+                SELECT {", ".join("m." + c.strip() for c in _COLUMNS.split(","))},
+                       ({score_sql})::float8 AS score
+                FROM memories_memory m, (SELECT {tsquery} AS tsq) q
+                WHERE {" AND ".join(where)}
+            ) ranked
+            {outer_where}
+            ORDER BY ranked.score DESC, ranked.id DESC
+            LIMIT %s
+        ) page
+        ORDER BY page.score DESC, page.id DESC
     """
     all_params = [*score_params, *tsquery_params, *params, *outer_params, limit + 1]
     touched_at = timezone.now()
     if touch:
         sql, all_params = _with_touch(sql, all_params, limit, touched_at)
-    rows = _memories_from_sql(sql, all_params, extra=("pinned", "score", "touched") if touch else ("pinned", "score"))
+    rows = _memories_from_sql(sql, all_params, extra=("score", "pinned", "touched") if touch else ("score", "pinned"))
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]
