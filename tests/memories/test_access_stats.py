@@ -18,7 +18,11 @@ def table_stat(name: str) -> int:
 
 
 def test_recording_an_access_on_a_full_page_is_a_hot_update(namespace) -> None:
-    # Enough memories, each of its own words, to fill a few pages as inserts leave them.
+    # Pages as inserts leave them, without the dead rows of earlier tests' rolled-back inserts
+    # (TRUNCATE is transactional: the test's rollback brings the table back).
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE memories_memory CASCADE")
+    # Enough memories, each of its own words, to fill a few pages.
     rng = random.Random(7)
     letters = "bcdfghjklmnprstvz"
     texts = [
