@@ -249,7 +249,7 @@ def render_markdown(results: dict[str, Any]) -> str:
         " (`CONN_MAX_AGE=60`), on 127.0.0.1. No Celery worker runs during the HTTP figures (appends queue"
         " their debounced extraction in Redis); figure 8 starts one worker process.",
         f"- Clients: {results['clients']} threads with keep-alive connections on the same machine; each run is"
-        f" bounded to {results['seconds_per_run']} s; {results['runs']} runs per figure, medians reported.",
+        f" bounded to {results['seconds_per_run']} s; medians of several runs per figure (each result says how many).",
         "- PostgreSQL: `shared_buffers` raised from the package default of 128 MB to 4 GB, as a server on a"
         " machine of this size would be configured; with the default, PostgreSQL's own cache holds a quarter of"
         " the memory table's heap and every other page read is a copy from the kernel's cache. The other"
