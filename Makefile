@@ -50,6 +50,7 @@ run: setup
 
 test: deps-dev
 	$(BIN)/ruff check .
+	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 
