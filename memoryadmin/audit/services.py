@@ -109,45 +109,17 @@ def audit_record(
     data: dict[str, Any] | None = None,
 ) -> AuditEvent:
     """Append an event to its namespace's chain, inside the caller's transaction."""
-    data = data or {}
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_chain_lock_key(namespace_id)])
-        last = (
-            AuditEvent.objects.filter(namespace_id=namespace_id).order_by("-id").values_list("hash", flat=True).first()
-        )
-        prev_hash = last or GENESIS
-        created_at = timezone.now()
-        subject_hash = subject_hmac(namespace_id, user_id) if user_id else ""
-        # Round-trip through JSON so the digest sees exactly what JSONB will return.
-        data = json.loads(json.dumps(data, default=str))
-        digest = event_digest(
-            prev_hash=prev_hash,
-            namespace_id=namespace_id,
-            created_at=created_at.isoformat(),
-            actor_type=actor.type,
-            actor=actor.id,
-            action=action,
-            target_type=target_type,
-            target_id=str(target_id),
-            subject_hash=subject_hash,
-            reason=reason,
-            data=data,
-        )
-        return AuditEvent.objects.create(
-            namespace_id=namespace_id,
-            created_at=created_at,
-            actor_type=actor.type,
-            actor=actor.id,
-            action=action,
-            target_type=target_type,
-            target_id=str(target_id),
-            subject_hash=subject_hash,
-            reason=reason,
-            data=data,
-            prev_hash=prev_hash,
-            hash=digest,
-        )
+    entry = AuditEntry(
+        actor=actor,
+        action=action,
+        namespace_id=namespace_id,
+        target_type=target_type,
+        target_id=target_id,
+        user_id=user_id,
+        reason=reason,
+        data=data,
+    )
+    return audit_record_many([entry])[0]
 
 
 @dataclass(frozen=True)
