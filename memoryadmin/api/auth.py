@@ -5,18 +5,17 @@ Only the Authorization header counts; a console session cookie never grants API 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
 
 from django.db import connection
-from django.db.models import Field, Model, Q
+from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 from ninja.security import HttpBearer
 
 from memoryadmin.api.errors import ApiError
 from memoryadmin.audit.services import Actor
+from memoryadmin.rows import RowLoader
 from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -44,17 +43,13 @@ class ApiKeyAuth(HttpBearer):
         return key
 
 
-def _columns(model: type[Model], alias: str) -> list[str]:
-    return [f"{alias}.{field.column}" for field in model._meta.concrete_fields]
-
-
 # Every API request starts here, so the statement is written once instead of compiled by the
 # ORM per request (that compilation cost more than the lookup itself). Each request still reads
 # the key, so a revocation takes effect at once.
-_KEY_FIELDS = ApiKey._meta.concrete_fields
-_NAMESPACE_FIELDS = Namespace._meta.concrete_fields
+_KEYS = RowLoader(ApiKey, ApiKey._meta.concrete_fields)
+_NAMESPACES = RowLoader(Namespace, Namespace._meta.concrete_fields)
 _LIVE_KEY_SQL = (
-    f"SELECT {', '.join(_columns(ApiKey, 'k') + _columns(Namespace, 'n'))} "
+    f"SELECT {', '.join(_KEYS.columns('k') + _NAMESPACES.columns('n'))} "
     f"FROM {ApiKey._meta.db_table} k JOIN {Namespace._meta.db_table} n ON n.id = k.namespace_id "
     "WHERE k.key_hash = %s AND k.revoked_at IS NULL"
 )
@@ -67,19 +62,9 @@ def _live_key(key_hash: str) -> ApiKey | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    split = len(_KEY_FIELDS)
-    key = _instance(ApiKey, _KEY_FIELDS, row[:split])
-    key.namespace = _instance(Namespace, _NAMESPACE_FIELDS, row[split:])
+    key = _KEYS.load(row[: _KEYS.width])
+    key.namespace = _NAMESPACES.load(row[_KEYS.width :])
     return key
-
-
-def _instance(model: type[Model], fields: Sequence[Field], values: Sequence[object]) -> Any:
-    converted = []
-    for field, value in zip(fields, values, strict=True):
-        for converter in field.get_db_converters(connection):
-            value = converter(value, None, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, [field.attname for field in fields], converted)
 
 
 read_auth = ApiKeyAuth("read")

@@ -13,7 +13,11 @@ class OrjsonRenderer(BaseRenderer):
     charset = "utf-8"
 
     def render(self, request: HttpRequest, data: Any, *, response_status: int) -> bytes:
-        return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NAIVE_UTC)
+        return _dumps(data)
+
+
+def _dumps(data: Any) -> bytes:
+    return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NAIVE_UTC)
 
 
 def _default(value: Any) -> Any:
@@ -42,7 +46,7 @@ def rendered(data: Any, status: int = 200) -> HttpResponse:
     than the statement that found them.
     """
     return HttpResponse(
-        orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NAIVE_UTC),
+        _dumps(data),
         status=status,
         content_type="application/json; charset=utf-8",
     )

@@ -15,6 +15,7 @@ from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations.models import APP_ID_RE, Message, MessageKind, Role, Session
 from memoryadmin.conversations.signals import messages_appended
 from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.rows import RowLoader
 from memoryadmin.tenancy.models import Namespace
 
 _APP_ID = re.compile(APP_ID_RE)
@@ -146,8 +147,8 @@ def session_append_messages(
     return session, created
 
 
-_SESSION_FIELDS = list(Session._meta.concrete_fields)
-_SESSION_COLUMNS = ", ".join(f"bumped.{f.column}" for f in _SESSION_FIELDS)
+_SESSIONS = RowLoader(Session, Session._meta.concrete_fields)
+_SESSION_COLUMNS = ", ".join(_SESSIONS.columns("bumped"))
 _MESSAGE_FIELDS = [f.attname for f in Message._meta.concrete_fields]
 
 _APPEND_SQL = f"""
@@ -218,11 +219,7 @@ def _append(
     owner, ids, session_row = row[0], row[1], row[2:]
     if session_row[0] is None:
         return ("user_mismatch" if user_id and owner != user_id else "deleted"), None, []
-    values = [
-        f.from_db_value(value, None, connection) if value is not None and hasattr(f, "from_db_value") else value
-        for f, value in zip(_SESSION_FIELDS, session_row, strict=True)
-    ]
-    session = Session.from_db(connection.alias, [f.attname for f in _SESSION_FIELDS], values)
+    session = _SESSIONS.load(session_row)
     first_seq = session.message_count - count + 1
     created = [
         Message.from_db(

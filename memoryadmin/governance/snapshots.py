@@ -1044,26 +1044,8 @@ class _Applier:
             )
             self.touched_sessions.add(pk)
             self.outcome("message", "created", f"{r['session_id']}#{r['seq']}")
-        _copy(
-            "conversations_message",
-            (
-                "id",
-                "session_id",
-                "seq",
-                "role",
-                "kind",
-                "content",
-                "name",
-                "run_id",
-                "tool_calls",
-                "tool_call_id",
-                "metadata",
-                "created_at",
-                "persisted_at",
-                "extracted_at",
-            ),
-            params,
-        )
+        # A message's columns are its representation's fields with the session's key after the id.
+        _copy("conversations_message", ("id", "session_id", *_MESSAGE_FIELDS[1:]), params)
 
     def _apply_memory(self, batch: list[dict[str, Any]]) -> None:
         ids = [r["id"] for r in batch]
