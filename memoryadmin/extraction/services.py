@@ -46,7 +46,8 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
-from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
@@ -59,7 +60,6 @@ from memoryadmin.memories.services import (
     memory_create_many,
     memory_update,
 )
-from memoryadmin.redis_client import get_redis
 from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)

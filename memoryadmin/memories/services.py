@@ -25,7 +25,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, AuditEntry, audit_record, audit_record_many
-from memoryadmin.errors import Conflict, InvalidInput, NotFound, ServiceError
+from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
+from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -37,7 +38,6 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.tenancy.fingerprints import text_fingerprint
 from memoryadmin.tenancy.models import Namespace
 
 MAX_LIST_ITEMS = 50

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import verify_audit_chain
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories import services
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemorySource, MemoryStatus, Pin
 from memoryadmin.memories.services import NewMemory, Outcome, memory_create, memory_create_many, memory_forget
