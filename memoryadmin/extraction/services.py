@@ -55,7 +55,7 @@ from memoryadmin.memories.models import Memory, MemorySource, MemoryType
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
-    _link_evidence,
+    link_evidence,
     memory_create,
     memory_create_many,
     memory_update,
@@ -574,5 +574,5 @@ def _write_summary(session: Session, candidate: Candidate, sources: list[SourceM
         )
     except Conflict as exc:
         return Outcome.SUPPRESSED if exc.code == "tombstoned" else Outcome.DUPLICATE
-    _link_evidence(existing, candidate.evidence)
+    link_evidence(existing, candidate.evidence)
     return "updated"
