@@ -18,6 +18,8 @@ install_error_handlers(api)
 
 api.add_router("", health.router)
 api.add_router("", sessions.router)
+# Before the memories: its `/memories/forget` must come before `/memories/{memory_id}`, which
+# would otherwise take that path for a memory id (and answer 405).
+api.add_router("", governance.router)
 api.add_router("", memories.router)
 api.add_router("", extraction.router)
-api.add_router("", governance.router)

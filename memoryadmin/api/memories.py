@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
+from memoryadmin.api.errors import service_details
 from memoryadmin.api.renderers import rendered
 from memoryadmin.api.schemas import (
     AppId,
@@ -179,20 +180,20 @@ def memory_bulk(request: HttpRequest, payload: BulkIn):
     return {
         "done": result.done,
         "failed": [
-            {"id": raw, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+            {"id": raw, "error": {"code": exc.code, "message": exc.message, "details": service_details(exc)}}
             for raw, exc in result.failed
         ],
     }
 
 
-@router.get("/memories/{uuid:memory_id}", auth=read_auth, response=responses({200: MemoryOut}, 404), summary="A memory")
+@router.get("/memories/{memory_id}", auth=read_auth, response=responses({200: MemoryOut}, 404), summary="A memory")
 def memory_read(request: HttpRequest, memory_id: uuid.UUID):
     memory = memory_get(namespace_of(request), memory_id)
     return memory_dict(memory, pinned=memory.pinned)
 
 
 @router.patch(
-    "/memories/{uuid:memory_id}",
+    "/memories/{memory_id}",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404, 409),
     summary="Edit a memory",
@@ -217,7 +218,7 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID, payload: MemoryPatch
 
 
 @router.delete(
-    "/memories/{uuid:memory_id}",
+    "/memories/{memory_id}",
     auth=write_auth,
     response=responses({204: None}, 404, 409),
     summary="Forget a memory",
@@ -233,7 +234,7 @@ def memory_remove(request: HttpRequest, memory_id: uuid.UUID, reason: Reason = "
 
 
 @router.get(
-    "/memories/{uuid:memory_id}/revisions",
+    "/memories/{memory_id}/revisions",
     auth=read_auth,
     response=responses({200: RevisionList}, 404),
     summary="Revisions of a memory, oldest first",
@@ -244,7 +245,7 @@ def memory_revision_list(request: HttpRequest, memory_id: uuid.UUID):
 
 
 @router.get(
-    "/memories/{uuid:memory_id}/evidence",
+    "/memories/{memory_id}/evidence",
     auth=read_auth,
     response=responses({200: EvidenceList}, 404),
     summary="The messages a memory was taken from",
@@ -255,7 +256,7 @@ def memory_evidence_list(request: HttpRequest, memory_id: uuid.UUID):
 
 
 @router.post(
-    "/memories/{uuid:memory_id}/pin",
+    "/memories/{memory_id}/pin",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404),
     summary="Pin a memory",
@@ -270,7 +271,7 @@ def memory_pin_add(request: HttpRequest, memory_id: uuid.UUID, payload: ReasonIn
 
 
 @router.delete(
-    "/memories/{uuid:memory_id}/pin",
+    "/memories/{memory_id}/pin",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404),
     summary="Unpin a memory",
@@ -282,7 +283,7 @@ def memory_pin_remove(request: HttpRequest, memory_id: uuid.UUID, reason: Reason
 
 
 @router.post(
-    "/memories/{uuid:memory_id}/approve",
+    "/memories/{memory_id}/approve",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404, 409),
     summary="Approve a candidate",
@@ -297,7 +298,7 @@ def memory_approve_one(request: HttpRequest, memory_id: uuid.UUID, payload: Reas
 
 
 @router.post(
-    "/memories/{uuid:memory_id}/reject",
+    "/memories/{memory_id}/reject",
     auth=write_auth,
     response=responses({204: None}, 404, 409),
     summary="Reject a candidate",

@@ -154,7 +154,7 @@ def test_an_erasure_of_another_namespace_is_404(api, other_api, namespace) -> No
     erasure = erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM)
     assert other_api.get(f"/api/v1/erasures/{erasure.pk}").status_code == 404
     assert api.get(f"/api/v1/erasures/{erasure.pk}").status_code == 200
-    assert api.get("/api/v1/erasures/not-a-uuid").status_code == 404
+    assert api.get("/api/v1/erasures/not-a-uuid").status_code == 400
 
 
 def test_a_request_while_one_is_open_returns_the_open_one(namespace) -> None:

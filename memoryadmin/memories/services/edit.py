@@ -15,7 +15,7 @@ from memoryadmin.memories.models import (
     Memory,
     MemoryRevision,
 )
-from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
+from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
 from memoryadmin.memories.services.planning import is_tombstoned
 
 
@@ -73,7 +73,7 @@ def memory_update(
         if entities is not None and (cleaned := clean_labels(entities, "entities")) != memory.entities:
             memory.entities = cleaned
             changed.append("entities")
-        if metadata is not None and metadata != memory.metadata:
+        if metadata is not None and clean_metadata(metadata) != memory.metadata:
             memory.metadata = metadata
             changed.append("metadata")
         if not changed:

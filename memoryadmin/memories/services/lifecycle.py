@@ -225,7 +225,11 @@ def memories_bulk_apply(
     }[action]
     result = BulkResult()
     for raw, pk in wanted.items():
-        memory = found.get(pk) if pk else None
+        if pk is None:
+            # Told apart from a missing memory: this one could never name a memory at all.
+            result.failed.append((raw, InvalidInput("not a memory id (a UUID)", code="invalid_id")))
+            continue
+        memory = found.get(pk)
         if memory is None:
             result.failed.append((raw, NotFound("memory not found")))
             continue
