@@ -83,7 +83,8 @@ class ApiClient:
         if json is not None:
             kwargs.setdefault("data", json)
             kwargs.setdefault("content_type", "application/json")
-        return call(path, headers=self.headers, **kwargs)
+        headers = {**self.headers, **kwargs.pop("headers", {})}  # type: ignore[dict-item]
+        return call(path, headers=headers, **kwargs)
 
     def get(self, path: str, **kw: object):
         return self._send("get", path, **kw)

@@ -17,7 +17,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from memoryadmin.api.schemas import NO_NUL, NOT_BLANK
 from memoryadmin.core.app_ids import APP_ID_RE
-from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.errors import PreconditionFailed, ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,11 @@ def install_error_handlers(api: NinjaAPI) -> None:
     def on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
         # The contract answers a malformed app-chosen id with 400, wherever it is checked.
         status = 400 if exc.code == INVALID_ID else exc.status
-        return error_response(status, exc.code, exc.message, service_details(exc))
+        response = error_response(status, exc.code, exc.message, service_details(exc))
+        if isinstance(exc, PreconditionFailed) and "revision" in exc.details:
+            # The current revision's ETag, for the client to fetch it or retry from it.
+            response["ETag"] = f'"{exc.details["revision"]}"'
+        return response
 
     @api.exception_handler(NinjaValidationError)
     def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.memories.models import (
     Memory,
@@ -26,6 +26,15 @@ def locked_memory(memory: Memory) -> Memory:
     return locked
 
 
+def check_revision(memory: Memory, expected_revision: int | None) -> None:
+    """Refuse a change made from a revision that is no longer the memory's (None: no expectation)."""
+    if expected_revision is not None and memory.revision != expected_revision:
+        raise PreconditionFailed(
+            f"the memory is at revision {memory.revision}, not {expected_revision}: someone changed it meanwhile",
+            details={"revision": memory.revision},
+        )
+
+
 def memory_update(
     *,
     memory: Memory,
@@ -36,10 +45,17 @@ def memory_update(
     entities: Iterable[str] | None = None,
     metadata: dict[str, Any] | None = None,
     reason: str = "",
+    expected_revision: int | None = None,
 ) -> Memory:
-    """Change a memory's content; every change appends a revision."""
+    """Change a memory's content; every change appends a revision.
+
+    With `expected_revision`, the change is made only if the memory is still at that
+    revision (checked under the row lock), else PreconditionFailed: an editor who saw
+    revision 3 never silently overwrites someone else's revision 4.
+    """
     with transaction.atomic():
         memory = locked_memory(memory)
+        check_revision(memory, expected_revision)
         changed: list[str] = []
         if text is not None:
             text = clean_text(text)

@@ -19,7 +19,7 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.memories.services.edit import locked_memory
+from memoryadmin.memories.services.edit import check_revision, locked_memory
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -34,10 +34,15 @@ def memory_forget(
     reason: str = "",
     force: bool = False,
     tombstone_reason: str = TombstoneReason.FORGOTTEN,
+    expected_revision: int | None = None,
 ) -> Tombstone:
-    """Delete a memory and leave a tombstone so the same text never comes back for that user."""
+    """Delete a memory and leave a tombstone so the same text never comes back for that user.
+
+    With `expected_revision`, only if the memory is still at that revision (see `memory_update`).
+    """
     with transaction.atomic():
         memory = locked_memory(memory)
+        check_revision(memory, expected_revision)
         if not force and is_pinned(memory):
             raise Conflict("the memory is pinned; forget it with force", code="pinned")
         # Only an operator's rejection keeps the text (so reviewers see what was refused).
