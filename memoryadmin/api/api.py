@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI
 
-from memoryadmin.api import extraction, governance, health, memories, sessions
+from memoryadmin.api import extraction, governance, health, memories, sessions, tombstones
 from memoryadmin.api.errors import install_error_handlers
 from memoryadmin.api.renderers import OrjsonParser, OrjsonRenderer
 
@@ -23,3 +23,4 @@ api.add_router("", sessions.router)
 api.add_router("", governance.router)
 api.add_router("", memories.router)
 api.add_router("", extraction.router)
+api.add_router("", tombstones.router)

@@ -70,6 +70,7 @@ def _live_key(key_hash: str) -> ApiKey | None:
 read_auth = ApiKeyAuth("read")
 write_auth = ApiKeyAuth("write")
 erase_auth = ApiKeyAuth("erase")
+tombstones_auth = ApiKeyAuth("tombstones")
 
 
 def namespace_of(request: HttpRequest) -> Namespace:

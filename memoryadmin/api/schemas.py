@@ -125,6 +125,9 @@ Text = Annotated[
     _at_most_bytes("MAX_MEMORY_TEXT_BYTES"),
 ]
 Reason = Annotated[str, Field(max_length=1000, pattern=NO_NUL)]
+RequiredReason = Annotated[
+    str, Field(min_length=1, max_length=1000, pattern=NOT_BLANK, description="Why; kept by the audit trail.")
+]
 Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul), AfterValidator(_storable)]
 Topics = Annotated[
     list[Annotated[str, Field(max_length=MAX_TOPIC_CHARS, pattern=NO_NUL)]], Field(max_length=MAX_LABELS)

@@ -339,35 +339,6 @@ def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
     return list(ExtractionRun.objects.filter(session=session).order_by("-created_at")[:limit])
 
 
-def tombstones_page(
-    namespace: Namespace,
-    *,
-    user_id: str | None = None,
-    reason: str | None = None,
-    cursor: str | None = None,
-    limit: int = 50,
-) -> Page[Tombstone]:
-    """Newest first, keyset on (created_at, id): the tombstone_ns_created index."""
-    qs = Tombstone.objects.filter(namespace=namespace)
-    if user_id:
-        qs = qs.filter(user_id=user_id)
-    if reason:
-        qs = qs.filter(reason=reason)
-    if cursor:
-        created_at, last_id = decode_cursor(cursor, "tombstones", (datetime, int))
-        qs = qs.filter(
-            _after(
-                '"memories_tombstone"."created_at", "memories_tombstone"."id"', (created_at, last_id), descending=True
-            )
-        )
-    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("tombstones", (rows[-1].created_at, rows[-1].pk))
-    return Page(rows, next_cursor)
-
-
 def audit_page(
     *,
     namespace: Namespace | None = None,

@@ -73,6 +73,7 @@ class World:
             "session_id": self.session.session_id,
             "user_id": "alice",
             "erasure_id": str(self.erasure.pk),
+            "tombstone_id": str(self.tombstone.pk),
         }
 
 
