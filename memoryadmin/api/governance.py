@@ -6,23 +6,44 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
+from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
 from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import ApiError
-from memoryadmin.api.schemas import AppId, Body, Flag, MemoryType, Reason, UserIdPath, integer, number, responses
+from memoryadmin.api.schemas import (
+    AppId,
+    Body,
+    Cursor,
+    Flag,
+    Limit,
+    MemoryType,
+    Reason,
+    UserIdPath,
+    integer,
+    number,
+    responses,
+)
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
-from memoryadmin.governance.models import ErasureRequest
-from memoryadmin.governance.privacy_links import MAX_TTL_SECONDS, MIN_TTL_SECONDS, privacy_link_create
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.privacy_links import (
+    MAX_TTL_SECONDS,
+    MIN_TTL_SECONDS,
+    privacy_link_create,
+    privacy_link_in,
+    privacy_link_revoke,
+    rights_of_scopes,
+)
+from memoryadmin.governance.queries import privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream, snapshot_restore
 
 router = Router(tags=["governance"])
@@ -296,30 +317,105 @@ def erasure_get(request: HttpRequest, erasure_id: uuid.UUID):
 
 # --- privacy links ------------------------------------------------------------------------------
 
+Right = Literal["read", "forget", "erase"]
+
 
 class PrivacyLinkIn(Body):
     ttl_seconds: integer(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS) = 86400
+    rights: list[Right] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "What the link lets the person do: `read` (see and download), `forget` (one memory at a time), "
+            "`erase` (everything). Each needs the key's matching scope (`read`, `write`, `erase`); left out, "
+            "the link gets every right the key can grant."
+        ),
+    )
 
 
 class PrivacyLinkOut(Schema):
+    link_id: uuid.UUID
     url: str
+    rights: list[Right]
     expires_at: datetime
+
+
+class PrivacyLinkInfo(Schema):
+    link_id: uuid.UUID
+    rights: list[Right]
+    status: Literal["active", "expired", "revoked"]
+    created_by: str
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+
+
+class PrivacyLinkPage(Schema):
+    items: list[PrivacyLinkInfo]
+    next_cursor: str | None
+
+
+def _link_info(link: PrivacyLink, now: datetime) -> dict[str, Any]:
+    status = "revoked" if link.revoked_at else "expired" if link.expires_at <= now else "active"
+    return {
+        "link_id": link.pk,
+        "rights": link.rights,
+        "status": status,
+        "created_by": link.created_by,
+        "created_at": link.created_at,
+        "expires_at": link.expires_at,
+        "revoked_at": link.revoked_at,
+        "last_used_at": link.last_used_at,
+    }
 
 
 @router.post(
     "/subjects/{user_id}/privacy-link",
     auth=write_auth,
     response=responses({200: PrivacyLinkOut}),
-    summary="A signed link for the person to see, download and erase their own memory",
+    summary="A signed link for the person to see, download, forget or erase their own memory",
+    description=(
+        "Its rights are fixed now and never exceed this key's scopes: 403 `forbidden` when `rights` asks for more. "
+        "The link is listed with the person and can be revoked on its own; every use is audited."
+    ),
 )
 def privacy_link(request: HttpRequest, user_id: str = UserIdPath, payload: PrivacyLinkIn | None = None):
     payload = payload or PrivacyLinkIn()
-    url, expires_at = privacy_link_create(
+    url, link = privacy_link_create(
         namespace=namespace_of(request),
         user_id=user_id,
-        ttl_seconds=payload.ttl_seconds,
         actor=actor_of(request),
+        grantable=rights_of_scopes(request.auth.scopes),  # type: ignore[attr-defined]
+        rights=payload.rights,
+        ttl_seconds=payload.ttl_seconds,
     )
     if url.startswith("/"):
         url = request.build_absolute_uri(url)
-    return {"url": url, "expires_at": rfc3339(expires_at)}
+    return {"link_id": link.pk, "url": url, "rights": link.rights, "expires_at": rfc3339(link.expires_at)}
+
+
+@router.get(
+    "/subjects/{user_id}/privacy-links",
+    auth=read_auth,
+    response=responses({200: PrivacyLinkPage}),
+    summary="A person's privacy links, newest first",
+    description="The links themselves are not kept and not shown, only what each allows and whether it still works.",
+)
+def privacy_link_list(request: HttpRequest, user_id: str = UserIdPath, limit: Limit = 50, cursor: Cursor | None = None):
+    page = privacy_links_page(namespace=namespace_of(request), user_id=user_id, cursor=cursor, limit=limit)
+    now = timezone.now()
+    return {"items": [_link_info(link, now) for link in page.items], "next_cursor": page.next_cursor}
+
+
+@router.delete(
+    "/privacy-links/{link_id}",
+    auth=write_auth,
+    response=responses({204: None}, 404),
+    summary="Revoke one privacy link",
+    description="The link stops working at once; the person's other links stay. Revoking twice changes nothing.",
+)
+def privacy_link_remove(request: HttpRequest, link_id: uuid.UUID, reason: Reason = ""):
+    link = privacy_link_in(namespace_of(request), link_id)
+    privacy_link_revoke(link=link, actor=actor_of(request), reason=reason)
+    return Status(204, None)

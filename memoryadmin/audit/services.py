@@ -33,8 +33,9 @@ class Actor:
         return cls("api_key", prefix)
 
     @classmethod
-    def subject(cls) -> Actor:
-        return cls("subject", "privacy-link")
+    def subject(cls, link_id: str | None = None) -> Actor:
+        """The person themself, through a privacy link (named, so the link's maker can be traced)."""
+        return cls("subject", f"privacy-link:{link_id}" if link_id else "privacy-link")
 
     def __str__(self) -> str:
         return f"{self.type}:{self.id}"

@@ -14,6 +14,7 @@ from memoryadmin.governance.models import (
     ErasureStatus,
     ForgettingPolicy,
     ForgettingRun,
+    PrivacyLink,
     SnapshotRestore,
 )
 from memoryadmin.memories.models import Memory, MemoryEvidence, Pin
@@ -102,3 +103,22 @@ def restore_in(namespace: Namespace, restore_id: uuid.UUID | str) -> SnapshotRes
     except ValueError:
         return None
     return SnapshotRestore.objects.filter(namespace=namespace, pk=pk).first()
+
+
+def privacy_links_page(
+    *, namespace: Namespace, user_id: str, cursor: str | None = None, limit: int = 50
+) -> Page[PrivacyLink]:
+    """One person's privacy links, newest first (the privacylink_ns_subject index)."""
+    limit = clamp_limit(limit)
+    qs = PrivacyLink.objects.filter(namespace=namespace, subject_hash=subject_hmac(namespace.pk, user_id)).order_by(
+        "-created_at", "-id"
+    )
+    if cursor:
+        created_at, last_id = decode_cursor(cursor, "privacy-links", (datetime, uuid.UUID))
+        qs = qs.filter(created_at__lte=created_at).exclude(created_at=created_at, id__gte=last_id)
+    items = list(qs[: limit + 1])
+    next_cursor = None
+    if len(items) > limit:
+        items = items[:limit]
+        next_cursor = encode_cursor("privacy-links", [items[-1].created_at, items[-1].pk])
+    return Page(items=items, next_cursor=next_cursor)

@@ -29,6 +29,7 @@ GHOSTS = {
     "user_id": "nobody",
     "erasure_id": "00000000-0000-4000-8000-000000000001",
     "tombstone_id": "999999999",
+    "link_id": "00000000-0000-4000-8000-000000000002",
 }
 
 
@@ -105,6 +106,8 @@ CALLS: dict[str, tuple[str, Any]] = {
     "erasure_get": ("", None),
     "privacy_link": ("", None),
     "tombstone_list": ("?user_id={user_id}", None),
+    "privacy_link_list": ("", None),
+    "privacy_link_remove": ("?reason=sent+to+the+wrong+address", None),
     "tombstone_lift_one": ("?reason=asked+by+support", None),
 }
 NAMED = {

@@ -68,6 +68,7 @@ def url_of(view: View, world: World, restore_job) -> str:
         "tombstone_id": world.tombstone.pk,
         "erasure_id": world.erasure.pk,
         "restore_id": restore_job.pk,
+        "link_id": world.privacy_link.pk,
     }
     unknown = [p for p in view.params if p not in values]
     assert not unknown, f"teach tests/security/test_console_matrix.py a value for {unknown} of {view.name}"
