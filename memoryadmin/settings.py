@@ -73,6 +73,17 @@ if not SECRET_KEY:
 # when unset so a development setup needs nothing.
 TOMBSTONE_KEY = os.environ.get("TOMBSTONE_KEY") or hashlib.sha256(("tombstone:" + SECRET_KEY).encode()).hexdigest()
 
+# The audit trail's digests are HMACs under this key, so nobody who can only write the database
+# can forge a chain that verifies. Derived from SECRET_KEY when unset; keep it: events digested
+# under another key no longer verify.
+AUDIT_CHAIN_KEY = (
+    os.environ.get("AUDIT_CHAIN_KEY") or hashlib.sha256(("audit-chain:" + SECRET_KEY).encode()).hexdigest()
+)
+# Signed checkpoints of every chain's head go here (somewhere the database cannot write: another
+# volume, a write-once bucket); beat writes one every AUDIT_CHECKPOINT_SECONDS. Empty: none.
+AUDIT_CHECKPOINT_DIR = os.environ.get("AUDIT_CHECKPOINT_DIR", "")
+AUDIT_CHECKPOINT_SECONDS = env_int("AUDIT_CHECKPOINT_SECONDS", 3600, minimum=10)
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -181,6 +192,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": env_int("ERASURE_REQUEUE_SECONDS", 600, minimum=10),
     },
 }
+if AUDIT_CHECKPOINT_DIR:
+    CELERY_BEAT_SCHEDULE["audit-checkpoint"] = {
+        "task": "memoryadmin.audit.tasks.write_audit_checkpoint",
+        "schedule": AUDIT_CHECKPOINT_SECONDS,
+    }
 
 EXTRACTION_DEBOUNCE_SECONDS = env_float("EXTRACTION_DEBOUNCE_SECONDS", 5.0, minimum=0.0)
 
