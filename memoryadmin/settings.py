@@ -217,6 +217,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 DEFAULT_WORKING_MEMORY_TTL_SECONDS = env_int("DEFAULT_WORKING_MEMORY_TTL_SECONDS", 3600, minimum=1)
 NEAR_DUPLICATE_THRESHOLD = env_float("NEAR_DUPLICATE_THRESHOLD", 0.8, minimum=0.0)
 API_RATE_LIMIT_PER_MINUTE = env_int("API_RATE_LIMIT_PER_MINUTE", 6000)
+# Unknown or revoked API keys one client address may present a minute before its keyed requests
+# are refused outright (0: no such limit).
+API_UNKNOWN_KEY_LIMIT_PER_MINUTE = env_int("API_UNKNOWN_KEY_LIMIT_PER_MINUTE", 30)
 # Console sign-in: failures allowed per address and username, per address, and the lockout window.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 LOGIN_FAILURE_LIMIT_PER_IP = env_int("LOGIN_FAILURE_LIMIT_PER_IP", 50, minimum=1)
