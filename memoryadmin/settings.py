@@ -213,6 +213,11 @@ MAX_MEMORY_TEXT_BYTES = env_int("MAX_MEMORY_TEXT_BYTES", 4 * 1024, minimum=1)
 MAX_MESSAGES_PER_APPEND = env_int("MAX_MESSAGES_PER_APPEND", 100, minimum=1)
 MAX_SNAPSHOT_UPLOAD_BYTES = env_int("MAX_SNAPSHOT_UPLOAD_BYTES", 256 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+# The request's head, answered 414 / 431 with the API's error body. The web worker's own limit
+# (memoryadmin.web_worker: 64 KiB for the whole head) is above these, so Django answers first.
+MAX_REQUEST_LINE_BYTES = env_int("MAX_REQUEST_LINE_BYTES", 8 * 1024, minimum=256)
+MAX_HEADER_BYTES = env_int("MAX_HEADER_BYTES", 8 * 1024, minimum=256)
+MAX_HEADERS_BYTES = env_int("MAX_HEADERS_BYTES", 32 * 1024, minimum=1024)
 
 DEFAULT_WORKING_MEMORY_TTL_SECONDS = env_int("DEFAULT_WORKING_MEMORY_TTL_SECONDS", 3600, minimum=1)
 NEAR_DUPLICATE_THRESHOLD = env_float("NEAR_DUPLICATE_THRESHOLD", 0.8, minimum=0.0)
@@ -272,5 +277,11 @@ LOGGING = {
     "filters": {"privacy_links": {"()": "memoryadmin.privacy.log_filters.RedactPrivacyLinks"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["privacy_links"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # On the loggers that write request paths too, so the handlers Django sets up itself (its
+    # development console) never see a link either.
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "django.request": {"filters": ["privacy_links"]},
+        "django.server": {"filters": ["privacy_links"]},
+    },
 }

@@ -447,8 +447,9 @@ class ContextOut(Schema):
 
 # What any authenticated operation may answer besides its own outcomes: a bad id,
 # body or cursor (400), no key (401), a missing scope (403), a body over the limit
-# (413), invalid fields (422), the key's rate limit reached (429), a dependency down (503).
-COMMON_ERRORS = (400, 401, 403, 413, 422, 429, 503)
+# (413), a request target too long (414), invalid fields (422), a rate limit reached
+# (429), headers too large (431), a dependency down (503).
+COMMON_ERRORS = (400, 401, 403, 413, 414, 422, 429, 431, 503)
 
 
 def responses(ok: dict[int, Any], *errors: int) -> dict[int, Any]:

@@ -13,7 +13,9 @@ from django.test import Client
 from jsonschema import Draft202012Validator
 
 from memoryadmin.memories.models import MAX_ENTITY_CHARS, MAX_TOPIC_CHARS, Memory
+from memoryadmin.tenancy.models import SCOPES
 from tests.api.test_errors import assert_error
+from tests.conftest import ApiClient
 from tests.security.test_api_matrix import ROUTES, Route, call
 
 MALFORMED = {
@@ -39,9 +41,9 @@ def assert_fields(error: dict, *names: str) -> None:
 
 
 @pytest.mark.parametrize("route", WITH_IDS, ids=[r.label for r in WITH_IDS])
-def test_a_malformed_id_is_400_invalid_id_on_every_route_that_takes_one(route: Route, api) -> None:
+def test_a_malformed_id_is_400_invalid_id_on_every_route_that_takes_one(route: Route, namespace, make_key) -> None:
     ids = {name: MALFORMED[name] for name in route.path_ids}
-    response = call(api, route, ids)
+    response = call(ApiClient(make_key(namespace, ",".join(SCOPES))[1]), route, ids)
     error = assert_error(response, 400, "invalid_id")
     assert_fields(error, *route.path_ids)
 
