@@ -121,6 +121,14 @@ def install_error_handlers(api: NinjaAPI) -> None:
         errors = list(exc.errors)
         if any(err.get("type") == "json_invalid" or "JSON" in str(err.get("msg", "")) for err in errors):
             return error_response(400, "malformed_json", "The request body is not valid JSON.")
+        if any(tuple(err.get("loc", ()))[:1] == ("header",) for err in errors):
+            # The only header a handler reads is If-Match.
+            return error_response(
+                400,
+                "invalid_precondition",
+                'If-Match takes one ETag of the memory as it was sent, such as "3" (quotes included), or *.',
+                field_errors(errors),
+            )
         bad_ids = [err for err in errors if _is_bad_id(err)]
         if bad_ids:
             details = field_errors(bad_ids)

@@ -221,7 +221,7 @@ def memory_edit(
     memory_id: uuid.UUID,
     payload: MemoryPatchIn,
     response: HttpResponse,
-    if_match: str | None = IfMatch,
+    if_match: str = IfMatch,
 ):
     namespace = namespace_of(request)
     expected = expected_revision(if_match)
@@ -255,7 +255,7 @@ def memory_remove(
     memory_id: uuid.UUID,
     reason: Reason = "",
     force: bool = False,
-    if_match: str | None = IfMatch,
+    if_match: str = IfMatch,
 ):
     expected = expected_revision(if_match)
     memory = memory_get(namespace_of(request), memory_id)

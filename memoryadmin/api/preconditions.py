@@ -22,7 +22,8 @@ IF_MATCH_DESCRIPTION = (
     'The `ETag` of the revision this change was made from (`"3"`); 412 `precondition_failed` when the memory '
     "has moved on. `*` asks only that it exists."
 )
-IfMatch = Header(None, alias="If-Match", description=IF_MATCH_DESCRIPTION, max_length=100)
+IF_MATCH_PATTERN = r'^(\*|"\d{1,10}")$'
+IfMatch = Header(None, alias="If-Match", description=IF_MATCH_DESCRIPTION, pattern=IF_MATCH_PATTERN)
 _TAG = re.compile(r'^"(\d{1,10})"$')
 ETAG_HEADER = {
     "ETag": {"description": "The memory's revision as an entity tag, for `If-Match`.", "schema": {"type": "string"}}

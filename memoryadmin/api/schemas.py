@@ -138,7 +138,9 @@ Entities = Annotated[
 UserIdPath = Path(..., pattern=APP_ID_RE, description="The app's id of the person.")
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 BodyLimit = integer(ge=1, le=MAX_LIMIT)
-Cursor = Annotated[str, Field(max_length=512, description="`next_cursor` of the previous page.")]
+Cursor = Annotated[
+    str, Field(max_length=512, pattern=r"^[A-Za-z0-9_-]+$", description="`next_cursor` of the previous page.")
+]
 
 MemoryType = Literal["semantic", "episodic", "preference", "summary"]
 MemoryStatus = Literal["active", "candidate"]

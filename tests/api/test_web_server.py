@@ -108,7 +108,7 @@ def raw_request(base: str, head: bytes) -> bytes:
 
 def test_a_long_url_gets_django_s_414_with_the_error_body(web) -> None:
     base, _ = web
-    response = httpx.get(f"{base}/api/v1/memories?user_id=" + "a" * 20_000, timeout=10)
+    response = httpx.get(f"{base}/api/v1/memories?user_id=" + "a" * 40_000, timeout=10)
     assert_error_body(response, 414, "uri_too_long")
 
 
