@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from redis.commands.core import Script
 from redis.exceptions import RedisError
 
 from memoryadmin.api.errors import error_response
@@ -87,6 +88,10 @@ return count
 """
 
 
+# Sent by its digest (EVALSHA), loaded again by redis-py should the server not know it.
+_COUNT = Script(None, COUNT_SCRIPT.encode())  # type: ignore[arg-type]
+
+
 class RateLimitMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -139,14 +144,11 @@ class RateLimitMiddleware:
             return None
         window = math.floor(now / WINDOW_SECONDS)
         try:
-            count = get_redis().eval(
-                COUNT_SCRIPT,
-                2,
-                rate_limit_key(token, window),
-                unknown_keys_key(address, window),
-                settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE,
+            count = _COUNT(
+                keys=[rate_limit_key(token, window), unknown_keys_key(address, window)],
                 # Twice the window: a key never outlives the minute after its own.
-                2 * WINDOW_SECONDS,
+                args=[settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE, 2 * WINDOW_SECONDS],
+                client=get_redis(),
             )
         except RedisError as exc:
             self._back_off(now, exc)
