@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from django.contrib.auth.signals import user_login_failed
 from django.test import Client
 
 from tests.security.conftest import PASSWORD, make_operator
@@ -109,13 +110,29 @@ def test_parallel_attempts_never_try_more_passwords_than_the_limit(settings, liv
     attempts = 24
     start = threading.Barrier(attempts)
 
-    def guess(n: int) -> int:
+    def guess(n: int) -> int | None:
         with httpx.Client(base_url=live_server.url, cookies={"csrftoken": csrf}, timeout=60) as client:
             start.wait()
             data = {"username": "adam", "password": f"guess-{n}", "csrfmiddlewaretoken": token}
-            return client.post("/login/", data=data).status_code
+            try:
+                return client.post("/login/", data=data).status_code
+            except httpx.TransportError:
+                # The test server's small accept queue may drop a connection of the burst.
+                return None
 
-    with ThreadPoolExecutor(attempts) as pool:
-        statuses = list(pool.map(guess, range(attempts)))
-    assert statuses.count(200) == settings.LOGIN_FAILURE_LIMIT, statuses
-    assert statuses.count(429) == attempts - settings.LOGIN_FAILURE_LIMIT
+    # What was tried is what the server checked: Django signals every refused password.
+    checked: list[str] = []
+
+    def count(sender, credentials, **kwargs) -> None:
+        checked.append(credentials.get("username", ""))
+
+    user_login_failed.connect(count, dispatch_uid="test-parallel-attempts")
+    try:
+        with ThreadPoolExecutor(attempts) as pool:
+            statuses = [status for status in pool.map(guess, range(attempts)) if status is not None]
+    finally:
+        user_login_failed.disconnect(dispatch_uid="test-parallel-attempts")
+    assert len(statuses) >= 2 * settings.LOGIN_FAILURE_LIMIT, statuses
+    assert len(checked) == settings.LOGIN_FAILURE_LIMIT, (checked, statuses)
+    # A refused password re-shows the form (200); every other attempt was turned away unchecked.
+    assert set(statuses) <= {200, 429} and statuses.count(200) <= settings.LOGIN_FAILURE_LIMIT, statuses
