@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+import pytest
 from django.core import signing
 from django.test import Client
 from django.urls import reverse
@@ -190,3 +191,45 @@ def test_an_operator_revokes_one_link_in_the_console(world: World, operators) ->
     # A link is revoked only through the person it is for.
     other = operator.post(f"/subjects/{world.a.pk}/bob/privacy-links/{world.privacy_link.pk}/revoke/")
     assert other.status_code == 404
+
+
+# --- every privacy page x every set of rights ----------------------------------------------------------
+
+# (page, method, the rights of which it needs one; none: any link)
+PAGES = [
+    ("home", "GET", ()),
+    ("download", "GET", ("read",)),
+    ("forget", "POST", ("forget",)),
+    ("erase", "GET", ("erase",)),
+    ("erase", "POST", ("erase",)),
+    ("receipt", "GET", ("read", "erase")),
+]
+RIGHT_SETS = [(r,) for r in RIGHTS] + [("read", "forget"), ("forget", "erase"), RIGHTS]
+
+
+@pytest.mark.parametrize("rights", RIGHT_SETS, ids=["+".join(r) for r in RIGHT_SETS])
+def test_each_privacy_page_needs_the_right_it_uses(world: World, rights: tuple[str, ...]) -> None:
+    url, link = privacy_link_create(namespace=world.a, user_id="alice", actor=SYSTEM, grantable=RIGHTS, rights=rights)
+    home = urlparse(url).path
+    mine = erasure_request(namespace=world.a, user_id="alice", actor=SYSTEM, enqueue=False)
+    paths = {
+        "home": home,
+        "download": home + "download/",
+        "forget": home + f"memories/{world.candidate.pk}/forget/",
+        "erase": home + "erase/",
+        "receipt": home + f"erasures/{mine.pk}/",
+    }
+    for page, method, needs in PAGES:
+        client = Client()
+        response = client.get(paths[page]) if method == "GET" else client.post(paths[page], {"confirm": "no"})
+        allowed = not needs or any(right in rights for right in needs)
+        assert (response.status_code != 403) == allowed, (page, method, rights, response.status_code)
+        assert response.status_code < 500
+    # What a refused page did not do: the memory is still there unless the link may forget.
+    assert Memory.objects.filter(pk=world.candidate.pk).exists() == ("forget" not in rights)
+    uses = set(
+        AuditEvent.objects.filter(action="privacy_link.use", target_id=str(link.pk)).values_list(
+            "data__page", flat=True
+        )
+    )
+    assert uses == {page for page, _, needs in PAGES if not needs or set(needs) & set(rights)}
