@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, MessageKind
 from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.services import (
     INTERRUPTED,
@@ -257,9 +258,9 @@ def test_a_tick_schedules_at_most_its_batch(namespace, redis_client, settings) -
 @pytest.mark.django_db(transaction=True)
 def test_a_running_run_renews_its_lease_while_its_model_call_outlasts_it(make_namespace, llm, settings) -> None:
     namespace = make_namespace("slow", extraction_strategy="discrete")
-    settings.EXTRACTION_LEASE_SECONDS = 1.0
+    settings.EXTRACTION_LEASE_SECONDS = 1.5
     settings.LLM_TIMEOUT_SECONDS = 20
-    llm.answer({"memories": [{"text": "User lives in Lyon", "type": "semantic", "source_seqs": [1]}]}, delay=4)
+    llm.answer({"memories": [{"text": "User lives in Lyon", "type": "semantic", "source_seqs": [1]}]}, delay=5)
     session, _ = say(namespace, "I live in Lyon.")
     run = extraction_schedule(session=session, delay=0)  # outside a transaction: scheduled now
     token = get_token(session)
@@ -268,12 +269,12 @@ def test_a_running_run_renews_its_lease_while_its_model_call_outlasts_it(make_na
     worker.start()
     wait_for(lambda: llm.requests, timeout=10)
     claimed = ExtractionRun.objects.get(pk=run.pk)
-    # Three lease lengths into the model call: the heartbeat kept up, the key lives no longer than the lease.
+    # Well into the model call, longer than the lease: the heartbeat kept up, the key lives no longer than the lease.
     wait_for(
         lambda: ExtractionRun.objects.get(pk=run.pk).heartbeat_at > claimed.heartbeat_at + timedelta(seconds=2),
         timeout=10,
     )
-    assert 0 < redis_pttl(session) <= 1000
+    assert 0 < redis_pttl(session) <= 1500
     assert extraction_recover() == NOTHING
     worker.join(20)
 
@@ -283,14 +284,10 @@ def test_a_running_run_renews_its_lease_while_its_model_call_outlasts_it(make_na
 
 
 def get_token(session) -> str | None:
-    from memoryadmin.core.redis_client import get_redis
-
     return get_redis().get(schedule_key(session.namespace_id, session.pk))
 
 
 def redis_pttl(session) -> int:
-    from memoryadmin.core.redis_client import get_redis
-
     return get_redis().pttl(schedule_key(session.namespace_id, session.pk))
 
 
@@ -316,10 +313,3 @@ def test_beat_runs_recovery_at_the_interval_the_environment_sets() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[-1]) == [True, 15, {"expires": 15}, 20.0]
-
-    env["EXTRACTION_LEASE_SECONDS"] = "0.5"
-    refused = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
-    assert refused.returncode != 0
-    assert "EXTRACTION_LEASE_SECONDS must be >= 1.0" in refused.stderr
