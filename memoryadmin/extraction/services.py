@@ -319,7 +319,8 @@ _INTERRUPT_STALE = f"""
 _BUSY = f"""
     SELECT s.id FROM unnest(%(sessions)s::bigint[]) AS s(id)
     WHERE EXISTS (SELECT 1 FROM {ExtractionRun._meta.db_table} r WHERE r.session_id = s.id AND r.status = 'running')
-       OR (SELECT r.status = 'failed' AND r.error <> %(interrupted)s AND r.created_at > %(retry_after)s
+       OR (SELECT r.status = 'failed' AND r.error <> %(interrupted)s
+                  AND COALESCE(r.finished_at, r.created_at) > %(retry_after)s
            FROM {ExtractionRun._meta.db_table} r WHERE r.session_id = s.id ORDER BY r.created_at DESC LIMIT 1)
 """
 

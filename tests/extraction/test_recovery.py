@@ -172,14 +172,21 @@ def test_a_schedule_whose_task_was_lost_with_its_worker_is_replaced(
 
 def test_a_session_whose_run_failed_is_tried_again_after_the_retry_delay(namespace, redis_client, settings) -> None:
     session, _ = say(namespace, "I live in Lyon.")
+    # Queued long ago, failed a moment ago: the delay counts from the failure.
     failed = ExtractionRun.objects.create(
-        namespace=namespace, session=session, strategy="discrete", status=RunStatus.FAILED, error="model unreachable"
+        namespace=namespace,
+        session=session,
+        strategy="discrete",
+        status=RunStatus.FAILED,
+        error="model unreachable",
+        finished_at=timezone.now(),
     )
+    ExtractionRun.objects.filter(pk=failed.pk).update(created_at=timezone.now() - timedelta(days=1))
     long_quiet(session, settings)
 
     assert extraction_recover() == NOTHING
     ExtractionRun.objects.filter(pk=failed.pk).update(
-        created_at=timezone.now() - timedelta(seconds=settings.EXTRACTION_RETRY_SECONDS + 1)
+        finished_at=timezone.now() - timedelta(seconds=settings.EXTRACTION_RETRY_SECONDS + 1)
     )
     assert extraction_recover() == {"interrupted": 0, "scheduled": 1}
 
