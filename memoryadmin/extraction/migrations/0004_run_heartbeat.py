@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("extraction", "0002_queued_run_and_updated_count"),
+        ("extraction", "0003_database_cascades"),
     ]
 
     operations = [
