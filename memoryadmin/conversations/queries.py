@@ -22,10 +22,6 @@ def session_get(namespace: Namespace, session_id: str) -> Session:
     return session
 
 
-def session_exists(namespace: Namespace, session_id: str) -> bool:
-    return Session.objects.filter(namespace=namespace, session_id=session_id).exists()
-
-
 def sessions_page(
     namespace: Namespace,
     *,
