@@ -69,6 +69,7 @@ RIGHTS = {
     "console:subject_erase": "admin",
     "console:subject_export": "operator",
     "console:subject_privacy_link": "operator",
+    "console:subject_privacy_link_revoke": "operator",
     "console:subjects": "viewer",
     "console:tombstone_lift": "admin",
     "console:tombstones": "viewer",
@@ -119,6 +120,7 @@ def url_of(view: View, world: World, restore_job) -> str:
         "tombstone_id": world.tombstone.pk,
         "erasure_id": world.erasure.pk,
         "restore_id": restore_job.pk,
+        "link_id": world.privacy_link.pk,
     }
     unknown = [p for p in view.params if p not in values]
     assert not unknown, f"teach tests/security/test_console_matrix.py a value for {unknown} of {view.name}"
