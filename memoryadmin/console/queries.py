@@ -15,8 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import BooleanField, Count, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -218,13 +217,6 @@ def memories_by_ids(namespace: Namespace, ids: Sequence[Any]) -> list[Memory]:
 
 def audit_trail(target_type: str, target_id: str, *, limit: int = 200) -> list[AuditEvent]:
     return list(AuditEvent.objects.filter(target_type=target_type, target_id=target_id).order_by("id")[:limit])
-
-
-def _after(columns: str, values: tuple[Any, ...], *, descending: bool) -> RawSQL:
-    """A keyset condition as a row comparison, so PostgreSQL starts the index scan at the cursor."""
-    marks = ", ".join(["%s"] * len(values))
-    # Only fixed column names are formatted in; every value is a parameter.
-    return RawSQL(f"({columns}) {'<' if descending else '>'} ({marks})", values, output_field=BooleanField())  # noqa: S611
 
 
 @dataclass

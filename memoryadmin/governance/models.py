@@ -180,7 +180,6 @@ class PrivacyLink(models.Model):
     link outlives an erasure it asked for (to show the receipt) without holding the user id.
     """
 
-    # Like the erasure ledger, it knows the person only by a keyed hash.
     PERSONAL_DATA = "ledger"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

@@ -79,8 +79,12 @@ def privacy_links_page(
     *, namespace: Namespace, user_id: str, cursor: str | None = None, limit: int = 50
 ) -> Page[PrivacyLink]:
     """One person's privacy links, newest first (the privacylink_ns_subject index)."""
-    limit = clamp_limit(limit)
     qs = PrivacyLink.objects.filter(namespace=namespace, subject_hash=subject_hmac(namespace.pk, user_id))
     return keyset_page(
-        qs, tag="privacy-links", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+        qs,
+        tag="privacy-links",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=clamp_limit(limit),
     )

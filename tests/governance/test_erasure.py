@@ -218,7 +218,10 @@ def test_concurrent_appends_during_an_erasure_never_leave_orphans(make_namespace
     thread = threading.Thread(target=appender)
     thread.start()
     try:
-        time.sleep(0.05)
+        # The erasure starts once the appender is writing (however loaded the machine is).
+        deadline = time.monotonic() + 20
+        while not outcomes["appended"] and time.monotonic() < deadline:
+            time.sleep(0.01)
         erasure = erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
     finally:
         stop.set()

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.core.locks import lock_texts
@@ -17,7 +17,7 @@ from memoryadmin.memories.models import (
     MemoryRevision,
 )
 from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
-from memoryadmin.memories.services.planning import is_tombstoned
+from memoryadmin.memories.services.planning import is_tombstoned, memory_event
 
 
 def locked_memory(memory: Memory) -> Memory:
@@ -114,13 +114,10 @@ def memory_update(
             reason=reason,
             created_at=now,
         )
-        audit_record(
+        memory_event(
+            memory,
             actor=actor,
             action="memory.update",
-            namespace_id=memory.namespace_id,
-            target_type="memory",
-            target_id=str(memory.pk),
-            user_id=memory.user_id,
             reason=reason,
             data={"fields": changed, "revision": memory.revision},
         )

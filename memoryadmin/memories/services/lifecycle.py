@@ -22,6 +22,7 @@ from memoryadmin.memories.models import (
     TombstoneReason,
 )
 from memoryadmin.memories.services.edit import check_revision, locked_memory
+from memoryadmin.memories.services.planning import memory_event
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -116,15 +117,7 @@ def memory_pin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory = locked_memory(memory)
         _, created = Pin.objects.get_or_create(memory=memory, defaults={"pinned_by": str(actor), "reason": reason})
         if created:
-            audit_record(
-                actor=actor,
-                action="memory.pin",
-                namespace_id=memory.namespace_id,
-                target_type="memory",
-                target_id=str(memory.pk),
-                user_id=memory.user_id,
-                reason=reason,
-            )
+            memory_event(memory, actor=actor, action="memory.pin", reason=reason)
     return memory
 
 
@@ -133,15 +126,7 @@ def memory_unpin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory = locked_memory(memory)
         deleted, _ = Pin.objects.filter(memory=memory).delete()
         if deleted:
-            audit_record(
-                actor=actor,
-                action="memory.unpin",
-                namespace_id=memory.namespace_id,
-                target_type="memory",
-                target_id=str(memory.pk),
-                user_id=memory.user_id,
-                reason=reason,
-            )
+            memory_event(memory, actor=actor, action="memory.unpin", reason=reason)
     return memory
 
 
@@ -153,15 +138,7 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory.status = MemoryStatus.ACTIVE
         memory.updated_at = timezone.now()
         memory.save(update_fields=["status", "updated_at"])
-        audit_record(
-            actor=actor,
-            action="memory.approve",
-            namespace_id=memory.namespace_id,
-            target_type="memory",
-            target_id=str(memory.pk),
-            user_id=memory.user_id,
-            reason=reason,
-        )
+        memory_event(memory, actor=actor, action="memory.approve", reason=reason)
     return memory
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memoryadmin.audit.services import Actor, AuditEntry
+from memoryadmin.audit.services import Actor, AuditEntry, audit_record
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.memories.models import (
     Memory,
@@ -180,4 +180,20 @@ def created_event(memory: Memory, item: Planned, actor: Actor) -> AuditEntry:
             "memory_type": item.memory_type,
             "pinned": item.new.pinned,
         },
+    )
+
+
+def memory_event(
+    memory: Memory, *, actor: Actor, action: str, reason: str = "", data: dict[str, Any] | None = None
+) -> None:
+    """The audit event of a change to one memory, in the caller's transaction."""
+    audit_record(
+        actor=actor,
+        action=action,
+        namespace_id=memory.namespace_id,
+        target_type="memory",
+        target_id=str(memory.pk),
+        user_id=memory.user_id,
+        reason=reason,
+        data=data,
     )
