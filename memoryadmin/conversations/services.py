@@ -251,7 +251,8 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
                 action="session.delete",
                 namespace_id=session.namespace_id,
                 target_type="session",
-                target_id=session.session_id,
+                # By its key, not its app-chosen id: an audit event outlives an erasure and must not name it.
+                target_id=str(session.pk),
                 user_id=session.user_id,
                 reason=reason,
                 data={"message_count": session.message_count},
@@ -262,7 +263,7 @@ def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: 
     """Delete the messages one run appended; seqs of the others stay as they are."""
     validate_app_id(run_id, "run_id")
     with transaction.atomic():
-        # The total also counts cascaded rows (evidence links); only messages are reported.
+        # Their evidence links go with them in the database; only messages are counted.
         _, per_model = Message.objects.filter(session=session, run_id=run_id).delete()
         deleted = per_model.get(Message._meta.label, 0)
         if deleted:
@@ -271,7 +272,7 @@ def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: 
                 action="messages.delete_run",
                 namespace_id=session.namespace_id,
                 target_type="session",
-                target_id=session.session_id,
+                target_id=str(session.pk),
                 user_id=session.user_id,
                 reason=reason,
                 data={"run_id": run_id, "deleted": deleted},
