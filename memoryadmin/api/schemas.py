@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
@@ -66,7 +66,7 @@ Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 Cursor = Annotated[str, Field(max_length=512, description="`next_cursor` of the previous page.")]
 
 MemoryType = Literal["semantic", "episodic", "preference", "summary"]
-MemoryStatus = Literal["active", "candidate"]
+MemoryStatus = Literal["active", "candidate", "superseded"]
 
 
 class ErrorDetail(Schema):
@@ -193,6 +193,14 @@ class MemoryOut(Schema):
     updated_at: datetime
     last_accessed_at: datetime | None
     revision: int
+    subject: str | None = Field(description="Who the memory is about, when a conversation names them.")
+    attribute: str | None = Field(
+        description="The single-valued attribute it states (residence, car…): a newer one supersedes it."
+    )
+    event_date: date | None = Field(description="The day the event it records happened, when known.")
+    stated_at: datetime | None = Field(description="When its content was last said in a conversation.")
+    superseded_by: str | None = Field(description="The memory that replaced it (status superseded).")
+    superseded_at: datetime | None
 
 
 class MemoryPage(Schema):
@@ -290,8 +298,9 @@ class SearchIn(Schema):
     memory_types: list[MemoryType] | None = None
     topics: Topics | None = Field(default=None, description="Matches memories with any of these topics.")
     entities: Entities | None = Field(default=None, description="Matches memories with any of these entities.")
-    status: Literal["active", "candidate", "any"] | None = Field(
-        default=None, description="Defaults to active: candidates are left out unless asked for."
+    status: Literal["active", "candidate", "superseded", "any"] | None = Field(
+        default=None,
+        description="Defaults to active: candidates and superseded memories are left out unless asked for.",
     )
     pinned: bool | None = None
     created_after: Timestamp | None = None

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, BinaryIO
 
 import orjson
@@ -54,7 +54,14 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.memories.representations import evidence_fields, memory_dict, pin_dict, revision_dict, tombstone_dict
+from memoryadmin.memories.representations import (
+    SUPERSESSION_FIELDS,
+    evidence_fields,
+    memory_dict,
+    pin_dict,
+    revision_dict,
+    tombstone_dict,
+)
 from memoryadmin.memories.services import clean_labels, clean_text
 from memoryadmin.tenancy.models import Namespace
 
@@ -187,6 +194,7 @@ _MEMORY_FIELDS = (
     "updated_at",
     "last_accessed_at",
     "revision",
+    *SUPERSESSION_FIELDS,
 )
 _REVISION_FIELDS = (
     "memory_id",
@@ -492,6 +500,26 @@ def _parse_memory(f: _Fields) -> dict[str, Any]:
         "last_accessed_at": f.when("last_accessed_at", nullable=True),
         "revision": f.number("revision", minimum=1),
         "fingerprint": text_fingerprint(text),
+        **_parse_supersession(f),
+    }
+
+
+def _parse_supersession(f: _Fields) -> dict[str, Any]:
+    """A memory's knowledge-update fields; optional, so snapshots written before them still restore."""
+    present = {key: f.record.get(key) is not None for key in SUPERSESSION_FIELDS}
+    event_date = None
+    if present["event_date"]:
+        try:
+            event_date = date.fromisoformat(f.text("event_date", max_len=10) or "")
+        except ValueError:
+            raise _fail(f.line_no, "event_date must be a date (YYYY-MM-DD)", field="event_date") from None
+    return {
+        "subject": f.text("subject", max_len=200) if present["subject"] else "",
+        "attribute": f.text("attribute", max_len=100) if present["attribute"] else "",
+        "event_date": event_date,
+        "stated_at": f.when("stated_at") if present["stated_at"] else None,
+        "superseded_by": f.uuid("superseded_by") if present["superseded_by"] else None,
+        "superseded_at": f.when("superseded_at") if present["superseded_at"] else None,
     }
 
 
@@ -1108,6 +1136,7 @@ class _Applier:
             "updated_at",
             "last_accessed_at",
             "revision",
+            *SUPERSESSION_FIELDS,
             "access_count",
         )
         with connection.cursor() as cursor:
@@ -1144,6 +1173,7 @@ class _Applier:
             and m.updated_at == r["updated_at"]
             and m.last_accessed_at == r["last_accessed_at"]
             and m.revision == r["revision"]
+            and all(getattr(m, key) == r[key] for key in SUPERSESSION_FIELDS)
         )
 
     def _memory_values(self, r: dict[str, Any]) -> list[Any]:
@@ -1163,6 +1193,7 @@ class _Applier:
             r["updated_at"],
             r["last_accessed_at"],
             r["revision"],
+            *(r[key] for key in SUPERSESSION_FIELDS),
         ]
 
     def _memory_update(self, r: dict[str, Any]) -> None:
@@ -1172,7 +1203,9 @@ class _Applier:
                 UPDATE memories_memory
                 SET user_id = %s, session_id = %s, agent_id = %s, text = %s, memory_type = %s, status = %s,
                     topics = %s, entities = %s, metadata = %s::jsonb, source = %s, fingerprint = %s,
-                    created_at = %s, updated_at = %s, last_accessed_at = %s, revision = %s
+                    created_at = %s, updated_at = %s, last_accessed_at = %s, revision = %s,
+                    subject = %s, attribute = %s, event_date = %s, stated_at = %s, superseded_by = %s,
+                    superseded_at = %s
                 WHERE id = %s AND namespace_id = %s
                 """,
                 [*self._memory_values(r), r["id"], self.namespace.pk],

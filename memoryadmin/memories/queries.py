@@ -208,7 +208,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 _COLUMNS = (
     "id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics, entities, metadata, "
-    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision"
+    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision, subject, attribute, "
+    "event_date, stated_at, superseded_by, superseded_at"
 )
 
 

@@ -20,6 +20,7 @@ from memoryadmin.memories.models import (
     TombstoneReason,
 )
 from memoryadmin.memories.services.edit import locked_memory
+from memoryadmin.memories.services.supersession import Statement, memories_apply_statements
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -119,6 +120,14 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
             user_id=memory.user_id,
             reason=reason,
         )
+        if memory.attribute:
+            # Approved, it takes part in its attribute's history: it may supersede, or be superseded.
+            memories_apply_statements(
+                namespace=memory.namespace,
+                actor=actor,
+                statements=[Statement(memory_id=memory.pk, stated_at=memory.stated_at)],
+            )
+            memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at", "updated_at"])
     return memory
 
 
