@@ -35,7 +35,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -55,7 +55,9 @@ from memoryadmin.memories.models import Memory, MemorySource, MemoryType
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
+    Statement,
     link_evidence,
+    memories_apply_statements,
     memory_create,
     memory_create_many,
     memory_update,
@@ -303,6 +305,7 @@ class Tally:
     updated: int = 0
     duplicates: int = 0
     suppressed: int = 0
+    superseded: int = 0
 
     def add(self, outcome: str) -> None:
         if outcome == Outcome.CREATED:
@@ -388,12 +391,12 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
             _unextracted(session.pk)
             .filter(seq__gt=after, seq__lte=upto)
             .order_by("seq")
-            .only("pk", "seq", "role", "kind", "content", "created_at")[: strategy.chunk_size]
+            .only("pk", "seq", "role", "kind", "content", "name", "created_at")[: strategy.chunk_size]
         )
         if not chunk:
             return True
         sources = [
-            SourceMessage(pk=m.pk, seq=m.seq, role=m.role, content=m.content, created_at=m.created_at)
+            SourceMessage(pk=m.pk, seq=m.seq, role=m.role, content=m.content, created_at=m.created_at, name=m.name)
             for m in chunk
             if m.kind == MessageKind.MESSAGE and m.role in SOURCE_ROLES
         ]
@@ -458,14 +461,15 @@ def _write(
         tally = Tally(candidates=len(candidates))
         metadata = {"run_id": str(run.pk)}
         pending: list[NewMemory] = []
+        replaces: list[list[str]] = []
         for candidate in candidates:
             # Evidence already marked by another run means that run owns this candidate.
             if not candidate.evidence or not set(candidate.evidence) <= still_open:
                 continue
             if candidate.memory_type == MemoryType.SUMMARY:
                 # Written in its place among the others: what comes before it is written first.
-                _write_batch(run, session, pending, tally)
-                pending = []
+                _write_batch(run, session, pending, tally, replaces)
+                pending, replaces = [], []
                 tally.add(_write_summary(session, candidate, sources, metadata))
                 continue
             pending.append(
@@ -480,9 +484,14 @@ def _write(
                     entities=candidate.entities,
                     metadata={**candidate.metadata, **metadata},
                     evidence_message_ids=candidate.evidence,
+                    subject=candidate.subject,
+                    attribute=candidate.attribute,
+                    event_date=candidate.event_date,
+                    stated_at=candidate.stated_at or _stated_at(candidate, sources),
                 )
             )
-        _write_batch(run, session, pending, tally)
+            replaces.append(candidate.replaces)
+        _write_batch(run, session, pending, tally, replaces)
         covered = [m.seq for m in chunk if m.pk in still_open]
         ExtractionRun.objects.filter(pk=run.pk).update(
             candidates=F("candidates") + tally.candidates,
@@ -490,6 +499,7 @@ def _write(
             updated=F("updated") + tally.updated,
             duplicates=F("duplicates") + tally.duplicates,
             suppressed=F("suppressed") + tally.suppressed,
+            superseded=F("superseded") + tally.superseded,
             from_seq=Coalesce(F("from_seq"), min(covered)) if covered else F("from_seq"),
             to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
         )
@@ -511,18 +521,45 @@ def _mark_extracted(session_pk: int, message_pks: list[int]) -> set[int]:
         return {pk for (pk,) in cursor.fetchall()}
 
 
-def _write_batch(run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally) -> None:
-    """The candidates of a chunk through the write path, as `memory_create` would take them one by one."""
+def _stated_at(candidate: Candidate, sources: list[SourceMessage]) -> datetime | None:
+    """When a candidate was said: its newest evidence message."""
+    times = [m.created_at for m in sources if m.pk in candidate.evidence]
+    return max(times) if times else None
+
+
+def _write_batch(
+    run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally, replaces: list[list[str]]
+) -> None:
+    """The candidates of a chunk through the write path, as `memory_create` would take them one by one,
+    then their knowledge updates: each stated memory moves its attribute's history on (supersession)."""
     if not pending:
         return
     results = memory_create_many(
         namespace=session.namespace, actor=EXTRACTION_ACTOR, items=pending, merge_near_duplicates=True
     )
-    for result in results:
+    statements: list[Statement] = []
+    for new, result, replaced in zip(pending, results, replaces, strict=True):
         if isinstance(result, InvalidInput):
             logger.info("extraction run %s skipped a candidate: %s", run.pk, result)
-        else:
-            tally.add(result.outcome)
+            continue
+        tally.add(result.outcome)
+        if result.memory is not None and (new.attribute or replaced or result.outcome != Outcome.CREATED):
+            statements.append(
+                Statement(memory_id=result.memory.pk, stated_at=new.stated_at, replaces=_memory_ids(replaced))
+            )
+    if statements:
+        settled = memories_apply_statements(namespace=session.namespace, actor=EXTRACTION_ACTOR, statements=statements)
+        tally.superseded += len(settled.superseded)
+
+
+def _memory_ids(raw: list[str]) -> tuple[uuid.UUID, ...]:
+    ids = []
+    for value in raw:
+        try:
+            ids.append(uuid.UUID(str(value)))
+        except ValueError:
+            continue
+    return tuple(ids)
 
 
 def _write_summary(session: Session, candidate: Candidate, sources: list[SourceMessage], extra: dict[str, Any]) -> str:

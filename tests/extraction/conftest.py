@@ -14,6 +14,13 @@ from tests.extraction.llm_server import ScriptedLLM
 
 
 @pytest.fixture
+def namespace(make_namespace):
+    """The pipeline's mechanics are tested with the `rules` strategy, whose output these tests spell out;
+    the default `offline` strategy has tests of its own (test_offline*.py)."""
+    return make_namespace("alpha", extraction_strategy="rules")
+
+
+@pytest.fixture
 def llm(settings) -> Iterator[ScriptedLLM]:
     server = ScriptedLLM().start()
     settings.LLM_BASE_URL = server.base_url

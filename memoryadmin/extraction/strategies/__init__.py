@@ -11,9 +11,11 @@ from memoryadmin.extraction.strategies.llm import (
     PreferencesStrategy,
     SummaryStrategy,
 )
+from memoryadmin.extraction.strategies.offline import OfflineStrategy
 from memoryadmin.extraction.strategies.rules import RulesStrategy
 
 STRATEGIES: dict[str, type] = {
+    "offline": OfflineStrategy,
     "rules": RulesStrategy,
     "discrete": DiscreteStrategy,
     "summary": SummaryStrategy,
