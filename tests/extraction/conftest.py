@@ -21,6 +21,14 @@ def namespace(make_namespace):
 
 
 @pytest.fixture
+def offline_namespace(make_namespace):
+    """A namespace as created today: its extraction strategy is the default, `offline`."""
+    namespace = make_namespace("offline-ns")
+    assert namespace.extraction_strategy == "offline"
+    return namespace
+
+
+@pytest.fixture
 def llm(settings) -> Iterator[ScriptedLLM]:
     server = ScriptedLLM().start()
     settings.LLM_BASE_URL = server.base_url

@@ -48,7 +48,7 @@ from memoryadmin.memories.models import MemoryType
 DEFAULT_SPEAKER = "User"
 MAX_EPISODE_PARTS = 5
 MAX_EPISODE_CHARS = 600
-MAX_CONTEXT_PARTS = 2
+MAX_CONTEXT_PARTS = 3
 KINDS = ("facts", "episodes")
 # Facts that are short by nature ("I'm vegan", "I'm 34", "I'm single").
 _SHORT_FACT_TOPICS = frozenset({"identity", "diet", "relationships", "origin", "home", "health", "work", "self"})
@@ -92,9 +92,12 @@ def _sentence_case(text: str) -> str:
 def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] = frozenset(KINDS)) -> list[Reading]:
     """What `speaker` told about themselves in one message, in the third person, dated against `today`."""
     facts: list[Reading] = []
-    parts: list[tuple[int, str]] = []
-    context: list[tuple[int, str]] = []
+    parts: list[tuple[int, int, str, str]] = []
+    context: list[tuple[int, int, str, str]] = []
     episode_date: tuple[date, str] | None = None
+    # Whether what the episode tells happened (past, or dated), or is how things are ("I ride to work").
+    happened = False
+    kept: tuple[int, int] | None = None
     for clause in read_clauses(content):
         said = clause.text
         if clause.mode in ("other", "opinion"):
@@ -104,7 +107,9 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
                 and not is_negated(said, clause.words)
                 and len(content_words(said)) >= 3
             ):
-                context.append((clause.sentence, _sentence_case(third_person(said, speaker))))
+                context.append(
+                    (clause.sentence, clause.position, clause.joiner, _sentence_case(third_person(said, speaker)))
+                )
             continue
         first_person = restore_subject(said) if clause.mode == "dropped" else said
         words = clause.words if first_person is said else words_of(first_person)
@@ -115,6 +120,8 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
             continue
         mentions = find_dates(first_person, today, past=clause.past)
         substance = len(content_words(first_person, speaker))
+        # "…broke down, so I sold it": a short clause that goes on from a kept one is kept with it.
+        follows_kept = kept == (clause.sentence, clause.position - 1)
         if kind is not None and kind.topic not in _SHORT_FACT_TOPICS and substance < 2:
             kind = None  # "I'm going to make it", "I love those": too little to be a fact
         if kind is not None and kind.topic == "plans" and not mentions and _PROMISE.match(first_person):
@@ -142,8 +149,14 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
                     entities=_entities(text, speaker),
                 )
             )
-        elif (substance >= 2 or mentions) and "episodes" in kinds and (kind is None or kind.topic != "plans"):
-            parts.append((clause.sentence, text))
+        elif (
+            (substance >= 2 or mentions or (substance and follows_kept))
+            and "episodes" in kinds
+            and (kind is None or kind.topic != "plans")
+        ):
+            parts.append((clause.sentence, clause.position, clause.joiner, text))
+            kept = (clause.sentence, clause.position)
+            happened = happened or clause.past or bool(mentions)
             if when and episode_date is None:
                 episode_date = when
         possession = possession_in(first_person)
@@ -160,32 +173,41 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
                 )
             )
     if parts:
-        facts.append(_episode(parts, context, speaker, episode_date))
+        facts.append(_episode(parts, context, speaker, episode_date, happened))
     return facts
 
 
 def _episode(
-    parts: list[tuple[int, str]], context: list[tuple[int, str]], speaker: str, when: tuple[date, str] | None
+    parts: list[tuple[int, int, str, str]],
+    context: list[tuple[int, int, str, str]],
+    speaker: str,
+    when: tuple[date, str] | None,
+    happened: bool,
 ) -> Reading:
-    """The clauses about the speaker no pattern took, with the plain statements that follow them, as one memory."""
-    first = parts[0][0]
-    extra = [(index, text) for index, text in context if index > first][:MAX_CONTEXT_PARTS]
-    pieces = sorted(parts[:MAX_EPISODE_PARTS] + extra, key=lambda p: p[0])
-    sentences: list[list[str]] = []
-    last = None
-    for index, text in pieces:
-        if index == last:
-            sentences[-1].append(text[:1].lower() + text[1:] if not text.startswith(speaker) else text)
+    """The clauses about the speaker no pattern took, with the plain statements around them, as one memory."""
+    extra = context[:MAX_CONTEXT_PARTS]
+    pieces = sorted(parts[:MAX_EPISODE_PARTS] + extra)
+    sentences: list[str] = []
+    last: tuple[int, int] | None = None
+    for index, position, joiner, text in pieces:
+        if last is not None and index == last[0]:
+            # Clauses of one sentence keep the word that joined them, when nothing came between.
+            word = joiner if position == last[1] + 1 and joiner != "," else ""
+            tail = text if text.startswith(speaker) else text[:1].lower() + text[1:]
+            if not word:
+                sentences[-1] += f", {tail}"
+            else:
+                sentences[-1] += f"{'' if word.startswith(',') else ' '}{word} {tail}"
         else:
-            sentences.append([text])
-            last = index
-    body = ". ".join(", ".join(group) for group in sentences)
+            sentences.append(text)
+        last = (index, position)
+    body = ". ".join(sentences)
     if len(body) > MAX_EPISODE_CHARS:
         body = body[:MAX_EPISODE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     topic = topic_of(body)
     return Reading(
         text=body,
-        memory_type=MemoryType.EPISODIC,
+        memory_type=MemoryType.EPISODIC if happened else MemoryType.SEMANTIC,
         topics=[topic or "episode"],
         kind="episode",
         event_date=when[0] if when else None,

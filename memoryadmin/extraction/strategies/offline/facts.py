@@ -260,18 +260,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.EPISODIC, "health"),
     ),
     (
-        _rx(
-            _I + r"(?:switched|upgraded|changed)\s+(?:from\s+(?:a|an|my|the)\s+[\w-]+\s+)?to\s+(?:a|an|the)?\s*"
-            r"(?:new\s+)?(?P<thing>[a-z-]+)"
-        ),
+        _rx(_I + r"(?:switched|upgraded|changed)\s+(?:from\s+(?:a|an|my|the)\s+[\w-]+\s+)?to\s+(?P<thing>.*)"),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
     (
         _rx(
             r"(?:" + _I + r"|" + _HAVE + r")(?:got|bought|purchased|have|own|drive|leased|picked\s+up|adopted|rescued)"
-            r"\s+(?:a|an|my|our|two|"
-            r"three|the|some)?\s*(?:brand[- ]new\s+|new\s+|used\s+|second[- ]hand\s+|first\s+|little\s+|cute\s+)?"
-            r"(?:[a-z-]+\s+)?(?P<thing>[a-z-]+)"
+            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)\s+(?:is|'s)\s+an?\s"
         ),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
@@ -315,7 +310,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _AM
             + r"(?:shy|introverted|extroverted|outgoing|organized|organised|creative|competitive|patient|impatient|"
             r"stubborn|ambitious|lazy|anxious|optimistic|pessimistic|confident|independent|sensitive|curious|"
-            r"adventurous|spontaneous|introverted)\b|" + _I + r"(?:consider|see)\s+myself\b"
+            r"adventurous|spontaneous|introverted)\b|"
+            + _I
+            + r"(?:consider|see)\s+myself\b|"
+            + _I
+            + r"(?:think|feel|believe)\s+(?:that\s+)?(?:i'm|i\s+am|i've|i\s+have)\s"
         ),
         Kind(MemoryType.SEMANTIC, "self"),
     ),
@@ -327,6 +326,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "*"),
     ),
 )
+
+
+def _owned_thing(phrase: str) -> str:
+    """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
+    words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
+    for word in words:
+        if word in _THING_OF or word in _PETS:
+            return word
+        if word in _PHRASE_ENDS:
+            break
+    return ""
+
+
+_PHRASE_ENDS = word_set("for from to at in on with because since when and but so that which who yesterday")
 
 
 def topic_of(text: str) -> str | None:
@@ -345,7 +358,7 @@ def classify(clause: str, *, past: bool) -> Kind | None:
             continue
         groups = match.groupdict()
         if "thing" in groups:
-            thing = groups["thing"].lower()
+            thing = _owned_thing(groups.get("thing") or groups.get("owned") or "")
             attribute = _THING_OF.get(thing)
             if attribute is None:
                 if thing in _PETS:

@@ -46,7 +46,7 @@ _SARCASM_EMOJI = re.compile("[\U0001f644\U0001f612\U0001f611\U0001f60f]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
 _ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave")
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
+    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
     r"(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
     # A subject-less clause after a comma: "my laptop died, gonna buy a new one".
     r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to)\b)|"
@@ -67,6 +67,7 @@ _LEADING = re.compile(r"^(?:(?:" + INTERJECTIONS + r")\b[\s,!.:;~-]*)+", re.IGNO
 # A name or two after an interjection, then punctuation: "Hey Mel!", "Thanks, Gina!".
 _VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
+_JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
 # A question without its question mark: a question word, or an auxiliary before its subject ("do you…").
 _QUESTION_START = re.compile(
@@ -134,7 +135,9 @@ _HYPOTHETICAL_PHRASES = (
     "role play",
 )
 _HEDGE = re.compile(
-    r"^(?:(?:i|we)\s+(?:\w+\s+)?(?:think|guess|suppose|reckon|believe|assume|doubt|wonder|bet|hope)\b|"
+    # "I think it'll rain": a guess. "I think I'm a good cook" is an opinion about themselves: kept.
+    r"^(?:(?:i|we)\s+(?:\w+\s+)?(?:think|guess|suppose|reckon|believe|assume|doubt|wonder|bet|hope)\b"
+    r"(?!\s+(?:that\s+)?(?:i'm|i\s+am|i've|i\s+have)\s+(?:a|an|really|pretty|quite|very|so|too|kind|not)\b)|"
     # "I'm sure it'll be fun", "I'm so glad we're on the same page": a belief or a reaction, unless the
     # speaker goes on about themselves ("I'm glad I went").
     r"(?:i'm|i\s+am|we're|we\s+are)\s+(?:so\s+|really\s+|just\s+|pretty\s+|totally\s+)?"
@@ -223,6 +226,9 @@ class Clause:
     mode: str
     sentence: int
     past: bool
+    # Its place in the sentence, and the word that joined it to the clause before ("but", "and", ",").
+    position: int = 0
+    joiner: str = ""
 
 
 def clean_message(content: str) -> tuple[str, bool]:
@@ -353,15 +359,19 @@ def read_clauses(content: str) -> Iterator[Clause]:
             continue
         reported = False
         start = 0
-        pieces: list[tuple[str, bool]] = []
+        joiner = ""
+        pieces: list[tuple[str, bool, str]] = []
         for match in _CLAUSE_BREAK.finditer(sentence):
             piece = sentence[start : match.start()]
-            pieces.append((piece, reported))
+            pieces.append((piece, reported, joiner))
             reported = bool(_REPORTING_TAIL.search((piece + match.group(0))[-40:]))
+            word = _JOINING_WORD.search(match.group(0))
+            comma = ", " if "," in match.group(0) else ""
+            joiner = comma + word.group(0).lower() if word else ","
             start = match.end()
-        pieces.append((sentence[start:], reported))
+        pieces.append((sentence[start:], reported, joiner))
         past = _speaks_of_time(low_sentence, frozenset(_TOKENS.findall(low_sentence)), _PAST_PHRASES, _PAST_WORDS)
-        for piece, was_reported in pieces:
+        for position, (piece, was_reported, joined_by) in enumerate(pieces):
             clause = _TRAILING_VOCATIVE.sub("", strip_opening(piece.strip()))
             clause = _TRAILING_FILLER.sub("", clause).strip(" ,;:-").rstrip(".!…").strip()
             if not clause or was_reported or len(clause) > MAX_CLAUSE_CHARS or clause[0] in "\"'":
@@ -372,7 +382,8 @@ def read_clauses(content: str) -> Iterator[Clause]:
                 continue
             low = clause.lower()
             tokens = frozenset(_TOKENS.findall(low))
-            yield Clause(clause, tokens, _mode(clause, low, tokens), index, past or _speaks_of_past(low))
+            mode = _mode(clause, low, tokens)
+            yield Clause(clause, tokens, mode, index, past or _speaks_of_past(low), position, joined_by)
 
 
 def _speaks_of_past(low: str) -> bool:
