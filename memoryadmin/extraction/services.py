@@ -61,6 +61,7 @@ from memoryadmin.memories.services import (
     memory_create,
     memory_create_many,
     memory_update,
+    user_lock_sql,
 )
 from memoryadmin.tenancy.models import Namespace
 
@@ -432,16 +433,21 @@ def _current_summary(session: Session) -> Memory | None:
     )
 
 
-def _lock_session(session_pk: int) -> bool:
+def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
     """In the writing transaction: take turns with other writers of the session, and hold off its deletion.
 
     The row lock is FOR KEY SHARE: it conflicts with the lock a DELETE takes, so a deletion
     or an erasure waits for this transaction and a run never writes for a session that is
     gone; it does not conflict with the UPDATE an append makes, so extraction never holds
-    up appends. Returns False when the session no longer exists.
+    up appends. The person's supersession lock is taken with it, in the same statement: the run settles
+    that person's knowledge updates. Returns False when the session no longer exists.
     """
+    user_lock, params = user_lock_sql(namespace_id, [user_id])
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_BASE + session_pk])
+        cursor.execute(
+            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked)",
+            [_WRITER_LOCK_BASE + session_pk, *params],
+        )
         cursor.execute("SELECT 1 FROM conversations_session WHERE id = %s FOR KEY SHARE", [session_pk])
         return cursor.fetchone() is not None
 
@@ -455,7 +461,7 @@ def _write(
 ) -> bool:
     """One transaction: memories, evidence, message marks and the run's counts, or nothing."""
     with transaction.atomic():
-        if not _lock_session(session.pk):
+        if not _lock_session(session.pk, session.namespace_id, session.user_id):
             return False
         still_open = _mark_extracted(session.pk, [m.pk for m in chunk])
         tally = Tally(candidates=len(candidates))
@@ -543,12 +549,19 @@ def _write_batch(
             logger.info("extraction run %s skipped a candidate: %s", run.pk, result)
             continue
         tally.add(result.outcome)
-        if result.memory is not None and (new.attribute or replaced or result.outcome != Outcome.CREATED):
-            statements.append(
-                Statement(memory_id=result.memory.pk, stated_at=new.stated_at, replaces=_memory_ids(replaced))
+        memory = result.memory
+        # Only what states an attribute (or names what it replaces) takes part in a history.
+        if memory is None or not (memory.attribute or replaced):
+            continue
+        statements.append(
+            Statement(
+                memory_id=memory.pk, user_id=memory.user_id, stated_at=new.stated_at, replaces=_memory_ids(replaced)
             )
+        )
     if statements:
-        settled = memories_apply_statements(namespace=session.namespace, actor=EXTRACTION_ACTOR, statements=statements)
+        settled = memories_apply_statements(
+            namespace=session.namespace, actor=EXTRACTION_ACTOR, statements=statements, users_locked=True
+        )
         tally.superseded += len(settled.superseded)
 
 

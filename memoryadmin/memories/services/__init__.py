@@ -35,7 +35,12 @@ from memoryadmin.memories.services.lifecycle import (
 )
 from memoryadmin.memories.services.near_duplicates import find_near_duplicates, near_duplicate_target
 from memoryadmin.memories.services.planning import NewMemory, Outcome, WriteResult, is_tombstoned, link_evidence
-from memoryadmin.memories.services.supersession import Statement, SupersessionResult, memories_apply_statements
+from memoryadmin.memories.services.supersession import (
+    Statement,
+    SupersessionResult,
+    memories_apply_statements,
+    user_lock_sql,
+)
 
 __all__ = [
     "BULK_ACTIONS",
@@ -67,4 +72,5 @@ __all__ = [
     "near_duplicate_target",
     "session_memories_forget",
     "tombstone_lift",
+    "user_lock_sql",
 ]

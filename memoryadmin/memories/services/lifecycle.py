@@ -125,7 +125,7 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
             memories_apply_statements(
                 namespace=memory.namespace,
                 actor=actor,
-                statements=[Statement(memory_id=memory.pk, stated_at=memory.stated_at)],
+                statements=[Statement(memory_id=memory.pk, user_id=memory.user_id, stated_at=memory.stated_at)],
             )
             memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at", "updated_at"])
     return memory

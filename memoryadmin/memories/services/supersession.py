@@ -38,11 +38,25 @@ _LOCK_PREFIX = 0x7375
 
 @dataclass(frozen=True)
 class Statement:
-    """A memory was (re)stated at `stated_at`; `replaces` names memories it explicitly updates."""
+    """A memory of `user_id` was (re)stated at `stated_at`; `replaces` names memories it explicitly updates."""
 
     memory_id: uuid.UUID
+    user_id: str
     stated_at: datetime | None
     replaces: tuple[uuid.UUID, ...] = ()
+
+
+def user_lock_sql(namespace_id: int, user_ids: Sequence[str]) -> tuple[str, list[object]]:
+    """A SELECT that takes the advisory locks under which one writer at a time settles these users' groups.
+
+    A caller that writes in bulk (an extraction run) may take them with its own locks, in one
+    statement, and tell `memories_apply_statements` so with `users_locked`.
+    """
+    return (
+        "SELECT pg_advisory_xact_lock((%s::bigint << 48) | (hashtextextended(%s || ':' || u, 0) "
+        "& x'ffffffffffff'::bigint)) FROM unnest(%s::text[]) AS u ORDER BY u",
+        [_LOCK_PREFIX, str(namespace_id), sorted(set(user_ids))],
+    )
 
 
 @dataclass
@@ -56,55 +70,34 @@ class SupersessionResult:
 
 
 def memories_apply_statements(
-    *, namespace: Namespace, actor: Actor, statements: Sequence[Statement]
+    *, namespace: Namespace, actor: Actor, statements: Sequence[Statement], users_locked: bool = False
 ) -> SupersessionResult:
-    """Record when memories were stated and settle their groups: newest current, the rest superseded.
+    """Record when memories stating an attribute were said and settle their groups: newest current, the rest
+    superseded.
 
-    Set-based: one statement records the times, one reads the affected groups, one
-    writes the changes, and the audit events go in one insert. Runs inside the
-    caller's transaction when there is one. A user's groups are settled by one
-    writer at a time (an advisory lock per user), so two runs adding different
-    values at once still leave exactly one current memory.
+    One statement moves the times forward, reads the groups, ranks them and writes the changes; the
+    audit events go in one insert. Runs inside the caller's transaction when there is one. A user's
+    groups are settled by one writer at a time (an advisory lock per user, `user_lock_sql`), so two
+    runs adding different values at once still leave exactly one current memory. A memory that states
+    no attribute takes part only through an explicit replacement.
     """
     result = SupersessionResult()
     if not statements:
         return result
-    with transaction.atomic():
-        stated = _record_stated_at(namespace, statements)
-        if not stated:
-            return result
-        users = sorted({user_id for user_id, _, _ in stated.values()})
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock((%s::bigint << 48) | (hashtextextended(%s || ':' || u, 0) "
-                "& x'ffffffffffff'::bigint)) FROM unnest(%s::text[]) AS u ORDER BY u",
-                [_LOCK_PREFIX, str(namespace.pk), users],
-            )
-        explicit = _explicit_replacements(namespace, statements, stated)
-        keys = {(user_id, subject, attribute) for user_id, subject, attribute in stated.values() if attribute}
-        rows = _group_rows(namespace, keys)
+    with transaction.atomic(savepoint=False):
+        if not users_locked:
+            with connection.cursor() as cursor:
+                cursor.execute(*user_lock_sql(namespace.pk, [s.user_id for s in statements]))
+        direct = _explicit_replacements(namespace, statements) if any(s.replaces for s in statements) else {}
         now = timezone.now()
-        changes: dict[uuid.UUID, tuple[str, uuid.UUID | None]] = {}
-        for members in rows.values():
-            live = [m for m in members if m.status in (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)]
-            if not live:
-                continue
-            current = max(live, key=lambda m: (m.when, str(m.id)))
-            if current.status == MemoryStatus.SUPERSEDED:
-                changes[current.id] = (MemoryStatus.ACTIVE, None)
-            for member in live:
-                if member is not current and member.status == MemoryStatus.ACTIVE:
-                    changes[member.id] = (MemoryStatus.SUPERSEDED, current.id)
-        for old_id, row in explicit.items():
-            if row.status == MemoryStatus.ACTIVE and old_id not in changes:
-                changes[old_id] = (MemoryStatus.SUPERSEDED, row.by)
+        changes = _settle(namespace, statements, now)
+        for old_id, (user_id, by) in direct.items():
+            if old_id not in changes and _supersede_one(old_id, by, now):
+                changes[old_id] = (user_id, MemoryStatus.SUPERSEDED, by)
         if not changes:
             return result
-        _write_changes(changes, now)
         entries = []
-        user_of = {m.id: m.user_id for members in rows.values() for m in members}
-        user_of.update({old_id: row.user_id for old_id, row in explicit.items()})
-        for memory_id, (status, by) in changes.items():
+        for memory_id, (user_id, status, by) in changes.items():
             if status == MemoryStatus.SUPERSEDED:
                 result.superseded.append((memory_id, by))  # type: ignore[arg-type]
             else:
@@ -116,7 +109,7 @@ def memories_apply_statements(
                     namespace_id=namespace.pk,
                     target_type="memory",
                     target_id=str(memory_id),
-                    user_id=user_of[memory_id],
+                    user_id=user_id,
                     data={"superseded_by": str(by)} if by else {"reason": "stated again, newest of its attribute"},
                 )
             )
@@ -124,131 +117,100 @@ def memories_apply_statements(
     return result
 
 
-def _record_stated_at(namespace: Namespace, statements: Sequence[Statement]) -> dict[uuid.UUID, tuple[str, str, str]]:
-    """Move each memory's `stated_at` forward to its statement; returns (user, subject, attribute) per memory.
+_SETTLE = """
+WITH input AS (
+    SELECT id, max(at) AS at FROM unnest(%(ids)s::uuid[], %(ats)s::timestamptz[]) AS i(id, at) GROUP BY id
+),
+stated AS (
+    SELECT m.id, m.user_id, m.subject, m.attribute, i.at
+    FROM memories_memory m JOIN input i ON i.id = m.id
+    WHERE m.namespace_id = %(namespace)s AND m.attribute <> '' AND m.status IN ('active', 'superseded')
+),
+members AS (
+    SELECT m.id, m.user_id, m.subject, m.attribute, m.status, s.at AS new_at,
+           greatest(coalesce(m.stated_at, m.created_at), s.at) AS at
+    FROM memories_memory m
+    JOIN (SELECT DISTINCT user_id, subject, attribute FROM stated) k
+      ON m.user_id = k.user_id AND m.attribute = k.attribute AND m.subject = k.subject
+    LEFT JOIN stated s ON s.id = m.id
+    WHERE m.namespace_id = %(namespace)s AND m.attribute <> '' AND m.status IN ('active', 'superseded')
+),
+ranked AS (
+    SELECT members.*, first_value(id) OVER (
+        PARTITION BY user_id, subject, attribute ORDER BY at DESC, id::text DESC
+    ) AS current
+    FROM members
+)
+UPDATE memories_memory m
+SET stated_at = CASE WHEN r.new_at > coalesce(m.stated_at, '-infinity') THEN r.new_at ELSE m.stated_at END,
+    status = CASE WHEN r.id = r.current THEN 'active' ELSE 'superseded' END,
+    superseded_by = CASE WHEN r.id = r.current THEN NULL WHEN m.status = 'superseded' THEN m.superseded_by
+                         ELSE r.current END,
+    superseded_at = CASE WHEN r.id = r.current THEN NULL WHEN m.status = 'superseded' THEN m.superseded_at
+                         ELSE %(now)s END,
+    updated_at = CASE WHEN (r.id = r.current) = (m.status = 'active') THEN m.updated_at ELSE %(now)s END
+FROM ranked r
+WHERE m.id = r.id
+  AND (r.new_at > coalesce(m.stated_at, '-infinity')
+       OR (r.id = r.current AND m.status = 'superseded')
+       OR (r.id <> r.current AND m.status = 'active'))
+RETURNING m.id, m.user_id, m.status, m.superseded_by, r.status <> m.status
+"""
 
-    Only active and superseded memories of the namespace count: a candidate waits for review.
-    """
-    latest: dict[uuid.UUID, datetime | None] = {}
-    for statement in statements:
-        known = latest.get(statement.memory_id)
-        if statement.memory_id not in latest or (
-            statement.stated_at and (known is None or statement.stated_at > known)
-        ):
-            latest[statement.memory_id] = statement.stated_at
-    ids = list(latest)
-    times = [latest[pk] for pk in ids]
+
+def _settle(
+    namespace: Namespace, statements: Sequence[Statement], now: datetime
+) -> dict[uuid.UUID, tuple[str, str, uuid.UUID | None]]:
+    """Settle the groups of the stated memories in one statement; returns the status changes it made."""
     with connection.cursor() as cursor:
         cursor.execute(
-            """
-            WITH s AS (SELECT * FROM unnest(%s::uuid[], %s::timestamptz[]) AS s(id, at)),
-            moved AS (
-                UPDATE memories_memory m SET stated_at = s.at
-                FROM s
-                WHERE m.id = s.id AND m.namespace_id = %s AND s.at IS NOT NULL
-                  AND (m.stated_at IS NULL OR m.stated_at < s.at)
-                RETURNING m.id
-            )
-            SELECT m.id, m.user_id, m.subject, m.attribute
-            FROM memories_memory m JOIN s ON s.id = m.id
-            WHERE m.namespace_id = %s AND m.status IN (%s, %s)
-            """,
-            [ids, times, namespace.pk, namespace.pk, MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED],
+            _SETTLE,
+            {
+                "ids": [s.memory_id for s in statements],
+                "ats": [s.stated_at for s in statements],
+                "namespace": namespace.pk,
+                "now": now,
+            },
         )
-        return {pk: (user_id, subject, attribute) for pk, user_id, subject, attribute in cursor.fetchall()}
+        return {pk: (user_id, status, by) for pk, user_id, status, by, changed in cursor.fetchall() if changed}
 
 
-@dataclass
-class _Row:
-    id: uuid.UUID
-    user_id: str
-    subject: str
-    attribute: str
-    status: str
-    when: datetime
-    by: uuid.UUID | None = None
-
-
-def _group_rows(namespace: Namespace, keys: set[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[_Row]]:
-    if not keys:
-        return {}
-    ordered = sorted(keys)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            SELECT m.id, m.user_id, m.subject, m.attribute, m.status, coalesce(m.stated_at, m.created_at)
-            FROM memories_memory m
-            JOIN unnest(%s::text[], %s::text[], %s::text[]) AS k(u, s, a)
-              ON m.user_id = k.u AND m.attribute = k.a AND m.subject = k.s
-            WHERE m.namespace_id = %s AND m.attribute <> ''
-            ORDER BY m.id
-            """,
-            [[k[0] for k in ordered], [k[1] for k in ordered], [k[2] for k in ordered], namespace.pk],
+def _supersede_one(memory_id: uuid.UUID, by: uuid.UUID, now: datetime) -> bool:
+    return bool(
+        Memory.objects.filter(pk=memory_id, status=MemoryStatus.ACTIVE).update(
+            status=MemoryStatus.SUPERSEDED, superseded_by=by, superseded_at=now, updated_at=now
         )
-        groups: dict[tuple[str, str, str], list[_Row]] = {}
-        for row in cursor.fetchall():
-            member = _Row(*row)
-            groups.setdefault((member.user_id, member.subject, member.attribute), []).append(member)
-    return groups
+    )
 
 
 def _explicit_replacements(
-    namespace: Namespace, statements: Sequence[Statement], stated: dict[uuid.UUID, tuple[str, str, str]]
-) -> dict[uuid.UUID, _Row]:
-    """Memories named as replaced by a stated one, to supersede directly: of the same user and not newer.
+    namespace: Namespace, statements: Sequence[Statement]
+) -> dict[uuid.UUID, tuple[str, uuid.UUID]]:
+    """Memories named as replaced by a stated one, of the same user and not newer: old id -> (user, by).
 
-    A replacing memory with no attribute of its own takes the replaced one's (written here,
-    and into `stated`), so its group settles both and the next update of it finds them.
+    A replacing memory with no attribute of its own takes the replaced one's (written here), so its
+    group settles both and the next update of that attribute finds it; those are left to the group.
     """
-    wanted: dict[uuid.UUID, uuid.UUID] = {}
-    for statement in statements:
-        if statement.memory_id in stated:
-            for old in statement.replaces:
-                if old != statement.memory_id:
-                    wanted[old] = statement.memory_id
-    if not wanted:
-        return {}
+    wanted = {old: s.memory_id for s in statements for old in s.replaces if old != s.memory_id}
     columns = ("id", "user_id", "subject", "attribute", "status", "stated_at", "created_at")
     rows = {
         row[0]: row
         for row in Memory.objects.filter(namespace=namespace, pk__in=[*wanted, *wanted.values()]).values_list(*columns)
     }
-    direct: dict[uuid.UUID, _Row] = {}
+    live = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
+    direct: dict[uuid.UUID, tuple[str, uuid.UUID]] = {}
     for old, by in wanted.items():
         if old not in rows or by not in rows:
             continue
-        _, user_id, subject, attribute, status, stated_at, created_at = rows[old]
-        new_user, _, new_attribute = stated[by]
-        newer = rows[by][5] or rows[by][6]
-        if user_id != new_user or (stated_at or created_at) > newer:
+        _, user_id, subject, attribute, _, stated_at, created_at = rows[old]
+        _, new_user, new_subject, new_attribute, new_status, new_stated, new_created = rows[by]
+        if user_id != new_user or new_status not in live or (stated_at or created_at) > (new_stated or new_created):
             continue
         if attribute and not new_attribute:
             Memory.objects.filter(pk=by).update(subject=subject, attribute=attribute)
-            stated[by] = (new_user, subject, attribute)
-        if not (attribute and stated[by][1:] == (subject, attribute)):
-            direct[old] = _Row(old, user_id, subject, attribute, status, stated_at or created_at, by)
+            rows[by] = (by, new_user, subject, attribute, new_status, new_stated, new_created)
+            continue
+        if attribute and (new_subject, new_attribute) == (subject, attribute):
+            continue  # the same history: its group settles it
+        direct[old] = (user_id, by)
     return direct
-
-
-def _write_changes(changes: dict[uuid.UUID, tuple[str, uuid.UUID | None]], now: datetime) -> None:
-    ids = sorted(changes)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            UPDATE memories_memory m
-            SET status = c.status,
-                superseded_by = c.by,
-                superseded_at = CASE WHEN c.status = %s THEN %s::timestamptz END,
-                updated_at = %s
-            FROM unnest(%s::uuid[], %s::text[], %s::uuid[]) AS c(id, status, by)
-            WHERE m.id = c.id
-            """,
-            [
-                MemoryStatus.SUPERSEDED,
-                now,
-                now,
-                ids,
-                [changes[pk][0] for pk in ids],
-                [changes[pk][1] for pk in ids],
-            ],
-        )
