@@ -50,8 +50,16 @@ from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
-from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
-from memoryadmin.memories.models import Memory, MemorySource, MemoryType
+from memoryadmin.extraction.strategies import (
+    Batch,
+    Candidate,
+    KnownFact,
+    SourceMessage,
+    Strategy,
+    StrategyError,
+    strategy_for,
+)
+from memoryadmin.memories.models import Memory, MemorySource, MemoryStatus, MemoryType
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
@@ -387,6 +395,7 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
     upto = session.message_count
     after = 0
     wants_summary = getattr(strategy, "wants_summary", False)
+    wants_known = getattr(strategy, "wants_known_facts", False)
     while True:
         chunk = list(
             _unextracted(session.pk)
@@ -411,6 +420,7 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
             messages=sources,
             now=timezone.now(),
             summary=summary.text if summary is not None else None,
+            known=_known_facts(session) if wants_known and sources else [],
         )
         candidates = strategy.extract(batch) if sources else []
         if not _write(run, session, chunk, sources, candidates):
@@ -418,6 +428,23 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
         if len(chunk) < strategy.chunk_size:
             return True
         after = chunk[-1].seq
+
+
+MAX_KNOWN_FACTS = 50
+
+
+def _known_facts(session: Session) -> list[KnownFact]:
+    """The person's current memories that state an attribute, newest first: what a new fact may replace."""
+    rows = (
+        Memory.objects.filter(namespace_id=session.namespace_id, user_id=session.user_id, status=MemoryStatus.ACTIVE)
+        .exclude(attribute="")
+        .order_by(Coalesce("stated_at", "created_at").desc(), "-id")
+        .values_list("id", "text", "subject", "attribute")[:MAX_KNOWN_FACTS]
+    )
+    return [
+        KnownFact(ref=f"m{index}", memory_id=str(pk), text=text, subject=subject, attribute=attribute)
+        for index, (pk, text, subject, attribute) in enumerate(rows, start=1)
+    ]
 
 
 def _current_summary(session: Session) -> Memory | None:

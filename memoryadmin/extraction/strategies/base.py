@@ -22,6 +22,17 @@ class SourceMessage:
     name: str = ""
 
 
+@dataclass(frozen=True)
+class KnownFact:
+    """A current memory that states an attribute, shown to a model so it can say what a new fact replaces."""
+
+    ref: str  # how the prompt names it: "m1", "m2"…
+    memory_id: str
+    text: str
+    subject: str
+    attribute: str
+
+
 @dataclass
 class Batch:
     """What a strategy sees: one session's new messages, in seq order."""
@@ -33,6 +44,8 @@ class Batch:
     now: datetime
     # The session's current summary, for strategies that extend it.
     summary: str | None = None
+    # The person's current facts that a newer statement may replace, for strategies that ask for them.
+    known: list[KnownFact] = field(default_factory=list)
 
 
 @dataclass
