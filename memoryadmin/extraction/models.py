@@ -14,9 +14,13 @@ class RunStatus(models.TextChoices):
 
 
 class ExtractionRun(models.Model):
+    ERASURE_STORE = "extraction_runs"
+    # Operational records (counts, timings) of a session: erased with it, not part of a snapshot.
+    SNAPSHOT_EXPORT = False
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="extraction_runs")
-    session = models.ForeignKey("conversations.Session", on_delete=models.CASCADE, related_name="extraction_runs")
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.DB_CASCADE, related_name="extraction_runs")
+    session = models.ForeignKey("conversations.Session", on_delete=models.DB_CASCADE, related_name="extraction_runs")
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
     strategy = models.CharField(max_length=20)
     from_seq = models.PositiveIntegerField(null=True, blank=True)

@@ -47,6 +47,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.personal_data import KeyFamily
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
@@ -234,6 +235,14 @@ def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]
     for start in range(0, len(keys), 500):
         removed += int(get_redis().delete(*keys[start : start + 500]))
     return removed
+
+
+# The keys a person's sessions hold here, for erasure (see core.personal_data).
+SCHEDULE_KEYS = KeyFamily(
+    store="extraction_schedules",
+    keys=lambda namespace_id, sessions: [schedule_key(namespace_id, s.pk) for s in sessions],
+    clear=lambda namespace_id, sessions: extraction_cancel_for_sessions(namespace_id, [s.pk for s in sessions]),
+)
 
 
 def _retire(run: ExtractionRun, *, cancelled: bool) -> None:

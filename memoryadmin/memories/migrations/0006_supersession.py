@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
     """
 
     dependencies = [
-        ("memories", "0004_memory_fillfactor"),
+        ("memories", "0005_database_cascades_revision_fingerprint"),
         ("tenancy", "0002_operator_groups"),
     ]
 

@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
     """A run counts the older memories its statements superseded."""
 
     dependencies = [
-        ("extraction", "0002_queued_run_and_updated_count"),
+        ("extraction", "0003_database_cascades"),
     ]
 
     operations = [
