@@ -36,6 +36,8 @@ class ExtractionRun(models.Model):
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Renewed by the worker while the run is running (its lease); a run whose heartbeat stopped lost its worker.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
@@ -49,6 +51,8 @@ class ExtractionRun(models.Model):
         indexes = [
             models.Index(fields=["session", "-created_at"], name="run_session_created"),
             models.Index(fields=["namespace", "-created_at"], name="run_ns_created"),
+            # Beat's look for runs whose worker died reads only the few runs that are running.
+            models.Index(fields=["heartbeat_at"], name="run_running_heartbeat", condition=Q(status="running")),
         ]
 
     def __str__(self) -> str:

@@ -75,14 +75,6 @@ def erasures_page(*, namespace: Namespace, cursor: str | None = None, limit: int
     return Page(items=items, next_cursor=next_cursor)
 
 
-def erasure_in(namespace: Namespace, erasure_id: uuid.UUID | str) -> ErasureRequest | None:
-    try:
-        pk = uuid.UUID(str(erasure_id))
-    except ValueError:
-        return None
-    return ErasureRequest.objects.filter(namespace=namespace, pk=pk).first()
-
-
 def forgetting_runs(namespace: Namespace, limit: int = 20) -> QuerySet[ForgettingRun]:
     return ForgettingRun.objects.filter(namespace=namespace).order_by("-started_at")[:limit]
 
@@ -94,11 +86,3 @@ def forgetting_policy_of(namespace: Namespace) -> ForgettingPolicy:
 
 def restores(namespace: Namespace, limit: int = 20) -> QuerySet[SnapshotRestore]:
     return SnapshotRestore.objects.filter(namespace=namespace).order_by("-created_at")[:limit]
-
-
-def restore_in(namespace: Namespace, restore_id: uuid.UUID | str) -> SnapshotRestore | None:
-    try:
-        pk = uuid.UUID(str(restore_id))
-    except ValueError:
-        return None
-    return SnapshotRestore.objects.filter(namespace=namespace, pk=pk).first()
