@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
     """A run counts the older memories its statements superseded."""
 
     dependencies = [
-        ("extraction", "0003_database_cascades"),
+        ("extraction", "0004_run_heartbeat"),
     ]
 
     operations = [
