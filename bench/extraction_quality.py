@@ -19,6 +19,11 @@ DEBUG off) with a real Celery worker doing the extraction:
    `POST /memories/search` for that person, top 10; a hit is a returned memory whose evidence messages
    include one of the question's evidence turns.
 
+Beside it, a reference that does not depend on the server's search: the same questions ranked by a
+plain BM25 (any word, light stemming) over the extracted memories, and over the raw turns themselves,
+each within the conversation. It tells whether a miss comes from extraction (the memory is not
+there, or says too little) or from search (the memory is there but the served search does not rank it).
+
 The precision proxy is the share of extracted memories whose evidence includes a turn that carries a
 LoCoMo observation (`session_N_observation`: the facts careful readers took from the session, each with
 the turn it came from). A sample of memories with their turns and observations is printed so a person
@@ -35,11 +40,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -194,6 +201,48 @@ def evidence_turns(client: HttpClient, memory_id: str, where: dict[tuple[str, in
     return [where[(item["session_id"], item["seq"])] for item in items if (item["session_id"], item["seq"]) in where]
 
 
+_STOP = frozenset(
+    ["a", "an", "the", "and", "or", "but", "so", "if", "of", "to", "in", "on", "at", "for", "with", "from", "is", "are", "was", "were", "be", "been", "what", "when", "where", "who", "why", "how", "did", "does", "do", "has", "have", "had", "i", "you", "he", "she", "they", "it", "this", "that", "my", "your", "his", "her", "their"]
+)
+
+
+def _terms(text: str) -> list[str]:
+    terms = []
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if word in _STOP:
+            continue
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                break
+        terms.append(word)
+    return terms
+
+
+def bm25_hits(documents: list[tuple[str, set[str]]], questions: list[dict[str, Any]], k: int = 10) -> int:
+    """Questions whose top `k` documents (text, evidence turns) by BM25 include one of their evidence turns."""
+    docs = [Counter(_terms(text)) for text, _ in documents]
+    lengths = [sum(d.values()) for d in docs]
+    average = sum(lengths) / max(len(docs), 1)
+    frequency = Counter(term for d in docs for term in d)
+    hits = 0
+    for question in questions:
+        terms = _terms(question["question"])
+        scored = []
+        for index, (doc, length) in enumerate(zip(docs, lengths, strict=True)):
+            score = 0.0
+            for term in terms:
+                if term in doc:
+                    idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+                    score += idf * doc[term] * 2.2 / (doc[term] + 1.2 * (0.25 + 0.75 * length / average))
+            if score > 0:
+                scored.append((score, index))
+        top = [index for _, index in sorted(scored, reverse=True)[:k]]
+        wanted = set(question["evidence"])
+        hits += any(documents[index][1] & wanted for index in top)
+    return hits
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     log = print
     conversations = load_conversations(Path(args.data))
@@ -240,7 +289,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         results: dict[str, Any] = {"conversations": {}}
         all_memories: list[tuple[Conversation, dict[str, Any], list[str]]] = []
-        hits = asked = 0
+        hits = asked = reference_memories = reference_turns = 0
         for conversation in conversations:
             evidence_of: dict[str, list[str]] = {}
             memories = list(memories_of(client, conversation.name))
@@ -264,6 +313,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     conversation_hits += 1
             hits += conversation_hits
             asked += len(conversation.questions)
+            reference_memories += bm25_hits(
+                [(m["text"], set(evidence_of[m["id"]])) for m in memories if m["status"] == "active"],
+                conversation.questions,
+            )
+            reference_turns += bm25_hits(
+                [(f"{t.speaker} {t.text}", {t.dia_id}) for t in conversation.turns.values()], conversation.questions
+            )
             observed = sum(1 for m in memories if any(d in conversation.observations for d in evidence_of[m["id"]]))
             results["conversations"][conversation.name] = {
                 "turns": len(conversation.turns),
@@ -293,6 +349,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "memories_by_status": by_status,
             "memories_by_type": by_type,
             "hit_at_10": round(hits / max(asked, 1), 3),
+            "reference_bm25_hit_at_10": {
+                "memories": round(reference_memories / max(asked, 1), 3),
+                "raw_turns": round(reference_turns / max(asked, 1), 3),
+            },
             "precision_proxy": round(precise / max(len(extracted), 1), 3),
             "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
@@ -312,6 +372,11 @@ def print_report(
     for name, figures in results["conversations"].items():
         print(f"  {name}: {figures}")
     print(f"dialog -> memory hit@10: {results['hit_at_10']:.3f} ({results['questions']} questions)")
+    reference = results["reference_bm25_hit_at_10"]
+    print(
+        f"reference, BM25 within each conversation, hit@10: {reference['memories']:.3f} over the active memories, "
+        f"{reference['raw_turns']:.3f} over the raw turns"
+    )
     print(f"precision proxy: {results['precision_proxy']:.3f} (memories whose evidence turn carries an observation)")
     if not sample or not extracted:
         return
