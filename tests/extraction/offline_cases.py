@@ -20,6 +20,7 @@ CASES: list[tuple[str, str, list[str]]] = [
         ],
     ),
     ("plain", "I am vegetarian and allergic to peanuts", ["User is vegetarian", "User is allergic to peanuts"]),
+    ("plain", "I live in Lyon and I love jazz.", ["User lives in Lyon", "User loves jazz"]),
     ("plain", "I moved to Lisbon last month and I'm loving it", ["User moved to Lisbon in February 2026"]),
     ("plain", "I'm a nurse at the children's hospital", ["User is a nurse at the children's hospital"]),
     ("plain", "I quit my job yesterday.", ["User quit their job on 10 March 2026"]),
