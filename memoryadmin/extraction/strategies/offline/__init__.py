@@ -122,10 +122,10 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
         substance = len(content_words(first_person, speaker))
         # "…broke down, so I sold it": a short clause that goes on from a kept one is kept with it.
         follows_kept = kept == (clause.sentence, clause.position - 1)
-        if kind is not None and kind.topic not in _SHORT_FACT_TOPICS and substance < 2:
-            # "I'm going to make it": too little to be a fact; "I love jazz" is enough for a taste.
-            if not (kind.topic == "preferences" and substance):
-                kind = None
+        # "I'm going to make it": too little to be a fact; "I love jazz" is enough for a taste.
+        too_little = substance < (1 if kind is not None and kind.topic == "preferences" else 2)
+        if kind is not None and kind.topic not in _SHORT_FACT_TOPICS and too_little:
+            kind = None
         if kind is not None and kind.topic == "plans" and not mentions and _PROMISE.match(first_person):
             continue  # "I'll check it out": a promise to the listener, unless it has a date
         goes_by = _GOES_BY.match(first_person)
@@ -151,7 +151,6 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
                     entities=_entities(text, speaker),
                 )
             )
-            kept = (clause.sentence, clause.position)
         elif (
             (substance >= 2 or mentions or (substance and follows_kept))
             and "episodes" in kinds
