@@ -85,4 +85,5 @@ def test_a_bad_event_date_is_refused_with_the_line_and_field(api, namespace) -> 
     raw += json.dumps({"type": "end", "records": len(lines) - 2, "sha256": hashlib.sha256(raw).hexdigest()}).encode()
     response = restore(api, raw + b"\n", dry_run=True)
     assert response.status_code == 422, response.content
-    assert response.json()["error"]["details"]["field"] == "event_date"
+    details = response.json()["error"]["details"]
+    assert [f["field"] for f in details["fields"]] == ["event_date"] and details["line"] > 1

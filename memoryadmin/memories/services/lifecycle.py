@@ -21,7 +21,7 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.memories.services.edit import locked_memory
+from memoryadmin.memories.services.edit import check_revision, locked_memory
 from memoryadmin.memories.services.supersession import Statement, memories_apply_statements
 from memoryadmin.tenancy.models import Namespace
 
@@ -43,14 +43,19 @@ def memory_forget(
     reason: str = "",
     force: bool = False,
     tombstone_reason: str = TombstoneReason.FORGOTTEN,
+    expected_revision: int | None = None,
 ) -> Tombstone:
-    """Delete a memory and leave a tombstone so the same text never comes back for that user."""
+    """Delete a memory and leave a tombstone so the same text never comes back for that user.
+
+    With `expected_revision`, only if the memory is still at that revision (see `memory_update`).
+    """
     with transaction.atomic():
         # Every text the memory ever had is locked before the row, so no create of one of them
         # can slip between the tombstones and the delete.
         texts = _texts_of(memory)
         lock_texts(memory.namespace_id, [(memory.user_id, fp) for fp in texts])
         memory = locked_memory(memory)
+        check_revision(memory, expected_revision)
         if missed := _texts_of(memory) - texts:
             # Edited meanwhile: its new text is locked too (the namespace lock is held already).
             lock_texts(memory.namespace_id, [(memory.user_id, fp) for fp in missed], with_namespace=False)
@@ -272,7 +277,11 @@ def memories_bulk_apply(
     }[action]
     result = BulkResult()
     for raw, pk in wanted.items():
-        memory = found.get(pk) if pk else None
+        if pk is None:
+            # Told apart from a missing memory: this one could never name a memory at all.
+            result.failed.append((raw, InvalidInput("not a memory id (a UUID)", code="invalid_id")))
+            continue
+        memory = found.get(pk)
         if memory is None:
             result.failed.append((raw, NotFound("memory not found")))
             continue

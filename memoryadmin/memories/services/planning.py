@@ -20,7 +20,14 @@ from memoryadmin.memories.models import (
     MemoryType,
     Tombstone,
 )
-from memoryadmin.memories.services.cleaning import clean_key, clean_labels, clean_memory_type, clean_text
+from memoryadmin.memories.services.cleaning import (
+    clean_key,
+    clean_labels,
+    clean_memory_type,
+    clean_metadata,
+    clean_owner_ids,
+    clean_text,
+)
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -109,7 +116,9 @@ class Planned:
 
 def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     """Normalise and fingerprint one memory, or raise InvalidInput: the first step of the write path."""
+    clean_owner_ids(user_id=new.user_id, session_id=new.session_id, agent_id=new.agent_id)
     text = clean_text(new.text)
+    clean_metadata(new.metadata)
     memory_type = clean_memory_type(new.memory_type)
     topics = clean_labels(new.topics, "topics")
     entities = clean_labels(new.entities, "entities")
