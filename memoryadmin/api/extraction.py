@@ -31,6 +31,9 @@ class RunCounts(Schema):
     updated: int = Field(description="Existing memories extended in place (the session summary).")
     duplicates: int = Field(description="Proposals that matched a memory already held (evidence linked to it).")
     suppressed: int = Field(description="Proposals refused by a tombstone: forgotten or rejected text.")
+    superseded: int = Field(
+        description="Older memories its new statements replaced (same subject and attribute; kept as history)."
+    )
 
 
 class RunOut(Schema):

@@ -109,7 +109,7 @@ def memory_list(
     session_id: AppId | None = None,
     agent_id: AppId | None = None,
     memory_type: MemoryType | None = None,
-    status: Literal["active", "candidate", "any"] | None = None,
+    status: Literal["active", "candidate", "superseded", "any"] | None = None,
     pinned: bool | None = None,
     limit: Limit = 50,
     cursor: Cursor | None = None,

@@ -9,7 +9,7 @@ check is published here too, taken from where the data is defined.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
@@ -143,7 +143,7 @@ Cursor = Annotated[
 ]
 
 MemoryType = Literal["semantic", "episodic", "preference", "summary"]
-MemoryStatus = Literal["active", "candidate"]
+MemoryStatus = Literal["active", "candidate", "superseded"]
 
 
 class FieldError(Schema):
@@ -315,6 +315,14 @@ class MemoryOut(Schema):
     updated_at: datetime
     last_accessed_at: datetime | None
     revision: int
+    subject: str | None = Field(description="Who the memory is about, when a conversation names them.")
+    attribute: str | None = Field(
+        description="The single-valued attribute it states (residence, car…): a newer one supersedes it."
+    )
+    event_date: date | None = Field(description="The day the event it records happened, when known.")
+    stated_at: datetime | None = Field(description="When its content was last said in a conversation.")
+    superseded_by: str | None = Field(description="The memory that replaced it (status superseded).")
+    superseded_at: datetime | None
 
 
 class MemoryPage(Schema):
@@ -417,8 +425,9 @@ class SearchIn(Body):
     memory_types: list[MemoryType] | None = None
     topics: Topics | None = Field(default=None, description="Matches memories with any of these topics.")
     entities: Entities | None = Field(default=None, description="Matches memories with any of these entities.")
-    status: Literal["active", "candidate", "any"] | None = Field(
-        default=None, description="Defaults to active: candidates are left out unless asked for."
+    status: Literal["active", "candidate", "superseded", "any"] | None = Field(
+        default=None,
+        description="Defaults to active: candidates and superseded memories are left out unless asked for.",
     )
     pinned: Flag | None = None
     created_after: Timestamp | None = None

@@ -28,7 +28,14 @@ from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
 from memoryadmin.memories import services
 from memoryadmin.memories.models import Memory, MemoryStatus, Pin
-from memoryadmin.memories.queries import memories_page, memories_search, memory_evidence, memory_get, memory_revisions
+from memoryadmin.memories.queries import (
+    memories_page,
+    memories_search,
+    memory_evidence,
+    memory_get,
+    memory_history,
+    memory_revisions,
+)
 from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
@@ -137,6 +144,7 @@ def memory(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
             "evidence": memory_evidence(item),
             "pin": Pin.objects.filter(memory=item).first(),
             "trail": queries.audit_trail("memory", str(item.pk)),
+            **memory_history(item),
         },
     )
 

@@ -7,6 +7,7 @@ from typing import Any
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.strategies import STRATEGIES
 from memoryadmin.extraction.strategies.llm import clean_llm_config
+from memoryadmin.extraction.strategies.offline import clean_config as clean_offline_config
 from memoryadmin.extraction.strategies.rules import clean_config as clean_rules_config
 
 
@@ -27,4 +28,6 @@ def validate_extraction_config(strategy: str, config: dict[str, Any] | None) -> 
         raise InvalidInput("the extraction config must be a JSON object", details={"field": "extraction_config"})
     if strategy == "rules":
         return clean_rules_config(config)
+    if strategy == "offline":
+        return clean_offline_config(config)
     return clean_llm_config(strategy, config)

@@ -31,6 +31,8 @@ class ExtractionRun(models.Model):
     updated = models.PositiveIntegerField(default=0)
     duplicates = models.PositiveIntegerField(default=0)
     suppressed = models.PositiveIntegerField(default=0)
+    # Older memories its new statements replaced (knowledge updates).
+    superseded = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -64,4 +66,5 @@ class ExtractionRun(models.Model):
             "updated": self.updated,
             "duplicates": self.duplicates,
             "suppressed": self.suppressed,
+            "superseded": self.superseded,
         }

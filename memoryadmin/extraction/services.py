@@ -43,7 +43,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -61,15 +61,26 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease, lease_seconds, stale_before
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
-from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
-from memoryadmin.memories.models import Memory, MemorySource, MemoryType
+from memoryadmin.extraction.strategies import (
+    Batch,
+    Candidate,
+    KnownFact,
+    SourceMessage,
+    Strategy,
+    StrategyError,
+    strategy_for,
+)
+from memoryadmin.memories.models import Memory, MemorySource, MemoryStatus, MemoryType
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
+    Statement,
     link_evidence,
+    memories_apply_statements,
     memory_create,
     memory_create_many,
     memory_update,
+    user_lock_sql,
 )
 from memoryadmin.tenancy.models import Namespace
 
@@ -468,6 +479,7 @@ class Tally:
     updated: int = 0
     duplicates: int = 0
     suppressed: int = 0
+    superseded: int = 0
 
     def add(self, outcome: str) -> None:
         if outcome == Outcome.CREATED:
@@ -555,17 +567,18 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
     upto = session.message_count
     after = 0
     wants_summary = getattr(strategy, "wants_summary", False)
+    wants_known = getattr(strategy, "wants_known_facts", False)
     while True:
         chunk = list(
             _unextracted(session.pk)
             .filter(seq__gt=after, seq__lte=upto)
             .order_by("seq")
-            .only("pk", "seq", "role", "kind", "content", "created_at")[: strategy.chunk_size]
+            .only("pk", "seq", "role", "kind", "content", "name", "created_at")[: strategy.chunk_size]
         )
         if not chunk:
             return True
         sources = [
-            SourceMessage(pk=m.pk, seq=m.seq, role=m.role, content=m.content, created_at=m.created_at)
+            SourceMessage(pk=m.pk, seq=m.seq, role=m.role, content=m.content, created_at=m.created_at, name=m.name)
             for m in chunk
             if m.kind == MessageKind.MESSAGE and m.role in SOURCE_ROLES
         ]
@@ -579,6 +592,7 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
             messages=sources,
             now=timezone.now(),
             summary=summary.text if summary is not None else None,
+            known=_known_facts(session) if wants_known and sources else [],
         )
         candidates = strategy.extract(batch) if sources else []
         if not _write(run, session, chunk, sources, candidates):
@@ -586,6 +600,23 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
         if len(chunk) < strategy.chunk_size:
             return True
         after = chunk[-1].seq
+
+
+MAX_KNOWN_FACTS = 50
+
+
+def _known_facts(session: Session) -> list[KnownFact]:
+    """The person's current memories that state an attribute, newest first: what a new fact may replace."""
+    rows = (
+        Memory.objects.filter(namespace_id=session.namespace_id, user_id=session.user_id, status=MemoryStatus.ACTIVE)
+        .exclude(attribute="")
+        .order_by(Coalesce("stated_at", "created_at").desc(), "-id")
+        .values_list("id", "text", "subject", "attribute")[:MAX_KNOWN_FACTS]
+    )
+    return [
+        KnownFact(ref=f"m{index}", memory_id=str(pk), text=text, subject=subject, attribute=attribute)
+        for index, (pk, text, subject, attribute) in enumerate(rows, start=1)
+    ]
 
 
 def _current_summary(session: Session) -> Memory | None:
@@ -601,16 +632,21 @@ def _current_summary(session: Session) -> Memory | None:
     )
 
 
-def _lock_session(session_pk: int) -> bool:
+def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
     """In the writing transaction: take turns with other writers of the session, and hold off its deletion.
 
     The row lock is FOR KEY SHARE: it conflicts with the lock a DELETE takes, so a deletion
     or an erasure waits for this transaction and a run never writes for a session that is
     gone; it does not conflict with the UPDATE an append makes, so extraction never holds
-    up appends. Returns False when the session no longer exists.
+    up appends. The person's supersession lock is taken with it, in the same statement: the run settles
+    that person's knowledge updates. Returns False when the session no longer exists.
     """
+    user_lock, params = user_lock_sql(namespace_id, [user_id])
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITER_LOCK_BASE + session_pk])
+        cursor.execute(
+            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked)",
+            [_WRITER_LOCK_BASE + session_pk, *params],
+        )
         cursor.execute("SELECT 1 FROM conversations_session WHERE id = %s FOR KEY SHARE", [session_pk])
         return cursor.fetchone() is not None
 
@@ -624,20 +660,21 @@ def _write(
 ) -> bool:
     """One transaction: memories, evidence, message marks and the run's counts, or nothing."""
     with transaction.atomic():
-        if not _lock_session(session.pk):
+        if not _lock_session(session.pk, session.namespace_id, session.user_id):
             return False
         still_open = _mark_extracted(session.pk, [m.pk for m in chunk])
         tally = Tally(candidates=len(candidates))
         metadata = {"run_id": str(run.pk)}
         pending: list[NewMemory] = []
+        replaces: list[list[str]] = []
         for candidate in candidates:
             # Evidence already marked by another run means that run owns this candidate.
             if not candidate.evidence or not set(candidate.evidence) <= still_open:
                 continue
             if candidate.memory_type == MemoryType.SUMMARY:
                 # Written in its place among the others: what comes before it is written first.
-                _write_batch(run, session, pending, tally)
-                pending = []
+                _write_batch(run, session, pending, tally, replaces)
+                pending, replaces = [], []
                 tally.add(_write_summary(session, candidate, sources, metadata))
                 continue
             pending.append(
@@ -652,9 +689,14 @@ def _write(
                     entities=candidate.entities,
                     metadata={**candidate.metadata, **metadata},
                     evidence_message_ids=candidate.evidence,
+                    subject=candidate.subject,
+                    attribute=candidate.attribute,
+                    event_date=candidate.event_date,
+                    stated_at=candidate.stated_at or _stated_at(candidate, sources),
                 )
             )
-        _write_batch(run, session, pending, tally)
+            replaces.append(candidate.replaces)
+        _write_batch(run, session, pending, tally, replaces)
         covered = [m.seq for m in chunk if m.pk in still_open]
         ExtractionRun.objects.filter(pk=run.pk).update(
             candidates=F("candidates") + tally.candidates,
@@ -662,6 +704,7 @@ def _write(
             updated=F("updated") + tally.updated,
             duplicates=F("duplicates") + tally.duplicates,
             suppressed=F("suppressed") + tally.suppressed,
+            superseded=F("superseded") + tally.superseded,
             from_seq=Coalesce(F("from_seq"), min(covered)) if covered else F("from_seq"),
             to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
         )
@@ -683,18 +726,52 @@ def _mark_extracted(session_pk: int, message_pks: list[int]) -> set[int]:
         return {pk for (pk,) in cursor.fetchall()}
 
 
-def _write_batch(run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally) -> None:
-    """The candidates of a chunk through the write path, as `memory_create` would take them one by one."""
+def _stated_at(candidate: Candidate, sources: list[SourceMessage]) -> datetime | None:
+    """When a candidate was said: its newest evidence message."""
+    times = [m.created_at for m in sources if m.pk in candidate.evidence]
+    return max(times) if times else None
+
+
+def _write_batch(
+    run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally, replaces: list[list[str]]
+) -> None:
+    """The candidates of a chunk through the write path, as `memory_create` would take them one by one,
+    then their knowledge updates: each stated memory moves its attribute's history on (supersession)."""
     if not pending:
         return
     results = memory_create_many(
         namespace=session.namespace, actor=EXTRACTION_ACTOR, items=pending, merge_near_duplicates=True
     )
-    for result in results:
+    statements: list[Statement] = []
+    for new, result, replaced in zip(pending, results, replaces, strict=True):
         if isinstance(result, InvalidInput):
             logger.info("extraction run %s skipped a candidate: %s", run.pk, result)
-        else:
-            tally.add(result.outcome)
+            continue
+        tally.add(result.outcome)
+        memory = result.memory
+        # Only what states an attribute (or names what it replaces) takes part in a history.
+        if memory is None or not (memory.attribute or replaced):
+            continue
+        statements.append(
+            Statement(
+                memory_id=memory.pk, user_id=memory.user_id, stated_at=new.stated_at, replaces=_memory_ids(replaced)
+            )
+        )
+    if statements:
+        settled = memories_apply_statements(
+            namespace=session.namespace, actor=EXTRACTION_ACTOR, statements=statements, users_locked=True
+        )
+        tally.superseded += len(settled.superseded)
+
+
+def _memory_ids(raw: list[str]) -> tuple[uuid.UUID, ...]:
+    ids = []
+    for value in raw:
+        try:
+            ids.append(uuid.UUID(str(value)))
+        except ValueError:
+            continue
+    return tuple(ids)
 
 
 def _write_summary(session: Session, candidate: Candidate, sources: list[SourceMessage], extra: dict[str, Any]) -> str:

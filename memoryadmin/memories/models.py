@@ -6,6 +6,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Q
 
 # The limits of a memory's labels, defined with the columns that hold them. Every path that writes
 # a memory (API, console, extraction, merge, restore) checks them through the services' cleaning,
@@ -25,6 +26,8 @@ class MemoryType(models.TextChoices):
 class MemoryStatus(models.TextChoices):
     ACTIVE = "active"
     CANDIDATE = "candidate"
+    # Kept as history: a newer memory about the same subject and attribute replaced it.
+    SUPERSEDED = "superseded"
 
 
 class MemorySource(models.TextChoices):
@@ -71,6 +74,19 @@ class Memory(models.Model):
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     access_count = models.PositiveIntegerField(default=0)
     revision = models.PositiveIntegerField(default=1)
+    # Who the memory is about when that is not simply its user (a speaker of a group chat), and
+    # which single-valued attribute of theirs it states ("residence", "car"). A newer memory of the
+    # same user, subject and attribute supersedes it. Blank for memories that state no such attribute.
+    subject = models.CharField(max_length=200, blank=True, default="")
+    attribute = models.CharField(max_length=100, blank=True, default="")
+    # The day the event it records happened, resolved from what was said ("yesterday", "last week").
+    event_date = models.DateField(null=True, blank=True)
+    # When its content was last said (its newest evidence message): the newer statement wins a supersession.
+    stated_at = models.DateTimeField(null=True, blank=True)
+    # The memory that replaced it, once superseded. Not a foreign key: the replacement may later be
+    # forgotten, and the history that it was replaced stays true.
+    superseded_by = models.UUIDField(null=True, blank=True)
+    superseded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -89,6 +105,12 @@ class Memory(models.Model):
             # matters more than an index-only scan for the forgetting selection.
             models.Index(fields=["namespace", "-created_at", "-id"], name="memory_ns_created"),
             models.Index(fields=["namespace", "status", "created_at", "id"], name="memory_ns_status_created"),
+            # Supersession looks up the memories stating one attribute of one subject.
+            models.Index(
+                fields=["namespace", "user_id", "attribute", "subject"],
+                name="memory_attribute",
+                condition=~Q(attribute=""),
+            ),
         ]
 
     def __str__(self) -> str:

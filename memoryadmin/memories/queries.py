@@ -165,6 +165,33 @@ def memory_evidence(memory: Memory) -> list[MemoryEvidence]:
     )
 
 
+MAX_HISTORY = 20
+
+
+def memory_history(memory: Memory) -> dict[str, Any]:
+    """A memory's knowledge-update history: what replaced it (if anything) and what it replaced, newest first.
+
+    `replaced_by_forgotten` is true when it was superseded by a memory that has since been forgotten.
+    """
+    replaced_by = None
+    if memory.superseded_by is not None:
+        replaced_by = (
+            Memory.objects.filter(namespace_id=memory.namespace_id, pk=memory.superseded_by)
+            .only("id", "text", "status", "created_at")
+            .first()
+        )
+    replaces = list(
+        Memory.objects.filter(namespace_id=memory.namespace_id, superseded_by=memory.pk)
+        .only("id", "text", "superseded_at", "stated_at", "created_at")
+        .order_by("-superseded_at", "-id")[:MAX_HISTORY]
+    )
+    return {
+        "replaced_by": replaced_by,
+        "replaced_by_forgotten": memory.superseded_by is not None and replaced_by is None,
+        "replaces": replaces,
+    }
+
+
 @dataclass(frozen=True)
 class Recency:
     """How search blends text rank with how recently a memory was used and made.
@@ -202,7 +229,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 _COLUMNS = (
     "id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics, entities, metadata, "
-    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision"
+    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision, subject, attribute, "
+    "event_date, stated_at, superseded_by, superseded_at"
 )
 
 

@@ -18,7 +18,14 @@ from django.db.models import Exists, F, OuterRef
 
 from memoryadmin.core.bulk import as_json, bump_sequence, copy_rows, free_ids, insert_rows
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
-from memoryadmin.memories.representations import evidence_fields, memory_dict, pin_dict, revision_dict, tombstone_dict
+from memoryadmin.memories.representations import (
+    SUPERSESSION_FIELDS,
+    evidence_fields,
+    memory_dict,
+    pin_dict,
+    revision_dict,
+    tombstone_dict,
+)
 from memoryadmin.tenancy.models import Namespace
 
 RECORD_TYPES = ("tombstone", "memory", "revision", "evidence", "pin")
@@ -53,6 +60,7 @@ MEMORY_FIELDS = (
     "updated_at",
     "last_accessed_at",
     "revision",
+    *SUPERSESSION_FIELDS,
 )
 REVISION_FIELDS = (
     "memory_id",
@@ -84,6 +92,7 @@ _MEMORY_COLUMNS = (
     "updated_at",
     "last_accessed_at",
     "revision",
+    *SUPERSESSION_FIELDS,
 )
 
 # --- export ------------------------------------------------------------------------------------
@@ -189,6 +198,7 @@ def memory_is_same(m: Memory, r: dict[str, Any]) -> bool:
         and m.updated_at == r["updated_at"]
         and m.last_accessed_at == r["last_accessed_at"]
         and m.revision == r["revision"]
+        and all(getattr(m, key) == r[key] for key in SUPERSESSION_FIELDS)
     )
 
 

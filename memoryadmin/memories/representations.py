@@ -15,6 +15,9 @@ from typing import Any
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 
+# A memory's knowledge-update fields, in the order snapshots carry them (the API object has them too).
+SUPERSESSION_FIELDS = ("subject", "attribute", "event_date", "stated_at", "superseded_by", "superseded_at")
+
 
 def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
     return {
@@ -34,6 +37,12 @@ def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
         "updated_at": rfc3339(memory.updated_at),
         "last_accessed_at": rfc3339(memory.last_accessed_at),
         "revision": memory.revision,
+        "subject": memory.subject or None,
+        "attribute": memory.attribute or None,
+        "event_date": memory.event_date.isoformat() if memory.event_date else None,
+        "stated_at": rfc3339(memory.stated_at),
+        "superseded_by": str(memory.superseded_by) if memory.superseded_by else None,
+        "superseded_at": rfc3339(memory.superseded_at),
     }
 
 

@@ -15,7 +15,8 @@ SCOPES = ("read", "write", "erase", "tombstones")
 
 
 class ExtractionStrategy(models.TextChoices):
-    RULES = "rules", "Rules (offline)"
+    OFFLINE = "offline", "Facts, events and episodes (offline)"
+    RULES = "rules", "Rules (offline, first-person facts only)"
     DISCRETE = "discrete", "Discrete facts (LLM)"
     SUMMARY = "summary", "Session summary (LLM)"
     PREFERENCES = "preferences", "Preferences (LLM)"
@@ -33,7 +34,7 @@ class Namespace(models.Model):
     name = models.CharField(max_length=200)
     review_required = models.BooleanField(default=False)
     extraction_strategy = models.CharField(
-        max_length=20, choices=ExtractionStrategy.choices, default=ExtractionStrategy.RULES
+        max_length=20, choices=ExtractionStrategy.choices, default=ExtractionStrategy.OFFLINE
     )
     extraction_config = models.JSONField(default=dict, blank=True)
     working_memory_ttl_seconds = models.PositiveIntegerField(default=3600)

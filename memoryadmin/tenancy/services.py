@@ -19,7 +19,7 @@ def namespace_create(
     actor: Actor,
     name: str = "",
     review_required: bool = False,
-    extraction_strategy: str = ExtractionStrategy.RULES,
+    extraction_strategy: str = ExtractionStrategy.OFFLINE,
     working_memory_ttl_seconds: int = 3600,
 ) -> Namespace:
     if not re.match(SLUG_RE, slug or ""):

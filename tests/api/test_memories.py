@@ -50,6 +50,12 @@ def test_it_creates_a_memory(api) -> None:
         "updated_at",
         "last_accessed_at",
         "revision",
+        "subject",
+        "attribute",
+        "event_date",
+        "stated_at",
+        "superseded_by",
+        "superseded_at",
     }
     assert body["text"] == "Alice likes green tea"
     assert body["memory_type"] == "preference"

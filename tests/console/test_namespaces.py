@@ -6,7 +6,7 @@ from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
 SETTINGS = {
     "name": "Alpha app",
     "review_required": "on",
-    "extraction_strategy": "rules",
+    "extraction_strategy": "offline",
     "extraction_config": "",
     "working_memory_ttl_seconds": "900",
 }
@@ -48,7 +48,7 @@ class TestSettings:
         assert response.status_code == 422
         assert b'class="error"' in response.content
         namespace.refresh_from_db()
-        assert namespace.extraction_strategy == "rules"
+        assert namespace.extraction_strategy == "offline"
 
     def test_it_refuses_malformed_json(self, admin_client, namespace, htmx):
         data = {**SETTINGS, "extraction_config": "{nope"}

@@ -14,6 +14,21 @@ from tests.extraction.llm_server import ScriptedLLM
 
 
 @pytest.fixture
+def namespace(make_namespace):
+    """The pipeline's mechanics are tested with the `rules` strategy, whose output these tests spell out;
+    the default `offline` strategy has tests of its own (test_offline*.py)."""
+    return make_namespace("alpha", extraction_strategy="rules")
+
+
+@pytest.fixture
+def offline_namespace(make_namespace):
+    """A namespace as created today: its extraction strategy is the default, `offline`."""
+    namespace = make_namespace("offline-ns")
+    assert namespace.extraction_strategy == "offline"
+    return namespace
+
+
+@pytest.fixture
 def llm(settings) -> Iterator[ScriptedLLM]:
     server = ScriptedLLM().start()
     settings.LLM_BASE_URL = server.base_url

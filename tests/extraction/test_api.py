@@ -34,7 +34,14 @@ def test_it_lists_runs_newest_first_with_their_counts(api, namespace) -> None:
     done = items[1]
     assert done["status"] == "succeeded" and done["strategy"] == "rules"
     assert (done["from_seq"], done["to_seq"], done["error"]) == (1, 1, None)
-    assert done["counts"] == {"candidates": 2, "created": 2, "updated": 0, "duplicates": 0, "suppressed": 0}
+    assert done["counts"] == {
+        "candidates": 2,
+        "created": 2,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 0,
+        "superseded": 0,
+    }
     assert done["created_at"].endswith("Z") and done["finished_at"].endswith("Z")
     assert items[0]["status"] == "queued" and items[0]["finished_at"] is None
     assert response.json()["next_cursor"] is None

@@ -106,7 +106,14 @@ def test_a_run_leaves_what_writing_its_candidates_one_by_one_leaves(namespace) -
     counts, memories, linked, audit = one_by_one(namespace, session)
     run = extraction_run(run=extraction_schedule(session=session, delay=0))
     assert run.counts == {k: counts[k] for k in run.counts}, run.counts
-    assert run.counts == {"candidates": 13, "created": 9, "updated": 0, "duplicates": 3, "suppressed": 1}
+    assert run.counts == {
+        "candidates": 13,
+        "created": 9,
+        "updated": 0,
+        "duplicates": 3,
+        "suppressed": 1,
+        "superseded": 0,
+    }
     assert stored(namespace) == memories
     assert evidence(namespace) == linked
     assert list(AuditEvent.objects.filter(namespace=namespace).values_list("action", "data").order_by("id")) == audit

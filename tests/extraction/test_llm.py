@@ -80,8 +80,10 @@ def test_discrete_memories_are_written_with_evidence_from_their_seqs(discrete, l
     assert body["model"] == "test-model" and body["temperature"] == 0.0
     assert body["response_format"]["type"] == "json_schema"
     transcript = body["messages"][-1]["content"]
-    assert (
-        transcript == "[1] user: Hello!\n[2] assistant: Hi, how can I help?\n[3] user: I moved to Lyon with my dog Rex."
+    day = messages[0].created_at.date().isoformat()
+    assert transcript == (
+        f"[1] user, {day}: Hello!\n[2] assistant, {day}: Hi, how can I help?\n"
+        f"[3] user, {day}: I moved to Lyon with my dog Rex."
     )
     assert "French" not in str(body["messages"])
 
@@ -159,7 +161,8 @@ def test_a_run_in_chunks_keeps_what_it_finished_when_a_later_chunk_fails(make_na
     assert (run.from_seq, run.to_seq, run.created) == (1, 2, 1)
     assert unextracted(session) == 2
     assert len(llm.requests) == 2
-    assert "[3] user: I work at Acme." in llm.requests[1]["body"]["messages"][-1]["content"]
+    day = Message.objects.get(session=session, seq=3).created_at.date().isoformat()
+    assert f"[3] user, {day}: I work at Acme." in llm.requests[1]["body"]["messages"][-1]["content"]
 
 
 def test_the_preferences_strategy_keeps_only_preferences(make_namespace, llm) -> None:
@@ -183,7 +186,8 @@ def test_a_custom_prompt_is_filled_with_the_allowed_variables(make_namespace, ll
     body = llm.requests[0]["body"]
     sent = body["messages"][0]["content"]
     assert sent.startswith("Facts about alice in session s1 as of 20")
-    assert "braces {kept}:\n[1] user: I live in Lyon." in sent
+    day = Message.objects.get(session=session, seq=1).created_at.date().isoformat()
+    assert f"braces {{kept}}:\n[1] user, {day}: I live in Lyon." in sent
     assert body["temperature"] == 0.2
 
 

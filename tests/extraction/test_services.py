@@ -61,7 +61,14 @@ def test_a_run_writes_memories_with_evidence_and_marks_every_message(namespace) 
     run = extract(session)
     assert run.status == RunStatus.SUCCEEDED
     assert (run.from_seq, run.to_seq) == (1, 4)
-    assert run.counts == {"candidates": 2, "created": 2, "updated": 0, "duplicates": 0, "suppressed": 0}
+    assert run.counts == {
+        "candidates": 2,
+        "created": 2,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 0,
+        "superseded": 0,
+    }
     assert run.duration_ms is not None and run.finished_at is not None
     lyon = Memory.objects.get(namespace=namespace, text="User lives in Lyon")
     assert (lyon.user_id, lyon.session_id, lyon.source, lyon.status) == ("alice", "s1", "extraction", "active")
@@ -97,7 +104,14 @@ def test_re_extracting_the_same_messages_creates_nothing_new(namespace) -> None:
     before = list(Memory.objects.values_list("id", "revision"))
     Message.objects.filter(session=session).update(extracted_at=None)
     again = extract(session)
-    assert again.counts == {"candidates": 2, "created": 0, "updated": 0, "duplicates": 2, "suppressed": 0}
+    assert again.counts == {
+        "candidates": 2,
+        "created": 0,
+        "updated": 0,
+        "duplicates": 2,
+        "suppressed": 0,
+        "superseded": 0,
+    }
     assert list(Memory.objects.values_list("id", "revision")) == before
     assert MemoryEvidence.objects.count() == 2
 
@@ -117,7 +131,14 @@ def test_a_forgotten_memory_said_again_is_suppressed_and_counted(namespace) -> N
     memory_forget(memory=Memory.objects.get(text="User lives in Lyon"), actor=SYSTEM, reason="asked")
     later, _ = say(namespace, "As I said before: I live in Lyon!", session_id="s2")
     run = extract(later)
-    assert run.counts == {"candidates": 1, "created": 0, "updated": 0, "duplicates": 0, "suppressed": 1}
+    assert run.counts == {
+        "candidates": 1,
+        "created": 0,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 1,
+        "superseded": 0,
+    }
     assert memories(namespace) == []
     # The tombstone keeps only the fingerprint of what the person asked to forget.
     assert Tombstone.objects.get(namespace=namespace).text == ""
@@ -211,7 +232,14 @@ def test_a_run_whose_messages_another_run_took_writes_nothing(namespace, monkeyp
     )
     run = extract(session)
     assert run.status == RunStatus.SUCCEEDED
-    assert run.counts == {"candidates": 1, "created": 0, "updated": 0, "duplicates": 0, "suppressed": 0}
+    assert run.counts == {
+        "candidates": 1,
+        "created": 0,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 0,
+        "superseded": 0,
+    }
     assert Memory.objects.count() == 0
 
 

@@ -30,7 +30,14 @@ def test_appended_messages_become_memories_with_evidence_and_a_run(namespace, ce
     (run,) = wait_for(lambda: finished_runs(session))
     assert run.status == RunStatus.SUCCEEDED, run.error
     assert (run.strategy, run.from_seq, run.to_seq) == ("rules", 1, 2)
-    assert run.counts == {"candidates": 2, "created": 2, "updated": 0, "duplicates": 0, "suppressed": 0}
+    assert run.counts == {
+        "candidates": 2,
+        "created": 2,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 0,
+        "superseded": 0,
+    }
     for text in ("User's name is Anna", "User lives in Lyon"):
         memory = Memory.objects.get(namespace=namespace, user_id="alice", text=text)
         assert list(memory.evidence.values_list("message_id", flat=True)) == [said[0].pk]
@@ -74,7 +81,14 @@ def test_a_forgotten_memory_said_again_in_a_new_session_is_suppressed(namespace,
 
     later, _ = say(namespace, "Just so you know, I live in Lyon.", session_id="s2")
     (run,) = wait_for(lambda: finished_runs(later))
-    assert run.counts == {"candidates": 1, "created": 0, "updated": 0, "duplicates": 0, "suppressed": 1}
+    assert run.counts == {
+        "candidates": 1,
+        "created": 0,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 1,
+        "superseded": 0,
+    }
     assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
     (listed,) = api.get("/api/v1/sessions/s2/extraction").json()["items"]
     assert listed["counts"]["suppressed"] == 1

@@ -101,7 +101,14 @@ def test_a_worker_killed_mid_run_leaves_no_duplicates_after_redelivery(make_name
     assert len(llm.requests) == 2, log.read_text()
     assert ExtractionRun.objects.filter(session=session).count() == 1
     run.refresh_from_db()
-    assert run.counts == {"candidates": 2, "created": 2, "updated": 0, "duplicates": 0, "suppressed": 0}
+    assert run.counts == {
+        "candidates": 2,
+        "created": 2,
+        "updated": 0,
+        "duplicates": 0,
+        "suppressed": 0,
+        "superseded": 0,
+    }
     assert sorted(Memory.objects.values_list("text", flat=True)) == ["User lives in Lyon", "User loves jazz"]
     assert set(MemoryEvidence.objects.values_list("message_id", flat=True)) == {said[0].pk}
     assert not Message.objects.filter(session=session, extracted_at__isnull=True).exists()

@@ -69,6 +69,12 @@ def test_memory_dict_has_exactly_the_api_fields(namespace) -> None:
         "updated_at",
         "last_accessed_at",
         "revision",
+        "subject",
+        "attribute",
+        "event_date",
+        "stated_at",
+        "superseded_by",
+        "superseded_at",
     ]
     assert data["id"] == str(memory.pk)
     assert data["created_at"].endswith("Z")

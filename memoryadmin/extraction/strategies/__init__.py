@@ -4,16 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage, Strategy, StrategyError
+from memoryadmin.extraction.strategies.base import (
+    Batch,
+    Candidate,
+    KnownFact,
+    SourceMessage,
+    Strategy,
+    StrategyError,
+)
 from memoryadmin.extraction.strategies.llm import (
     CustomStrategy,
     DiscreteStrategy,
     PreferencesStrategy,
     SummaryStrategy,
 )
+from memoryadmin.extraction.strategies.offline import OfflineStrategy
 from memoryadmin.extraction.strategies.rules import RulesStrategy
 
 STRATEGIES: dict[str, type] = {
+    "offline": OfflineStrategy,
     "rules": RulesStrategy,
     "discrete": DiscreteStrategy,
     "summary": SummaryStrategy,
@@ -30,4 +39,13 @@ def strategy_for(name: str, config: dict[str, Any]) -> Strategy:
         raise StrategyError(f"unknown extraction strategy {name!r}") from None
 
 
-__all__ = ["STRATEGIES", "Batch", "Candidate", "SourceMessage", "Strategy", "StrategyError", "strategy_for"]
+__all__ = [
+    "STRATEGIES",
+    "Batch",
+    "Candidate",
+    "KnownFact",
+    "SourceMessage",
+    "Strategy",
+    "StrategyError",
+    "strategy_for",
+]

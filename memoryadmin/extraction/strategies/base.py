@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from memoryadmin.memories.models import MemoryType
@@ -18,6 +18,19 @@ class SourceMessage:
     role: str
     content: str
     created_at: datetime
+    # Who spoke, when the app names them (a group chat); empty for the session's person.
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class KnownFact:
+    """A current memory that states an attribute, shown to a model so it can say what a new fact replaces."""
+
+    ref: str  # how the prompt names it: "m1", "m2"…
+    memory_id: str
+    text: str
+    subject: str
+    attribute: str
 
 
 @dataclass
@@ -31,6 +44,8 @@ class Batch:
     now: datetime
     # The session's current summary, for strategies that extend it.
     summary: str | None = None
+    # The person's current facts that a newer statement may replace, for strategies that ask for them.
+    known: list[KnownFact] = field(default_factory=list)
 
 
 @dataclass
@@ -43,6 +58,14 @@ class Candidate:
     topics: list[str] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # Knowledge updates: who it is about (a speaker's name; empty for the session's person), the
+    # single-valued attribute it states, when the event happened and when it was said; and, from a
+    # model, the ids of the memories it replaces.
+    subject: str = ""
+    attribute: str = ""
+    event_date: date | None = None
+    stated_at: datetime | None = None
+    replaces: list[str] = field(default_factory=list)
 
 
 class Strategy(Protocol):

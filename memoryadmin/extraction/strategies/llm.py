@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import string
+from datetime import date
 from typing import Any
 
 from django.conf import settings
@@ -41,6 +42,10 @@ MEMORIES_SCHEMA: dict[str, Any] = {
                     "topics": {"type": "array", "items": {"type": "string"}},
                     "entities": {"type": "array", "items": {"type": "string"}},
                     "source_seqs": {"type": "array", "items": {"type": "integer"}},
+                    "subject": {"type": "string"},
+                    "attribute": {"type": "string"},
+                    "event_date": {"type": "string"},
+                    "replaces": {"type": "array", "items": {"type": "string"}},
                 },
                 "required": ["text"],
             },
@@ -56,17 +61,28 @@ SUMMARY_SCHEMA: dict[str, Any] = {
 
 OUTPUT_INSTRUCTIONS = (
     'Answer with JSON only: {"memories": [{"text": "...", "type": "semantic|episodic|preference", '
-    '"topics": ["..."], "entities": ["..."], "source_seqs": [1]}]}. '
+    '"topics": ["..."], "entities": ["..."], "source_seqs": [1], "subject": "...", "attribute": "...", '
+    '"event_date": "YYYY-MM-DD", "replaces": ["m1"]}]}. '
     "source_seqs are the [seq] numbers of the messages each memory comes from. "
+    "subject is the name of the person the memory is about when the transcript names the speaker. "
+    "attribute is set only for a fact a person has one of at a time (residence, employer, occupation, car, "
+    "phone, relationship_status, diet, name, age, or favourite <thing>), so that a later fact of the same "
+    "attribute replaces it. event_date is the day an event happened, when it can be told. "
+    "replaces lists the ids of known facts (given below, if any) that a memory updates: a move replaces "
+    "where they lived, a new car the old one. "
     'Answer {"memories": []} when there is nothing worth keeping.'
 )
 DISCRETE_PROMPT = (
     "You keep the long-term memory of an assistant. From the conversation below, extract durable facts "
-    "the user states about themselves: identity, places, work, relationships, preferences, plans they have "
-    "made, important events. Write each memory as one short sentence in the third person starting with "
-    '"User" (e.g. "User lives in Lyon"). Resolve relative dates against {now}. Do not record questions, '
-    "hypotheticals, jokes, things said about other people as if they were about the user, or what the "
-    "assistant suggested. "
+    "and events the speakers state about themselves: identity, places, work, relationships, possessions, "
+    "health and diet, preferences, plans they have made, important events. Write each memory as one short "
+    "sentence in the third person starting with the speaker's name as the transcript shows it, or "
+    '"User" when it shows none (e.g. "User lives in Lyon"). Each message shows the day it was sent: '
+    'resolve relative dates ("yesterday", "last week") against that day and write the date into the '
+    "memory (today is {now}). Do not record questions, greetings, hypotheticals, jokes, sarcasm, "
+    "negations as facts, things said about other people as if they were about the speaker, or what "
+    "the assistant suggested. When a message updates a known fact, return the new fact and list the "
+    "ids it replaces. "
 )
 PREFERENCES_PROMPT = (
     "You keep the long-term memory of an assistant. From the conversation below, extract only the user's "
@@ -156,13 +172,22 @@ def memory_items(data: Any) -> list[dict[str, Any]]:
 
 
 def transcript(messages: list[SourceMessage]) -> str:
+    """One line a message: `[seq] speaker (role), day: content` (just the role when no name is given)."""
     lines = []
     for message in messages:
         content = message.content
         if len(content) > MAX_PROMPT_MESSAGE_CHARS:
             content = content[:MAX_PROMPT_MESSAGE_CHARS] + " […]"
-        lines.append(f"[{message.seq}] {message.role}: {content}")
+        who = f"{message.name} ({message.role})" if message.name else message.role
+        lines.append(f"[{message.seq}] {who}, {message.created_at.date().isoformat()}: {content}")
     return "\n".join(lines)
+
+
+def known_facts_text(batch: Batch) -> str:
+    if not batch.known:
+        return ""
+    lines = [f"[{fact.ref}] {fact.text} (attribute: {fact.attribute})" for fact in batch.known]
+    return "\n\nKnown facts (ids in brackets), which new messages may update:\n" + "\n".join(lines)
 
 
 def template_values(batch: Batch) -> dict[str, str]:
@@ -265,6 +290,8 @@ class LlmStrategy:
     """Shared by the strategies that ask a model for a list of memories."""
 
     name = "discrete"
+    # The person's current facts go into the prompt, so the model can say what a new one replaces.
+    wants_known_facts = True
     default_type: str = MemoryType.SEMANTIC
     allowed_types: tuple[str, ...] = tuple(str(t) for t in FACT_TYPES)
 
@@ -287,7 +314,7 @@ class LlmStrategy:
         values = template_values(batch)
         return [
             {"role": "system", "content": DISCRETE_PROMPT.format(now=values["now"]) + OUTPUT_INSTRUCTIONS},
-            {"role": "user", "content": values["messages"]},
+            {"role": "user", "content": values["messages"] + known_facts_text(batch)},
         ]
 
     def ask(self, batch: Batch, schema_name: str, schema: dict[str, Any]) -> Any:
@@ -308,6 +335,7 @@ class LlmStrategy:
         # Without usable seqs, a memory is credited to what the user said in the batch.
         fallback = [m.pk for m in batch.messages if m.role == "user"] or list(by_seq.values())
         limit = settings.MAX_MEMORY_TEXT_BYTES
+        refs = {fact.ref: fact.memory_id for fact in batch.known}
         candidates: list[Candidate] = []
         for item in items:
             text = item["text"]
@@ -318,14 +346,19 @@ class LlmStrategy:
             memory_type = item.get("type") or item.get("memory_type")
             if memory_type not in self.allowed_types:
                 memory_type = self.default_type
+            evidence = list(dict.fromkeys(evidence)) or fallback
             candidates.append(
                 Candidate(
                     text=text,
-                    evidence=list(dict.fromkeys(evidence)) or fallback,
+                    evidence=evidence,
                     memory_type=memory_type,
                     topics=_labels(item.get("topics"), 100),
                     entities=_labels(item.get("entities"), 200),
                     metadata={"strategy": self.name},
+                    subject=_subject(item.get("subject"), [m for m in batch.messages if m.pk in evidence]),
+                    attribute=_attribute(item.get("attribute")),
+                    event_date=_day(item.get("event_date")),
+                    replaces=[refs[r] for r in item.get("replaces") or [] if isinstance(r, str) and r in refs],
                 )
             )
         return candidates
@@ -337,6 +370,7 @@ class DiscreteStrategy(LlmStrategy):
 
 class PreferencesStrategy(LlmStrategy):
     name = "preferences"
+    wants_known_facts = False
     default_type = MemoryType.PREFERENCE
     allowed_types = (str(MemoryType.PREFERENCE),)
 
@@ -355,13 +389,14 @@ class CustomStrategy(LlmStrategy):
         template = clean_prompt_template(self.config.get("prompt"))
         return [
             {"role": "system", "content": template.format_map(template_values(batch))},
-            {"role": "system", "content": OUTPUT_INSTRUCTIONS},
+            {"role": "system", "content": OUTPUT_INSTRUCTIONS + known_facts_text(batch)},
         ]
 
 
 class SummaryStrategy(LlmStrategy):
     name = "summary"
     wants_summary = True
+    wants_known_facts = False
 
     def prompt(self, batch: Batch) -> list[dict[str, str]]:
         previous = batch.summary or "(none yet)"
@@ -393,6 +428,33 @@ class SummaryStrategy(LlmStrategy):
                 metadata={"strategy": self.name},
             )
         ]
+
+
+_ATTRIBUTE = re.compile(r"^[a-z][a-z0-9 _-]{0,99}$")
+
+
+def _subject(value: Any, evidence: list[SourceMessage]) -> str:
+    """Who a memory is about: a name the transcript shows for its messages, never one the model made up."""
+    names = {m.name for m in evidence if m.name}
+    if isinstance(value, str) and value.strip() in names:
+        return value.strip()
+    return names.pop() if len(names) == 1 else ""
+
+
+def _attribute(value: Any) -> str:
+    if not isinstance(value, str):
+        return ""
+    value = " ".join(value.lower().split())
+    return value if _ATTRIBUTE.match(value) else ""
+
+
+def _day(value: Any) -> date | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
 
 
 def _summary_text(content: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from memoryadmin.conversations.models import MessageKind, Role
@@ -19,6 +19,7 @@ from memoryadmin.core.storable_json import json_problem
 from memoryadmin.core.timestamps import in_utc
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
 from memoryadmin.memories.models import MemorySource, MemoryStatus, MemoryType, TombstoneReason
+from memoryadmin.memories.representations import SUPERSESSION_FIELDS
 from memoryadmin.memories.services import clean_labels, clean_text
 
 # A session's counter is the next message's seq: a snapshot may not set it where appends could overflow it.
@@ -210,6 +211,26 @@ def _parse_memory(f: Fields) -> dict[str, Any]:
         "last_accessed_at": f.when("last_accessed_at", nullable=True),
         "revision": f.number("revision", minimum=1),
         "fingerprint": text_fingerprint(text),
+        **_parse_supersession(f),
+    }
+
+
+def _parse_supersession(f: Fields) -> dict[str, Any]:
+    """A memory's knowledge-update fields; optional, so snapshots written before them still restore."""
+    present = {key: f.record.get(key) is not None for key in SUPERSESSION_FIELDS}
+    event_date = None
+    if present["event_date"]:
+        try:
+            event_date = date.fromisoformat(f.text("event_date", max_len=10) or "")
+        except ValueError:
+            raise fail(f.line_no, "event_date must be a date (YYYY-MM-DD)", field="event_date") from None
+    return {
+        "subject": f.text("subject", max_len=200) if present["subject"] else "",
+        "attribute": f.text("attribute", max_len=100) if present["attribute"] else "",
+        "event_date": event_date,
+        "stated_at": f.when("stated_at") if present["stated_at"] else None,
+        "superseded_by": f.uuid("superseded_by") if present["superseded_by"] else None,
+        "superseded_at": f.when("superseded_at") if present["superseded_at"] else None,
     }
 
 

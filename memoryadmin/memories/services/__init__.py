@@ -9,7 +9,8 @@ each in order and a number of statements that does not grow with the list.
 
 The modules, by action family: `cleaning` (field limits), `planning` (the
 first steps and the rows a memory becomes), `near_duplicates`, `create`,
-`edit` and `lifecycle` (pin, approve, reject, forget, bulk actions).
+`edit`, `lifecycle` (pin, approve, reject, forget, bulk actions) and `supersession`
+(knowledge updates: the newest statement of an attribute is current, older ones history).
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ from memoryadmin.memories.services.lifecycle import (
 )
 from memoryadmin.memories.services.near_duplicates import find_near_duplicates, near_duplicate_target
 from memoryadmin.memories.services.planning import NewMemory, Outcome, WriteResult, is_tombstoned, link_evidence
+from memoryadmin.memories.services.supersession import (
+    Statement,
+    SupersessionResult,
+    memories_apply_statements,
+    user_lock_sql,
+)
 
 __all__ = [
     "BULK_ACTIONS",
@@ -42,6 +49,8 @@ __all__ = [
     "NewMemory",
     "Outcome",
     "SessionForgetResult",
+    "Statement",
+    "SupersessionResult",
     "WriteResult",
     "clean_labels",
     "clean_memory_type",
@@ -50,6 +59,7 @@ __all__ = [
     "is_pinned",
     "is_tombstoned",
     "link_evidence",
+    "memories_apply_statements",
     "memories_bulk_apply",
     "memory_approve",
     "memory_create",
@@ -62,4 +72,5 @@ __all__ = [
     "near_duplicate_target",
     "session_memories_forget",
     "tombstone_lift",
+    "user_lock_sql",
 ]

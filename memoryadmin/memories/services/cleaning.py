@@ -87,3 +87,15 @@ def clean_memory_type(memory_type: str) -> str:
             f"memory_type must be one of {', '.join(MemoryType.values)}", details={"field": "memory_type"}
         )
     return memory_type
+
+
+def clean_key(value: str, name: str, max_chars: int) -> str:
+    """A memory's subject or attribute: trimmed, bounded, compared exactly (an attribute in lower case)."""
+    if not isinstance(value, str) or "\x00" in value:
+        raise InvalidInput(f"{name} must be a string without NUL characters", details={"field": name})
+    value = " ".join(value.split())
+    if name == "attribute":
+        value = value.lower()
+    if len(value) > max_chars:
+        raise InvalidInput(f"{name} is at most {max_chars} characters", details={"field": name})
+    return value

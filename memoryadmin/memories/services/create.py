@@ -6,7 +6,7 @@ import copy
 import json
 import uuid
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.conf import settings
@@ -63,6 +63,10 @@ def memory_create(
     memory_id: uuid.UUID | None = None,
     created_at: datetime | None = None,
     reason: str = "",
+    subject: str = "",
+    attribute: str = "",
+    event_date: date | None = None,
+    stated_at: datetime | None = None,
 ) -> WriteResult:
     item = plan_memory(
         namespace,
@@ -83,6 +87,10 @@ def memory_create(
             memory_id=memory_id,
             created_at=created_at,
             reason=reason,
+            subject=subject,
+            attribute=attribute,
+            event_date=event_date,
+            stated_at=stated_at,
         ),
     )
     text, topics, entities, fingerprint = item.text, item.topics, item.entities, item.fingerprint
@@ -98,7 +106,9 @@ def memory_create(
             link_evidence(existing, evidence_message_ids)
             return WriteResult(Outcome.DUPLICATE, existing)
 
-        if merge_near_duplicates:
+        # A memory stating an attribute is settled by supersession, never merged into a look-alike
+        # ("drives a 2019 Civic" is not a duplicate of "drives a 2021 Civic").
+        if merge_near_duplicates and not item.attribute:
             target = near_duplicate_target(
                 namespace_id=namespace.pk, user_id=user_id, text=text, threshold=settings.NEAR_DUPLICATE_THRESHOLD
             )
@@ -234,7 +244,7 @@ def _create_planned(
         settled = tombstoned | known.keys()
         near = BatchNearDuplicates(
             namespace.pk,
-            ((item.new.user_id, item.text) for _, item in planned if item.key not in settled),
+            ((item.new.user_id, item.text) for _, item in planned if item.key not in settled and not item.attribute),
             settings.NEAR_DUPLICATE_THRESHOLD,
         )
 
@@ -244,13 +254,13 @@ def _create_planned(
             item.outcome = Outcome.SUPPRESSED
         elif item.key in known:
             item.outcome, item.memory = Outcome.DUPLICATE, known[item.key]
-        elif near is not None and (target := near.target(item)) is not None:
+        elif near is not None and not item.attribute and (target := near.target(item)) is not None:
             item.outcome, item.target = Outcome.MERGED, target
         else:
             item.outcome = Outcome.CREATED
             item.memory = memory_row(namespace, item, now)
             known[item.key] = item.memory
-            if near is not None:
+            if near is not None and not item.attribute:
                 near.add_created(item)
 
     stored_targets = {item.target for _, item in planned if isinstance(item.target, uuid.UUID)}

@@ -23,6 +23,7 @@ from memoryadmin.memories.models import (
 )
 from memoryadmin.memories.services.edit import check_revision, locked_memory
 from memoryadmin.memories.services.planning import memory_event
+from memoryadmin.memories.services.supersession import Statement, memories_apply_statements
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -139,6 +140,14 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory.updated_at = timezone.now()
         memory.save(update_fields=["status", "updated_at"])
         memory_event(memory, actor=actor, action="memory.approve", reason=reason)
+        if memory.attribute:
+            # Approved, it takes part in its attribute's history: it may supersede, or be superseded.
+            memories_apply_statements(
+                namespace=memory.namespace,
+                actor=actor,
+                statements=[Statement(memory_id=memory.pk, user_id=memory.user_id, stated_at=memory.stated_at)],
+            )
+            memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at", "updated_at"])
     return memory
 
 

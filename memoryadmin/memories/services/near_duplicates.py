@@ -12,6 +12,10 @@ from memoryadmin.memories.models import (
 )
 from memoryadmin.memories.services.planning import Planned
 
+# Memories that may take part in a near-duplicate group: neither history nor a statement of an
+# attribute, which supersession settles instead.
+_MERGEABLE = "attribute = '' AND status <> 'superseded'"
+
 # pg_trgm's default `similarity_threshold`, below which the `%` operator matches.
 TRGM_DEFAULT_THRESHOLD = 0.3
 
@@ -41,7 +45,7 @@ def find_near_duplicates(
             SELECT id, similarity(text, %s) AS sim
             FROM memories_memory
             WHERE namespace_id = %s AND user_id = %s {prefilter} AND similarity(text, %s) >= %s
-              AND NOT (id = ANY(%s))
+              AND NOT (id = ANY(%s)) AND {_MERGEABLE}
             ORDER BY sim DESC, id
             LIMIT {_GROUP_LIMIT}
             """,
@@ -100,7 +104,7 @@ cn AS (
         SELECT m.id, m.text, similarity(m.text, c.t) AS sim
         FROM memories_memory m
         WHERE m.namespace_id = %(namespace_id)s AND m.user_id = c.u {candidate_prefilter}
-          AND similarity(m.text, c.t) >= %(threshold)s
+          AND similarity(m.text, c.t) >= %(threshold)s AND m.{mergeable}
         ORDER BY sim DESC, m.id
         LIMIT %(limit)s + 1
     ) n
@@ -118,7 +122,7 @@ FROM members mb
 CROSS JOIN LATERAL (
     SELECT m.id FROM memories_memory m
     WHERE m.namespace_id = %(namespace_id)s AND m.user_id = mb.u {member_prefilter}
-      AND similarity(m.text, mb.text) >= %(threshold)s
+      AND similarity(m.text, mb.text) >= %(threshold)s AND m.{mergeable}
     LIMIT %(limit)s + 1
 ) n
 UNION ALL
@@ -161,6 +165,7 @@ class BatchNearDuplicates:
         sql = _NEAR_DUPLICATE_GROUPS.format(
             candidate_prefilter="AND m.text %% c.t" if prefilter else "",
             member_prefilter="AND m.text %% mb.text" if prefilter else "",
+            mergeable=_MERGEABLE.replace(" AND ", " AND m."),
         )
         params = {
             "users": [u for u, _ in pairs],

@@ -6,7 +6,7 @@ import enum
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from memoryadmin.audit.services import Actor, AuditEntry, audit_record
@@ -21,6 +21,7 @@ from memoryadmin.memories.models import (
     Tombstone,
 )
 from memoryadmin.memories.services.cleaning import (
+    clean_key,
     clean_labels,
     clean_memory_type,
     clean_metadata,
@@ -82,6 +83,12 @@ class NewMemory:
     memory_id: uuid.UUID | None = None
     created_at: datetime | None = None
     reason: str = ""
+    # Knowledge updates (see supersession): who and which single-valued attribute it states,
+    # when the event happened and when it was said.
+    subject: str = ""
+    attribute: str = ""
+    event_date: date | None = None
+    stated_at: datetime | None = None
 
 
 @dataclass
@@ -95,6 +102,8 @@ class Planned:
     entities: list[str]
     fingerprint: str
     status: str
+    subject: str = ""
+    attribute: str = ""
     outcome: Outcome | None = None
     memory: Memory | None = None
     # A merge's target: the id of a stored memory, or an item of this batch created before this one.
@@ -125,6 +134,8 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
         entities=entities,
         fingerprint=text_fingerprint(text),
         status=status,
+        subject=clean_key(new.subject, "subject", 200),
+        attribute=clean_key(new.attribute, "attribute", 100),
     )
 
 
@@ -146,6 +157,10 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
         fingerprint=item.fingerprint,
         created_at=new.created_at or now,
         updated_at=now,
+        subject=item.subject,
+        attribute=item.attribute,
+        event_date=new.event_date,
+        stated_at=new.stated_at,
     )
 
 

@@ -1,0 +1,340 @@
+"""Relative dates in what people say, resolved against when they said it.
+
+"I went hiking yesterday", said on 8 May 2023, happened on 7 May 2023. A
+`DateMention` records the phrase, the day it resolves to, how precise that day
+is (a day, a week, a weekend, a month, a year, or about), and the words that
+replace the phrase in a memory's text ("on 7 May 2023"), so the memory still
+reads right when it is read a year later.
+
+Only phrases whose meaning is fixed by the moment they were said are resolved
+(yesterday, last week, two days ago, next month, in three weeks, last Friday,
+this weekend…) plus explicit years and month names. Vague ones ("recently",
+"the other day", "a while ago") are left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH_ABBREVIATIONS = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}
+_APPROXIMATE_COUNTS = ("a couple of", "a couple", "couple of", "a few", "few", "several")
+_COUNT = (
+    r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|several|an?|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve)"
+)
+_UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
+_WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MONTH_NAME = (
+    r"(?P<month>january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+
+# The phrases, longest first where they overlap. `kind` names how to resolve each.
+_PHRASES: list[tuple[str, re.Pattern[str]]] = [
+    (kind, re.compile(r"\b" + pattern + r"\b", re.IGNORECASE))
+    for kind, pattern in (
+        ("day_before_yesterday", r"(?:on\s+)?the\s+day\s+before\s+yesterday"),
+        ("day_after_tomorrow", r"(?:on\s+)?the\s+day\s+after\s+tomorrow"),
+        ("ago", _COUNT + r"\s+" + _UNIT + r"\s+(?:ago|back)\b"),
+        ("in_count", r"in\s+(?:about\s+|around\s+|roughly\s+)?" + _COUNT + r"\s+" + _UNIT + r"(?:'?\s+time)?"),
+        ("weekend", r"(?:(?:on|over|during)\s+)?(?P<which>last|this\s+past|this|next|the\s+past)\s+weekend"),
+        ("weekday", r"(?:on\s+)?(?P<which>last|this\s+past|this|next|this\s+coming)\s+" + _WEEKDAY),
+        ("earlier_unit", r"earlier\s+this\s+(?P<unit>week|month|year)"),
+        ("later_unit", r"later\s+this\s+(?P<unit>week|month|year)"),
+        (
+            "relative_unit",
+            r"(?:(?:in|during|over)\s+)?(?P<which>last|the\s+past|past|previous|this|next|the\s+coming|coming)\s+(?P<unit>week|month|year)",
+        ),
+        ("yesterday", r"(?:yesterday|last\s+night)"),
+        ("tomorrow", r"tomorrow"),
+        ("today", r"(?:today|tonight|this\s+(?:morning|afternoon|evening))"),
+        (
+            "month_day",
+            r"(?:on\s+)?" + _MONTH_NAME + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<year>(?:19|20)\d{2}))?",
+        ),
+        (
+            "day_month",
+            r"(?:on\s+)?(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            + _MONTH_NAME
+            + r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?",
+        ),
+        ("month_year", r"(?:in\s+)?" + _MONTH_NAME + r",?\s+(?P<year>(?:19|20)\d{2})"),
+        ("in_month", r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])"),
+        ("in_year", r"(?:in|since|back\s+in)\s+(?P<year>(?:19|20)\d{2})"),
+        ("weekday_bare", r"on\s+" + _WEEKDAY),
+    )
+]
+
+
+_MONTH_KINDS = frozenset({"month_day", "day_month", "month_year", "in_month"})
+# Every phrase above holds one of these; a clause without any is not searched further.
+_ANY_DATE_WORD = re.compile(
+    r"yesterday|tonight|today|tomorrow|night|morning|afternoon|evening|ago|back|before|week|month|year|day|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"\b(?:19|20)\d{2}\b"
+)
+
+
+@dataclass(frozen=True)
+class DateMention:
+    start: int
+    end: int
+    phrase: str
+    day: date
+    precision: str  # day | week | weekend | month | year | about
+    replacement: str
+
+
+def _day_text(day: date) -> str:
+    return f"{day.day} {MONTHS[day.month - 1].capitalize()} {day.year}"
+
+
+def _month_text(day: date) -> str:
+    return f"{MONTHS[day.month - 1].capitalize()} {day.year}"
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _count(raw: str) -> int:
+    raw = " ".join(raw.lower().split())
+    return int(raw) if raw.isdigit() else _NUMBERS[raw]
+
+
+def _month_number(raw: str) -> int:
+    raw = raw.lower().rstrip(".")
+    return MONTHS.index(raw) + 1 if raw in MONTHS else _MONTH_ABBREVIATIONS[raw[:4] if raw == "sept" else raw[:3]]
+
+
+def _shift(today: date, n: int, unit: str, *, sign: int, approximate: bool) -> tuple[date, str, str]:
+    """`n` units before (sign -1) or after (+1) today: the day, its precision and how to write it."""
+    unit = unit.lower().rstrip("s")
+    if unit == "day":
+        day = today + timedelta(days=sign * n)
+        if approximate:
+            return day, "about", f"{'a few days before' if sign < 0 else 'a few days after'} {_day_text(today)}"
+        return day, "day", f"on {_day_text(day)}"
+    if unit == "week":
+        day = today + timedelta(weeks=sign * n)
+        monday = day - timedelta(days=day.weekday())
+        if approximate:
+            return monday, "about", f"{'a few weeks before' if sign < 0 else 'a few weeks after'} {_day_text(today)}"
+        return monday, "week", f"in the week of {_day_text(monday)}"
+    if unit == "month":
+        day = _add_months(today, sign * n)
+        if approximate:
+            return day, "about", f"{'a few months before' if sign < 0 else 'a few months after'} {_month_text(today)}"
+        return day, "month", f"{'in' if sign < 0 else 'around'} {_month_text(day)}"
+    day = date(today.year + sign * n, 1, 1)
+    if approximate:
+        return day, "about", f"{'a few years before' if sign < 0 else 'a few years after'} {today.year}"
+    return day, "year", f"in {day.year}"
+
+
+def _weekday_before(today: date, weekday: int, *, inclusive: bool = False) -> date:
+    back = (today.weekday() - weekday) % 7
+    if back == 0 and not inclusive:
+        back = 7
+    return today - timedelta(days=back)
+
+
+def _weekday_after(today: date, weekday: int, *, inclusive: bool = False) -> date:
+    ahead = (weekday - today.weekday()) % 7
+    if ahead == 0 and not inclusive:
+        ahead = 7
+    return today + timedelta(days=ahead)
+
+
+def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, str, str] | None:
+    groups = match.groupdict()
+    if kind == "yesterday":
+        day = today - timedelta(days=1)
+        return day, "day", f"on {_day_text(day)}"
+    if kind == "today":
+        return today, "day", f"on {_day_text(today)}"
+    if kind == "tomorrow":
+        day = today + timedelta(days=1)
+        return day, "day", f"on {_day_text(day)}"
+    if kind == "day_before_yesterday":
+        day = today - timedelta(days=2)
+        return day, "day", f"on {_day_text(day)}"
+    if kind == "day_after_tomorrow":
+        day = today + timedelta(days=2)
+        return day, "day", f"on {_day_text(day)}"
+    if kind in ("ago", "in_count"):
+        raw = " ".join(groups["n"].lower().split())
+        return _shift(
+            today,
+            _count(raw),
+            groups["unit"],
+            sign=-1 if kind == "ago" else 1,
+            approximate=raw in _APPROXIMATE_COUNTS,
+        )
+    if kind == "weekend":
+        which = " ".join(groups["which"].lower().split())
+        if which in ("last", "this past", "the past"):
+            # Said on a Sunday, "last weekend" is the one before this one.
+            saturday = today - timedelta(days=8) if today.weekday() == 6 else _weekday_before(today, 5)
+        elif which == "this" and past:
+            saturday = _weekday_before(today, 5, inclusive=True)
+        elif which == "this":
+            saturday = today - timedelta(days=1) if today.weekday() == 6 else _weekday_after(today, 5, inclusive=True)
+        else:
+            saturday = _weekday_after(today, 5)
+        return saturday, "weekend", f"on the weekend of {_day_text(saturday)}"
+    if kind in ("weekday", "weekday_bare"):
+        weekday = WEEKDAYS.index(groups["weekday"].lower())
+        which = " ".join((groups.get("which") or "").lower().split())
+        if which in ("last", "this past") or (which in ("", "this") and past):
+            day = _weekday_before(today, weekday)
+        else:
+            day = _weekday_after(today, weekday, inclusive=which == "this")
+        return day, "day", f"on {WEEKDAYS[weekday].capitalize()} {_day_text(day)}"
+    if kind == "relative_unit":
+        which = " ".join(groups["which"].lower().split())
+        sign = -1 if which in ("last", "the past", "past", "previous") else (1 if which != "this" else 0)
+        unit = groups["unit"].lower()
+        if unit == "week":
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=sign)
+            return monday, "week", f"in the week of {_day_text(monday)}"
+        if unit == "month":
+            day = _add_months(today, sign)
+            return day, "month", f"in {_month_text(day)}"
+        day = date(today.year + sign, 1, 1)
+        return day, "year", f"in {day.year}"
+    if kind in ("earlier_unit", "later_unit"):
+        unit = groups["unit"].lower()
+        if unit == "week":
+            monday = today - timedelta(days=today.weekday())
+            return monday, "week", f"in the week of {_day_text(monday)}"
+        if unit == "month":
+            day = today.replace(day=1)
+            return day, "month", f"in {_month_text(day)}"
+        return date(today.year, 1, 1), "year", f"in {today.year}"
+    if kind in ("month_day", "day_month"):
+        month = _month_number(groups["month"])
+        day_number = int(groups["day"])
+        year = int(groups["year"]) if groups.get("year") else _likely_year(today, month, day_number, past)
+        try:
+            day = date(year, month, day_number)
+        except ValueError:
+            return None
+        return day, "day", f"on {_day_text(day)}"
+    if kind == "month_year":
+        day = date(int(groups["year"]), _month_number(groups["month"]), 1)
+        return day, "month", f"in {_month_text(day)}"
+    if kind == "in_month":
+        month = _month_number(groups["month"])
+        word = match.group(0).split()[0].lower()
+        year = today.year
+        if word == "last" or (word == "in" and past and month > today.month):
+            year -= 1 if month >= today.month else 0
+        elif word == "next" or (word == "in" and not past and month < today.month):
+            year += 1 if month <= today.month else 0
+        day = date(year, month, 1)
+        return day, "month", f"in {_month_text(day)}"
+    if kind == "in_year":
+        year = int(groups["year"])
+        word = match.group(0).split()[0].lower()
+        return date(year, 1, 1), "year", f"{'since' if word == 'since' else 'in'} {year}"
+    return None
+
+
+def _likely_year(today: date, month: int, day: int, past: bool) -> int:
+    """A date said without its year: this year's, unless the tense puts it on the other side of today."""
+    try:
+        candidate = date(today.year, month, day)
+    except ValueError:
+        return today.year
+    if past and candidate > today:
+        return today.year - 1
+    if not past and candidate < today - timedelta(days=1):
+        return today.year + 1
+    return today.year
+
+
+def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
+    """The date phrases of `text` resolved against `today`, in order, not overlapping.
+
+    `past` tells whether the clause speaks of the past, which settles "this weekend",
+    "on Friday" and dates without a year.
+    """
+    found: list[DateMention] = []
+    taken: list[tuple[int, int]] = []
+    low = text.lower()
+    if not _ANY_DATE_WORD.search(low):
+        return found
+    for kind, pattern in _PHRASES:
+        if kind in _MONTH_KINDS and not any(m[:3] in low for m in MONTHS):
+            continue  # most clauses name no month: skip those patterns cheaply
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            if (
+                kind == "in_month"
+                and match.group("month").lower() == "may"
+                and match.group(0).lower().startswith("this")
+            ):
+                continue  # "this may" is a modal far more often than a month
+            resolved = _resolve(kind, match, today, past)
+            if resolved is None:
+                continue
+            day, precision, replacement = resolved
+            taken.append((start, end))
+            found.append(DateMention(start, end, match.group(0), day, precision, replacement))
+    found.sort(key=lambda m: m.start)
+    return found
+
+
+def with_dates_written(text: str, mentions: list[DateMention]) -> str:
+    """`text` with each resolved phrase replaced by the date it stands for."""
+    out = []
+    last = 0
+    for mention in mentions:
+        out.append(text[last : mention.start])
+        out.append(mention.replacement)
+        last = mention.end
+    out.append(text[last:])
+    return "".join(out)

@@ -1,0 +1,398 @@
+"""What kind of fact a clause about the speaker states, and which single-valued attribute it sets.
+
+`classify` reads a first-person clause ("I moved to Paris last month") and says
+what it is: its memory type (semantic, episodic, preference), a topic, and,
+for facts of which a person has one at a time, the attribute a newer statement
+replaces ("residence": "I live in Lyon" then "I moved to Paris"). A clause no
+pattern recognises may still be worth keeping; the strategy decides.
+
+Attributes recognised: name, age, residence, home, origin, employer, occupation,
+relationship_status, diet, car, phone, computer, bicycle, motorbike and
+"favourite <thing>". Other facts (trips, illnesses, pets, plans, family,
+preferences, opinions about themselves) are kept without one: a second trip
+does not replace the first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, word_set
+from memoryadmin.memories.models import MemoryType
+
+_ADV = (
+    r"(?:(?:really|also|just|finally|recently|actually|still|totally|kinda|officially|now|currently|already|even|"
+    r"only|both|all|basically|originally|happily|full[- ]time|part[- ]time|mostly|usually|always|often|sometimes|"
+    r"so|absolutely|definitely|truly|genuinely|especially|particularly|quite|do|did|literally|seriously|"
+    r"newly|since)\s+)*"
+)
+_I = r"^(?:i|we)\s+" + _ADV
+_AM = r"^(?:i'm|i\s+am|we're|we\s+are)\s+" + _ADV
+_HAVE = r"^(?:i've|i\s+have|we've|we\s+have)\s+" + _ADV
+
+PROFESSIONS = (
+    "teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
+    "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|manager|"
+    "consultant|scientist|researcher|professor|lecturer|student|artist|painter|writer|author|journalist|"
+    "photographer|musician|singer|actor|actress|dancer|coach|trainer|therapist|counselor|counsellor|"
+    "psychologist|pharmacist|vet|veterinarian|mechanic|electrician|plumber|carpenter|farmer|firefighter|"
+    "police officer|officer|soldier|social worker|librarian|secretary|receptionist|analyst|entrepreneur|"
+    "freelancer|contractor|realtor|driver|paramedic|midwife|translator|editor|intern|volunteer|ceo|founder"
+)
+_THINGS = {
+    "car": word_set(
+        "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
+        "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
+        "volvo lexus porsche jaguar mini fiat peugeot renault skoda"
+    ),
+    "phone": word_set("phone smartphone iphone cellphone android pixel galaxy"),
+    "computer": word_set("laptop computer pc macbook desktop chromebook notebook"),
+    "bicycle": word_set("bike bicycle e-bike ebike"),
+    "motorbike": word_set("motorbike motorcycle scooter moped"),
+    "home": word_set("house apartment flat condo home townhouse cottage"),
+}
+_THING_OF = {word: attribute for attribute, words in _THINGS.items() for word in words}
+_PETS = word_set(
+    "dog dogs puppy puppies cat cats kitten kittens pet pets hamster rabbit bunny parrot fish turtle horse"
+)
+
+_TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "travel",
+        word_set(
+            "trip trips travel traveled travelled traveling travelling vacation holiday holidays flight flew "
+            "visited visit visiting beach camping camp hike hiking road abroad tour cruise backpacking"
+        ),
+    ),
+    (
+        "work",
+        word_set(
+            "job work working worked career office boss business company promotion promoted internship hired "
+            "fired interview client clients project studio store shop startup colleague coworker salary"
+        ),
+    ),
+    (
+        "family",
+        word_set(
+            "family kids kid wife husband mom mum dad son daughter baby sister brother parents grandma grandpa "
+            "children child aunt uncle cousin"
+        ),
+    ),
+    (
+        "health",
+        word_set(
+            "doctor hospital sick ill surgery therapy injury injured diagnosed medicine allergic allergy flu "
+            "covid pain recovering pregnant fever asthma diabetes"
+        ),
+    ),
+    (
+        "education",
+        word_set(
+            "school college university class classes course degree study studying exam graduated graduation "
+            "semester teacher edu education"
+        ),
+    ),
+    ("pets", _PETS),
+    (
+        "hobbies",
+        word_set(
+            "painting paint painted music guitar piano dance dancing reading book books game games gaming sport "
+            "sports running yoga cooking baking photography art drawing singing writing knitting gardening "
+            "swimming concert band movie movies"
+        ),
+    ),
+    ("home", word_set("house apartment flat moved moving garden renovation neighborhood neighbourhood")),
+    ("food", word_set("food restaurant recipe meal dinner lunch breakfast cooked baked eat eating")),
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a clause states: its memory type, a topic, and the attribute it sets, if any."""
+
+    memory_type: str
+    topic: str
+    attribute: str = ""
+    # The pattern means what it means with its negation ("I don't eat meat", "I can't stand jazz").
+    negation_ok: bool = False
+    # A possession or place read from the clause ("Prius", "Paris"), for the entities.
+    value: str = ""
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# (pattern, kind) in order; the first that matches decides. A kind with an attribute of "*" is
+# completed by the code below (possessions name their category, favourites what they are of).
+_PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
+    (_rx(r"^my\s+(?:first\s+|full\s+|real\s+)?name(?:'s|\s+is)\s+\w"), Kind(MemoryType.SEMANTIC, "identity", "name")),
+    (
+        _rx(r"^(?:people\s+|everyone\s+|friends\s+|you\s+can\s+)?call\s+me\s+\w|^i\s+go\s+by\s+\w"),
+        Kind(MemoryType.SEMANTIC, "identity", "name"),
+    ),
+    (
+        _rx(_AM + r"\d{1,3}(?:\s+years?\s+old|\s*yo)?\s*$|" + _I + r"turned\s+\d{1,3}\b"),
+        Kind(MemoryType.SEMANTIC, "identity", "age"),
+    ),
+    (
+        _rx(
+            _I
+            + r"(?:live|reside)\s+in\s|"
+            + _AM
+            + r"(?:living|residing|based|located|settled)\s+in\s|"
+            + _HAVE
+            + r"(?:been\s+)?(?:living|lived|based)\s+in\s|"
+            + r"^(?:i|we)(?:'ve|\s+have)?\s+"
+            + _ADV
+            + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?!a\b|an\b|my\b|our\b)"
+        ),
+        Kind(MemoryType.SEMANTIC, "home", "residence"),
+    ),
+    (
+        _rx(r"^(?:i|we)(?:'ve|\s+have)?\s+" + _ADV + r"moved\s+into\s+(?:a|an|my|our|the)\s+(?:new\s+)?\w+"),
+        Kind(MemoryType.EPISODIC, "home", "home"),
+    ),
+    (
+        _rx(
+            _AM + r"(?:originally\s+)?from\s|" + _I + r"(?:come|came)\s+from\s|^i\s+grew\s+up\s+in\s|"
+            r"^i\s+was\s+born\s+(?:and\s+raised\s+)?in\s"
+        ),
+        Kind(MemoryType.SEMANTIC, "origin", "origin"),
+    ),
+    (
+        _rx(
+            r"^i\s+"
+            + _ADV
+            + r"work\s+(?:at|for)\s|"
+            + _AM
+            + r"working\s+(?:at|for)\s|"
+            + _HAVE
+            + r"been\s+working\s+(?:at|for)\s|"
+            + _AM
+            + r"employed\s+(?:at|by)\s|"
+            + _I
+            + r"(?:got|started|landed|accepted|took)\s+(?:a|an|my|the)\s+(?:new\s+)?"
+            r"(?:full[- ]time\s+|part[- ]time\s+)?(?:job|position|role|internship|gig)\s+(?:at|with|in)\s|"
+            + _I
+            + r"(?:got|was|have\s+been|'ve\s+been)\s+hired\s"
+        ),
+        Kind(MemoryType.SEMANTIC, "work", "employer"),
+    ),
+    (
+        _rx(
+            _I
+            + r"(?:lost|quit|left)\s+my\s+(?:\w+\s+)?job\b|"
+            + _I
+            + r"(?:got|was)\s+(?:fired|laid\s+off|let\s+go)\b|"
+            + _I
+            + r"retired\b|"
+            + _AM
+            + r"(?:retired|unemployed|between\s+jobs|out\s+of\s+work)\b"
+        ),
+        Kind(MemoryType.EPISODIC, "work", "employer", negation_ok=True),
+    ),
+    (
+        _rx(
+            r"^i\s+"
+            + _ADV
+            + r"work\s+as\s+(?:a|an)\s|"
+            + _AM
+            + r"(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:"
+            + PROFESSIONS
+            + r")\b|^i\s+"
+            + _ADV
+            + r"became\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:"
+            + PROFESSIONS
+            + r")\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "work", "occupation"),
+    ),
+    (
+        _rx(
+            _AM + r"(?:single|married|engaged|divorced|separated|widowed|in\s+a\s+relationship|dating\s+\w+|"
+            r"seeing\s+someone)\b|^(?:i|we)\s+" + _ADV + r"got\s+(?:married|engaged|divorced|hitched)\b|"
+            r"^(?:i|we)\s+" + _ADV + r"broke\s+up\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "relationships", "relationship_status"),
+    ),
+    (
+        _rx(
+            _AM + r"(?:an?\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|teetotal|teetotaler)\b|"
+            r"^i\s+"
+            + _ADV
+            + r"(?:went|became|turned|have\s+gone|'ve\s+gone)\s+(?:vegetarian|vegan|pescatarian)\b|"
+            + _HAVE
+            + r"been\s+(?:an?\s+)?(?:vegetarian|vegan|pescatarian)\b|"
+            + _AM
+            + r"on\s+an?\s+(?:keto|paleo|low[- ]carb|vegan|plant[- ]based|gluten[- ]free)\s+diet\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "diet", "diet"),
+    ),
+    (
+        _rx(
+            r"^i\s+"
+            + _ADV
+            + r"(?:don't|do\s+not|never|no\s+longer)\s+(?:eat|drink)\s+\w|^i\s+"
+            + _ADV
+            + r"(?:stopped|quit|gave\s+up)\s+(?:eating|drinking)\s+\w|"
+            + _AM
+            + r"(?:lactose[- ]intolerant|gluten[- ]free|diabetic|celiac|coeliac)\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "diet", negation_ok=True),
+    ),
+    (
+        _rx(_AM + r"(?:severely\s+|very\s+|mildly\s+|deathly\s+|highly\s+)?allergic\s+to\s+\w"),
+        Kind(MemoryType.SEMANTIC, "health"),
+    ),
+    (
+        _rx(
+            r"^i\s+(?:was|got|have\s+been|'ve\s+been)\s+(?:just\s+)?diagnosed\s+with\b|"
+            + _I
+            + r"(?:have|had|got|caught)\s+(?:a\s+|the\s+|an\s+)?(?:bad\s+)?(?:cold|flu|covid|fever|migraine|asthma|"
+            r"diabetes|cancer|surgery|operation|injury|concussion|infection|food\s+poisoning|broken\s+\w+)\b|"
+            + _I
+            + r"(?:broke|sprained|injured|hurt|twisted|fractured)\s+my\s|"
+            + _AM
+            + r"(?:sick|ill|pregnant|recovering|in\s+(?:the\s+)?hospital)\b"
+        ),
+        Kind(MemoryType.EPISODIC, "health"),
+    ),
+    (
+        _rx(_I + r"(?:switched|upgraded|changed)\s+(?:from\s+(?:a|an|my|the)\s+[\w-]+\s+)?to\s+(?P<thing>.*)"),
+        Kind(MemoryType.EPISODIC, "possessions", "*"),
+    ),
+    (
+        _rx(
+            r"(?:" + _I + r"|" + _HAVE + r")(?:got|bought|purchased|have|own|drive|leased|picked\s+up|adopted|rescued)"
+            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)\s+(?:is|'s)\s+an?\s"
+        ),
+        Kind(MemoryType.EPISODIC, "possessions", "*"),
+    ),
+    (
+        _rx(
+            _I
+            + r"(?P<neg>don't\s+|do\s+not\s+|didn't\s+|never\s+)?"
+            + _ADV
+            + r"(?:prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|despise)\s+(?:it\s+when\s+\w|"
+            r"(?!it\b|that\b|this\b|you\b|them\b|him\b|her\b|those\b|these\b|to\s+(?:think|say|know|hear|see))\w)|"
+            + _I
+            + r"(?:can't|cannot)\s+stand\s+\w|"
+            + _AM
+            + r"(?:not\s+)?(?:a\s+(?:big\s+|huge\s+|massive\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|"
+            r"passionate\s+about|crazy\s+about|keen\s+on|a\s+sucker\s+for)\s+\w"
+        ),
+        Kind(MemoryType.PREFERENCE, "preferences", negation_ok=True),
+    ),
+    (
+        _rx(r"^my\s+(?:all[- ]time\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was|would\s+be)\s+\w"),
+        Kind(MemoryType.PREFERENCE, "preferences", "*"),
+    ),
+    (
+        _rx(
+            _AM + r"(?:planning|going|hoping|about|aiming|preparing|getting\s+ready|looking\s+forward|"
+            r"thinking\s+(?:about|of)|gearing\s+up)\s+(?:to|on|for|about|of)?\s*\w|"
+            + _I
+            + r"(?:plan|intend|hope|want|aim|need|am\s+going|decided)\s+to\s+\w|^(?:i|we)(?:'ll|\s+will)\s+"
+            + _ADV
+            + r"\w|"
+            + _I
+            + r"(?:can't|cannot)\s+wait\s+(?:to|for)\s+\w"
+        ),
+        Kind(MemoryType.SEMANTIC, "plans", negation_ok=True),
+    ),
+    (
+        _rx(
+            _AM + r"(?:a|an)\s+(?:[a-z-]+\s+)?(?:person|introvert|extrovert|perfectionist|morning\s+person|night\s+owl|"
+            r"cook|dancer|singer|runner|writer|reader|artist|musician|athlete|gamer|nerd|geek|homebody|planner|"
+            r"procrastinator|optimist|pessimist|animal\s+lover|dog\s+person|cat\s+person)\b|"
+            + _AM
+            + r"(?:shy|introverted|extroverted|outgoing|organized|organised|creative|competitive|patient|impatient|"
+            r"stubborn|ambitious|lazy|anxious|optimistic|pessimistic|confident|independent|sensitive|curious|"
+            r"adventurous|spontaneous|introverted)\b|"
+            + _I
+            + r"(?:consider|see)\s+myself\b|"
+            + _I
+            + r"(?:think|feel|believe)\s+(?:that\s+)?(?:i'm|i\s+am|i've|i\s+have)\s"
+        ),
+        Kind(MemoryType.SEMANTIC, "self"),
+    ),
+    (
+        _rx(
+            r"^(?:my|our)\s+(?:(?:little|big|older|younger|best|new|ex|late|twin|eldest|youngest|oldest|baby|dear|"
+            r"step|grand)[- ]?\s*)?(?P<relation>[a-z]+)\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "*"),
+    ),
+)
+
+
+def _owned_thing(phrase: str) -> str:
+    """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
+    words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
+    for word in words:
+        if word in _THING_OF or word in _PETS:
+            return word
+        if word in _PHRASE_ENDS:
+            break
+    return ""
+
+
+_PHRASE_ENDS = word_set("for from to at in on with because since when and but so that which who yesterday")
+
+
+def topic_of(text: str) -> str | None:
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    for topic, keys in _TOPICS:
+        if words & keys:
+            return topic
+    return None
+
+
+def classify(clause: str, *, past: bool) -> Kind | None:
+    """The kind of fact a first-person clause states, or None when no pattern knows it."""
+    for pattern, kind in _PATTERNS:
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        if "thing" in groups:
+            thing = _owned_thing(groups.get("thing") or groups.get("owned") or "")
+            attribute = _THING_OF.get(thing)
+            if attribute is None:
+                if thing in _PETS:
+                    return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "pets")
+                continue
+            if re.search(r"\bmy\s+old\b", clause, re.IGNORECASE):
+                return Kind(MemoryType.EPISODIC, "possessions")
+            return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "possessions", attribute, value=thing)
+        if "what" in groups:
+            what = " ".join(groups["what"].lower().split())
+            return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
+        if "relation" in groups:
+            if groups["relation"].lower() not in RELATIONS:
+                continue
+            return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "family")
+        if past and kind.memory_type == MemoryType.SEMANTIC and kind.topic not in ("identity", "origin", "diet"):
+            return Kind(MemoryType.EPISODIC, kind.topic, kind.attribute, kind.negation_ok)
+        return kind
+    return None
+
+
+_NEW_THING = re.compile(
+    r"\b(?:my|our)\s+(?:brand[- ]new|new)\s+(?P<phrase>(?:[a-z0-9-]+\s+)?(?P<thing>[a-z-]+))\b", re.IGNORECASE
+)
+
+
+def possession_in(clause: str) -> tuple[str, str] | None:
+    """A new thing of a single-valued kind mentioned in passing ("…in my new Prius"): (attribute, the words)."""
+    for match in _NEW_THING.finditer(clause):
+        attribute = _THING_OF.get(match.group("thing").lower())
+        if attribute:
+            phrase = match.group("phrase")
+            first = phrase.split()[0].lower()
+            if first != match.group("thing").lower() and first in ("and", "or", "one", "very", "so"):
+                phrase = match.group("thing")
+            return attribute, phrase
+    return None

@@ -1,0 +1,65 @@
+"""Word lists the offline strategy shares: function words, chat fillers, reactions and markers."""
+
+from __future__ import annotations
+
+
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that carry no content of their own; what is left of a clause without them is its substance.
+STOPWORDS = word_set(
+    """a an the and or but so if then than that this these those there here it its it's is are was were be been
+    being am do does did doing done have has had having i i'm i've i'd i'll me my mine myself we we're we've we'll
+    us our ours you you're your yours he she him her his they them their theirs to of in on at by for with from
+    about into over after before up down out off again very really just also too not no yes yeah yep ok okay
+    oh wow hey hi hello thanks thank please sure well like lol haha omg what when where why how who
+    which some any all much many more most lot lots such can could will would should might may must shall get
+    got getting go going gone make made thing things stuff kind sort bit way ways one ones something anything
+    everything nothing someone anyone everyone even still only now today time times day days week weeks year
+    years though although because cause since while as been doing feel feels felt think thought know knew
+    guess love loved great good nice cool awesome amazing glad happy sorry totally definitely absolutely agree
+    agrees understand understands appreciate appreciates relate relates imagine sounds""".lower()
+)
+
+# Opening words of a sentence that react or fill rather than tell: stripped before reading on.
+INTERJECTIONS = (
+    "hey there|hey|hi there|hi|hello there|hello|yo|howdy|greetings|good morning|good afternoon|good evening|"
+    "morning|wow|woah|whoa|wowza|oh my god|oh my gosh|oh my|omg|oh no|oh|ooh|oooh|aw+|ah+|haha+|hahaha+|hehe+|lol|"
+    "lmao|yay+|yeah|yea|yes+|yep|yup|nah|nope|no|ok|okay|kk|sure|well|so|um+|uh+|hmm+|honestly|anyway|anyways|"
+    "btw|by the way|thanks so much|thanks a lot|thank you so much|thank you|thanks|thx|ty|cool|nice|awesome|great|"
+    "amazing|sweet|congrats|congratulations|sorry|right|true|totally|absolutely|definitely|exactly|indeed|"
+    "same here|same|me too|ha|ahh|phew|man|dude|bro|girl|guys|fair enough|of course|for sure|gotcha|got it|"
+    "no worries|no problem|np|agreed|yikes|ugh|damn|dang|gosh|geez|jeez|alright|all right|fyi|actually|also|and|"
+    "plus|but|just so you know|for the record|fwiw|as you know|as i said|like i said|as i mentioned|"
+    "long time no see|long time no talk|long time no chat|good to see you|good to hear from you|nice to see you|"
+    "great to see you|great to hear from you"
+)
+
+# Whole sentences that only react, however they are worded around these.
+REACTION_STARTS = (
+    "that's|that is|that was|that sounds|sounds|it sounds|looks|it looks|so cool|so true|how cool|how nice|"
+    "what a|what an|you're|you are|you've|you have|you'll|you will|you'd|you should|you must|you can|you did|"
+    "your|keep it up|keep me posted|keep up|good luck|take care|have fun|enjoy|see you|talk soon|bye|"
+    "let me know|let's|lets|here's|here is|check it out|check out|look at|take a look|glad to hear|"
+    "sorry to hear|happy to hear|nice to hear|good to know|i know right|i hear you|i feel you|i get it|"
+    "i see|i bet|bet|i agree|i guess so|i think so|i hope so|i know|me neither|can't wait|cannot wait|"
+    "i (?:totally |completely |really |definitely |fully |so )?(?:agree|understand|appreciate that)"
+)
+
+# Relations whose facts are the speaker's own family and friends ("my sister lives in Paris").
+RELATIONS = word_set(
+    """wife husband partner spouse girlfriend boyfriend fiance fiancee fiancé fiancée son daughter kid kids child
+    children baby babies mom mum mother dad father parents parent sister sisters brother brothers sibling siblings
+    grandma grandmother grandpa grandfather grandparents aunt uncle cousin cousins niece nephew friend friends
+    bestie roommate roommates boss coworker coworkers colleague colleagues neighbor neighbour neighbors neighbours
+    family dog dogs cat cats puppy kitten pet pets teacher mentor students team band""".lower()
+)
+
+# Adjectives that open a subject-less sentence about the speaker's state ("Excited to share…").
+STATE_ADJECTIVES = word_set(
+    """excited tired bored interested thrilled stoked pumped scared worried stressed blessed obsessed amazed
+    surprised pleased relieved exhausted overwhelmed swamped psyched delighted devastated disappointed frustrated
+    inspired motivated determined honored honoured grateful thankful proud happy glad sad sorry busy ready
+    allergic vegetarian vegan pescatarian married single engaged divorced""".lower()
+)

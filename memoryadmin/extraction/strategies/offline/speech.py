@@ -1,0 +1,416 @@
+"""Reading a chat message: its sentences, their clauses, and which of them the speaker tells about themselves.
+
+A message is split into sentences and a sentence into clauses (at ";", " - ",
+and at "and" / "but" / "so" / a comma when the speaker starts again: "I live in
+Lyon and I work at Acme"). Each clause is then read for what it is:
+
+- said about the speaker (`self`): it has "I" / "we" as a subject, or starts
+  with "my" / "our", or dropped its subject as chat does ("Just got back from
+  a trip"), or has the speaker as its object ("Dancing makes me happy");
+- context (`other`): a plain statement that is not about the speaker ("It's a
+  part-time position"), kept only beside something said about themselves;
+- nothing to keep: greetings, thanks and reactions ("Wow, that's great!"),
+  questions, anything addressed to the listener ("You'd be a great counselor"),
+  what someone else said ("She said she lives in Madrid", quotes), and clauses
+  that are imagined, wished, hedged, negated or sarcastic.
+
+The reading is by rule, in one pass over short strings: no parser, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from memoryadmin.extraction.strategies.offline.lexicon import (
+    INTERJECTIONS,
+    REACTION_STARTS,
+    STATE_ADJECTIVES,
+    STOPWORDS,
+    word_set,
+)
+from memoryadmin.extraction.strategies.offline.person import is_past_form, normalise_spelling
+
+MAX_CLAUSE_CHARS = 400
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "´": "'", "`": "'"})
+_URL = re.compile(r"https?://\S+|www\.\S+", re.IGNORECASE)
+# Emoji, pictographs and other symbols: they decorate a sentence and never carry its facts.
+_SYMBOLS = re.compile(
+    "[\U0001f000-\U0001faff\U00002600-\U000027bf\U0001f900-\U0001f9ff\u2b00-\u2bff\ufe0f\u200d\u2190-\u21ff"
+    "\u2300-\u23ff\u25a0-\u25ff]+"
+)
+_CAPITAL_AFTER = re.compile(r"\s*[A-Z]")
+_SARCASM_EMOJI = re.compile("[\U0001f644\U0001f612\U0001f611\U0001f60f]")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
+_ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave")
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
+    r"(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
+    # A subject-less clause after a comma: "my laptop died, gonna buy a new one".
+    r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to)\b)|"
+    # "I'm vegetarian and allergic to peanuts" states two facts; each may be updated on its own.
+    r",?\s+and\s+(?=(?:allergic|vegetarian|vegan|pescatarian|married|single|engaged|divorced)\b)",
+    re.IGNORECASE,
+)
+_REPORTING_TAIL = re.compile(
+    r"(?<!\bi )\b(?:said|says|say|told\s+\w+|tells\s+\w+|thinks|asked|asks|wrote|writes|replied|replies|claims|"
+    r"claimed|goes|went|was\s+like|is\s+like|texted|messaged|yelled|shouted|whispered|added|insists|insisted|"
+    r"according\s+to\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+|our\s+)?\w+)\s*[,:]?\s*$",
+    re.IGNORECASE,
+)
+_OPENING_FIRST_WORDS = frozenset(alternative.split()[0] for alternative in INTERJECTIONS.split("|"))
+# Interjections spelt with repeated letters ("hahaha", "ummm", "yesss").
+_OPENING_PREFIXES = ("ha", "he", "aw", "ah", "um", "uh", "hm", "ye", "ya", "oo")
+_LEADING = re.compile(r"^(?:(?:" + INTERJECTIONS + r")\b[\s,!.:;~-]*)+", re.IGNORECASE)
+# A name or two after an interjection, then punctuation: "Hey Mel!", "Thanks, Gina!".
+_VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
+_TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
+_JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
+_REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
+# A question without its question mark: a question word, or an auxiliary before its subject ("do you…").
+_QUESTION_START = re.compile(
+    r"^(?:what|where|why|how|who|whom|whose|which|anything|ever|(?:do|does|did|is|are|am|was|were|can|could|"
+    r"would|will|should|shall|may|might|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
+    r"shouldn't|couldn't|can't)\s+(?:you|u|he|she|they|we|it|i|there|your|anyone|someone))\b",
+    re.IGNORECASE,
+)
+_SELF_SUBJECTS = word_set("i i'm i've i'd i'll we we're we've we'd we'll")
+_SELF_START = re.compile(
+    r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|my|our|me\s+and|call\s+me|you\s+can\s+call\s+me)\b",
+    re.IGNORECASE,
+)
+# Someone else's word for it ("My boss thinks…", "According to my doctor…"): not the speaker's statement.
+_REPORTED = re.compile(
+    r"^(?:according\s+to\b|(?:my|our)\s+(?:[a-z-]+\s+){1,2}?(?:said|says|say|told|tells|thinks|thought|"
+    r"believes|reckons|claims|claimed|insists|asked|wrote|texted|mentioned)\b)",
+    re.IGNORECASE,
+)
+# A request to the assistant ("Write me a poem about my dog"), not news about the speaker.
+_IMPERATIVE = word_set(
+    "write tell give show help make find send remind list explain summarize summarise create draft plan book "
+    "translate check search suggest recommend generate compose calculate describe compare set text email "
+    "please let keep take teach fix draw add update schedule"
+)
+# Things never kept about anyone: secrets do not belong in long-term memory.
+_SECRETS = re.compile(
+    r"\b(?:password|passcode|passphrase|pin|pin\s+code|credit\s+card|card\s+number|cvv|cvc|ssn|"
+    r"social\s+security|security\s+code|api\s+key|access\s+token|bank\s+account|account\s+number|iban)\b",
+    re.IGNORECASE,
+)
+# Fillers that trail a clause and would otherwise read as part of it ("…, just so you know", "… lol").
+_TRAILING_FILLER = re.compile(
+    r"(?:[\s,]+(?:just\s+so\s+you\s+know|you\s+know|btw|tbh|imo|imho|lol|lmao|haha+|hehe+|fyi|fingers\s+crossed|"
+    r"i\s+guess|i\s+think|right|ok|okay|though|anyway|anyways|for\s+real|no\s+joke|jk))+\s*[.!]*$",
+    re.IGNORECASE,
+)
+_SELF_OBJECTS = word_set("me my myself mine us our ours ourselves")
+_POSSESSIVES = word_set("my our mine ours")
+_IT_VERBS = word_set("gives makes helps keeps reminds means feels looks sounds seems brings lets takes shows")
+_GENERAL_CAN = re.compile(r"^(?:we|you|one|people|everyone)\s+(?:all\s+)?can\b", re.IGNORECASE)
+_LISTENER_WORDS = word_set("you you're you've you'll you'd your yours yourself ya y'all")
+_OTHER_SUBJECT = re.compile(
+    r"^(?:he|she|they|he's|she's|they're|his|her|their|it|it's|this|that|these|those|there|people|everyone|"
+    r"someone|somebody|nobody)\b",
+    re.IGNORECASE,
+)
+# Imagined, wished, planned-if, pretended, able or owed: not something that is so.
+_HYPOTHETICAL_WORDS = word_set(
+    "if unless whether would wouldn't could couldn't might maybe perhaps suppose supposing imagine imagining "
+    "pretend pretending hypothetically wish wished wishing someday dreaming assume assuming roleplay role-play "
+    "should shouldn't i'd we'd probably possibly"
+)
+_HYPOTHETICAL_PHRASES = (
+    "one day",
+    "dream of",
+    "let's say",
+    "lets say",
+    "what if",
+    "in my dream",
+    "ought to",
+    "kinda want",
+    "in this story",
+    "in my story",
+    "role play",
+)
+_HEDGE = re.compile(
+    # "I think it'll rain": a guess. "I think I'm a good cook" is an opinion about themselves: kept.
+    r"^(?:(?:i|we)\s+(?:\w+\s+)?(?:think|guess|suppose|reckon|believe|assume|doubt|wonder|bet|hope)\b"
+    r"(?!\s+(?:that\s+)?(?:i'm|i\s+am|i've|i\s+have)\s+(?:a|an|really|pretty|quite|very|so|too|kind|not)\b)|"
+    # "I'm sure it'll be fun", "I'm so glad we're on the same page": a belief or a reaction, unless the
+    # speaker goes on about themselves ("I'm glad I went").
+    r"(?:i'm|i\s+am|we're|we\s+are)\s+(?:so\s+|really\s+|just\s+|pretty\s+|totally\s+)?"
+    r"(?:sure|glad|certain|confident|positive|convinced|thrilled|stoked|happy|excited)\s+(?:that\s+)?"
+    r"(?!i\b|i'm\b|i've\b|i'll\b|to\b|about\b|for\b|with\b|of\b|and\b|but\b|,))",
+    re.IGNORECASE,
+)
+_NEGATION_WORDS = word_set("not never nobody nothing nowhere neither nor hardly barely")
+_NO_THING = re.compile(r"\bno\s+(?!problem|worries)\w+", re.IGNORECASE)
+_SARCASM = re.compile(
+    r"(?:/s\b|\byeah,?\s+right\b|\boh,?\s+(?:great|joy|fantastic|wonderful|perfect|lovely|brilliant)\b|"
+    r"\bjust\s+(?:great|perfect|wonderful|fantastic|what\s+i\s+needed)\b|\bwhat\s+fun\b|\bso\s+much\s+fun\s+lol\b|"
+    r"\b(?:love|adore|enjoy)s?\s+(?:being|getting)\s+"
+    r"(?:stuck|ignored|woken|yelled|sick|rained|dumped|lied|cut\s+off|stood\s+up)|\bthanks\s+a\s+lot\b.*\bfor\s+nothing\b|"
+    r"\bnot!\s*$|\bsure,?\s+because\b)",
+    re.IGNORECASE,
+)
+# Sarcasm is looked for only in a sentence that holds one of these.
+_SARCASM_HINTS = ("/s", "right", "oh", "just", "fun", "when", "being", "getting", "nothing", "not!", "sure")
+# A first word that, opening a clause, is an adverb of the speaker's clause rather than its subject.
+_OPENING_ADVERBS = word_set("just finally also recently actually still totally really even already only now")
+_GERUND_VERBS = word_set(
+    "is was makes made helps helped has had gives gave keeps kept brings brought feels felt means meant "
+    "reminds reminded lets takes took gets got can will"
+)
+# A gerund that is the subject has its verb after it ("Winning a championship is my goal").
+_FINITE_AFTER_GERUND = re.compile(
+    r"^(?:[\w',-]+\s+){0,12}?(?:is|was|are|were|'s|must|can|will|makes|made|gives|gave|helps|helped|brings|brought|"
+    r"keeps|kept|means|takes|took|feels|sure\s+is|really\s+is|has|have|pays|lets)\b"
+)
+# "It's great to…", "That's so cool how…": an opinion about something, not news about the speaker.
+_EVALUATION = re.compile(
+    r"^(?:it's|it\s+is|it\s+was|that's|that\s+is|that\s+was|this\s+is|what\s+a|so|how)\s+(?:\w+\s+){0,2}?"
+    r"(?:great|good|nice|cool|amazing|awesome|incredible|important|crucial|essential|key|vital|wonderful|"
+    r"fantastic|inspiring|sweet|sad|hard|tough|rough|crazy|wild|true|fun|interesting|beautiful|lovely|"
+    r"heartwarming|rewarding|amazing|okay|ok|fine|weird|funny|scary|exciting|special|worth)\b"
+)
+_ING_ADJECTIVES = word_set(
+    "exciting amazing interesting inspiring encouraging exhausting surprising refreshing relaxing rewarding "
+    "satisfying fascinating frustrating annoying boring amusing charming stunning touching moving heartwarming "
+    "overwhelming thrilling terrifying depressing disappointing embarrassing promising"
+)
+_IT_AFTER_BEEN = word_set(
+    "hectic crazy wild a an ages forever tough rough nuts insane quiet slow long so such pretty quite super kinda"
+)
+_PAST_WORDS = word_set("yesterday ago earlier")
+_PAST_PHRASES = (
+    "last night",
+    "last week",
+    "last month",
+    "last year",
+    "back in",
+    "this past",
+    "last mon",
+    "last tue",
+    "last wed",
+    "last thu",
+    "last fri",
+    "last sat",
+    "last sun",
+)
+_TIME_HINTS = word_set("tomorrow tonight today next")
+_TIME_PHRASES = (
+    "this week",
+    "this weekend",
+    "this month",
+    "this year",
+    "this summer",
+    "this morning",
+    "this afternoon",
+    "this evening",
+)
+_TOKENS = re.compile(r"[a-z][a-z'-]*")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a message, cleaned of fillers, with what kind of statement it is."""
+
+    text: str
+    # The clause's lower-case words, for the checks below.
+    words: frozenset[str]
+    # self: about the speaker, with a subject; dropped: about the speaker, subject left out;
+    # other: a plain statement about something else (context at most); opinion: an evaluation
+    # of something ("It's great to…"), never kept.
+    mode: str
+    sentence: int
+    past: bool
+    # Its place in the sentence, and the word that joined it to the clause before ("but", "and", ",").
+    position: int = 0
+    joiner: str = ""
+
+
+def clean_message(content: str) -> tuple[str, bool]:
+    """The text to read (quotes straightened, links and emoji gone) and whether it sounds sarcastic."""
+    text = content.translate(_QUOTES)
+    sarcastic_emoji = False
+    if not text.isascii():
+        sarcastic_emoji = bool(_SARCASM_EMOJI.search(text))
+        # An emoji before a capital ends a sentence ("Inspiring 💪 I emailed…").
+        text = _SYMBOLS.sub(lambda m: "\n" if _CAPITAL_AFTER.match(text, m.end()) else " ", text)
+    if "http" in text or "www." in text:
+        text = _URL.sub("", text)
+    return " ".join(text.split()), sarcastic_emoji
+
+
+def sentences(text: str) -> list[str]:
+    pieces = [piece.strip() for piece in _SENTENCE_BREAK.split(text) if piece and piece.strip()]
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and _ends_with_abbreviation(merged[-1]):
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged
+
+
+def _ends_with_abbreviation(sentence: str) -> bool:
+    if not sentence.endswith("."):
+        return False
+    last = sentence.rsplit(None, 1)[-1].rstrip(".").lower()
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and last != "i")
+
+
+def strip_opening(text: str) -> str:
+    """Drop greetings, interjections and a name addressed ("Hey Mel! Wow, ..."), however many."""
+    first = text[:12].split(None, 1)[0].lower().strip(",.!:;~-") if text.strip() else ""
+    if first not in _OPENING_FIRST_WORDS and not first.startswith(_OPENING_PREFIXES) and text[:1].isalpha():
+        return text
+    while True:
+        stripped = _LEADING.sub("", text, count=1)
+        stripped = _VOCATIVE.sub("", stripped, count=1) if stripped != text else stripped
+        stripped = stripped.lstrip(" ,.!:;~-")
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def content_words(text: str, name: str = "") -> list[str]:
+    """The words of `text` that carry content: not function words, fillers, or the speaker's name."""
+    skip = name.lower()
+    return [w for w in _TOKENS.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS and w != skip]
+
+
+def _speaks_of_time(low: str, words: frozenset[str], phrases: tuple[str, ...], hints: frozenset[str]) -> bool:
+    return bool(words & hints) or any(phrase in low for phrase in phrases)
+
+
+def _mode(clause: str, low: str, tokens: frozenset[str]) -> str:
+    if _SELF_START.match(low):
+        return "self"
+    if _EVALUATION.match(low):
+        return "opinion"
+    words = low.split()
+    first = words[0] if words else ""
+    index = 0
+    while first in _OPENING_ADVERBS and index + 1 < len(words):
+        index += 1
+        first = words[index]
+    second = words[index + 1] if index + 1 < len(words) else ""
+    if first == "been":
+        return "other" if second in _IT_AFTER_BEEN else "dropped"
+    if first in ("going", "gonna") and second in ("be", "to") and (words[index + 2 : index + 3] or [""])[0] == "be":
+        return "other"
+    if first in _ING_ADJECTIVES:
+        return "opinion"  # "Exciting to see what's next"
+    if (first.endswith("ing") and len(first) > 4) or first == "being":
+        # "Dancing makes me happy" opens with its subject; "Heading to the beach with my kids" drops the
+        # speaker's. A bare "Working together" could be either: left alone.
+        if _FINITE_AFTER_GERUND.search(" ".join(words[index + 1 :])):
+            return "opinion"  # "Taking care of yourself is so important", "Dancing makes me happy"
+        if (
+            tokens & _SELF_OBJECTS
+            or _speaks_of_time(low, tokens, _PAST_PHRASES, _PAST_WORDS)
+            or _speaks_of_time(low, tokens, _TIME_PHRASES, _TIME_HINTS)
+        ):
+            return "dropped"
+        return "other"
+    if first in ("going", "gonna") or first in STATE_ADJECTIVES:
+        return "dropped"
+    if first in _IMPERATIVE:
+        return "other"
+    if is_past_form(first) and first not in ("was", "were", "did") and second not in ("by", "with"):
+        return "dropped"
+    if _GENERAL_CAN.match(low):
+        return "opinion"  # "We can all make a difference"
+    if first in _IT_VERBS:
+        return "other"  # "Gives me a visual of my progress": its subject is "it"
+    if _OTHER_SUBJECT.match(low):
+        # "It's why I love it", "They're my rock": about something else, however it touches the speaker;
+        # kept when it is about the speaker's own things ("This has been great for my health").
+        return "self" if tokens & _POSSESSIVES and not tokens & _SELF_SUBJECTS else "other"
+    # A subject further in ("Last week I volunteered", "Growing up, I saw…", "…is that we had to…").
+    if any(word.strip(",.!") in _SELF_SUBJECTS for word in words[:12]):
+        return "self"
+    # "This has been great for my mental health", "The photo is from near my hometown": the speaker's own
+    # things. "It reminded me of…", "They help me…" only touch the speaker: not about them.
+    if tokens & _POSSESSIVES:
+        return "self"
+    return "other"
+
+
+def read_clauses(content: str) -> Iterator[Clause]:
+    """The clauses of a message worth reading further, in order. Questions, reactions, what is addressed to
+    the listener, what others said and what is quoted never come out."""
+    text, sarcastic_emoji = clean_message(content)
+    if not text:
+        return
+    text = normalise_spelling(text)
+    for index, raw in enumerate(sentences(text)):
+        sentence = raw.strip()
+        if sentence.rstrip("\"')").endswith("?"):
+            continue
+        low_sentence = sentence.lower()
+        if sarcastic_emoji or (any(h in low_sentence for h in _SARCASM_HINTS) and _SARCASM.search(sentence)):
+            continue
+        sentence = strip_opening(sentence)
+        if not sentence or _REACTION.match(sentence):
+            continue
+        reported = False
+        start = 0
+        joiner = ""
+        pieces: list[tuple[str, bool, str]] = []
+        for match in _CLAUSE_BREAK.finditer(sentence):
+            piece = sentence[start : match.start()]
+            pieces.append((piece, reported, joiner))
+            reported = bool(_REPORTING_TAIL.search((piece + match.group(0))[-40:]))
+            word = _JOINING_WORD.search(match.group(0))
+            comma = ", " if "," in match.group(0) else ""
+            joiner = comma + word.group(0).lower() if word else ","
+            start = match.end()
+        pieces.append((sentence[start:], reported, joiner))
+        past = _speaks_of_time(low_sentence, frozenset(_TOKENS.findall(low_sentence)), _PAST_PHRASES, _PAST_WORDS)
+        for position, (piece, was_reported, joined_by) in enumerate(pieces):
+            clause = _TRAILING_VOCATIVE.sub("", strip_opening(piece.strip()))
+            clause = _TRAILING_FILLER.sub("", clause).strip(" ,;:-").rstrip(".!…").strip()
+            if not clause or was_reported or len(clause) > MAX_CLAUSE_CHARS or clause[0] in "\"'":
+                continue
+            if _QUESTION_START.match(clause) or _REACTION.match(clause) or _REPORTED.match(clause):
+                continue
+            if _SECRETS.search(clause):
+                continue
+            low = clause.lower()
+            tokens = frozenset(_TOKENS.findall(low))
+            mode = _mode(clause, low, tokens)
+            yield Clause(clause, tokens, mode, index, past or _speaks_of_past(low), position, joined_by)
+
+
+def _speaks_of_past(low: str) -> bool:
+    return any(is_past_form(word) and word != "used" for word in low.split()[:6])
+
+
+def words_of(text: str) -> frozenset[str]:
+    return frozenset(_TOKENS.findall(text.lower()))
+
+
+def addresses_listener(words: frozenset[str]) -> bool:
+    return bool(words & _LISTENER_WORDS)
+
+
+def is_hypothetical(text: str, words: frozenset[str]) -> bool:
+    return bool(words & _HYPOTHETICAL_WORDS) or any(phrase in text.lower() for phrase in _HYPOTHETICAL_PHRASES)
+
+
+def is_hedged(text: str) -> bool:
+    return bool(_HEDGE.match(text))
+
+
+def is_negated(text: str, words: frozenset[str]) -> bool:
+    low = text.lower()
+    return (
+        bool(words & _NEGATION_WORDS)
+        or "n't" in low
+        or "no longer" in low
+        or ("no" in words and bool(_NO_THING.search(low)))
+    )

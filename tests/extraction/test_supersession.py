@@ -1,0 +1,136 @@
+"""Knowledge updates through extraction: a newer statement of the same attribute supersedes the older one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.extraction.services import extraction_run, extraction_schedule
+from memoryadmin.memories.models import Memory, MemoryStatus
+from memoryadmin.memories.queries import memories_search, session_context
+from memoryadmin.memories.services import memory_approve, memory_forget
+from tests.conftest import SYSTEM
+
+T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+
+
+def say_at(namespace, when: datetime, text: str, *, name: str = "", session_id: str = "s1", user_id: str = "alice"):
+    session, said = session_append_messages(
+        namespace=namespace,
+        session_id=session_id,
+        user_id=user_id,
+        messages=[NewMessage(role="user", name=name, content=text, created_at=when)],
+    )
+    run = extraction_run(run=extraction_schedule(session=session, delay=0))
+    return run, said[0]
+
+
+def memory(namespace, text: str) -> Memory:
+    return Memory.objects.get(namespace=namespace, text=text)
+
+
+def current(namespace, query: str, user_id: str = "alice") -> list[str]:
+    return [h.memory.text for h in memories_search(namespace, query=query, user_id=user_id, match="any").items]
+
+
+def test_a_move_supersedes_where_they_lived_and_the_old_fact_stays_as_history(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I live in Lyon.")
+    run, _ = say_at(offline_namespace, T0 + timedelta(days=30), "I moved to Paris last week!")
+    lyon = memory(offline_namespace, "User lives in Lyon")
+    paris = Memory.objects.get(namespace=offline_namespace, attribute="residence", status=MemoryStatus.ACTIVE)
+    assert paris.text.startswith("User moved to Paris")
+    assert (lyon.status, lyon.superseded_by, lyon.attribute) == (MemoryStatus.SUPERSEDED, paris.pk, "residence")
+    assert lyon.superseded_at is not None
+    assert run.counts["superseded"] == 1
+    # Search and context return what is current; history is found only when asked for.
+    assert current(offline_namespace, "Lyon Paris lives moved") == [paris.text]
+    assert [h.memory.text for h in memories_search(offline_namespace, query="Lyon", status="superseded").items] == [
+        "User lives in Lyon"
+    ]
+    context = session_context(offline_namespace, paris.evidence.first().message.session, query="where does User live")
+    assert "User lives in Lyon" not in [m.text for m in context.memories]
+
+
+def test_a_new_car_supersedes_the_old_one_and_is_no_near_duplicate_of_it(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I drive a 2019 Honda Civic")
+    say_at(offline_namespace, T0 + timedelta(days=400), "I drive a 2021 Honda Civic")
+    old = memory(offline_namespace, "User drives a 2019 Honda Civic")
+    new = memory(offline_namespace, "User drives a 2021 Honda Civic")
+    assert (old.status, old.superseded_by) == (MemoryStatus.SUPERSEDED, new.pk)
+    assert new.status == MemoryStatus.ACTIVE
+    # Two memories, each with its own message: the second was not merged into the first.
+    assert old.evidence.count() == new.evidence.count() == 1
+
+
+def test_a_superseded_fact_said_again_is_current_again_only_when_it_is_the_newest(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I live in Lyon.")
+    say_at(offline_namespace, T0 + timedelta(days=30), "I live in Paris.")
+    lyon, paris = memory(offline_namespace, "User lives in Lyon"), memory(offline_namespace, "User lives in Paris")
+    assert (lyon.status, paris.status) == (MemoryStatus.SUPERSEDED, MemoryStatus.ACTIVE)
+
+    # An older message saying Lyon, extracted late (a backfill): Paris is still the newest statement.
+    say_at(offline_namespace, T0 + timedelta(days=10), "I live in Lyon.", session_id="backfill")
+    lyon.refresh_from_db()
+    paris.refresh_from_db()
+    assert (lyon.status, paris.status) == (MemoryStatus.SUPERSEDED, MemoryStatus.ACTIVE)
+    assert lyon.evidence.count() == 2  # the duplicate still links its message
+    assert current(offline_namespace, "Lyon Paris") == ["User lives in Paris"]
+
+    # Said again after Paris: Lyon is current again, Paris history.
+    run, _ = say_at(offline_namespace, T0 + timedelta(days=60), "I live in Lyon.")
+    lyon.refresh_from_db()
+    paris.refresh_from_db()
+    assert (lyon.status, lyon.superseded_by, lyon.superseded_at) == (MemoryStatus.ACTIVE, None, None)
+    assert (paris.status, paris.superseded_by) == (MemoryStatus.SUPERSEDED, lyon.pk)
+    assert lyon.stated_at == T0 + timedelta(days=60)
+    assert (run.counts["duplicates"], run.counts["superseded"]) == (1, 1)
+    assert current(offline_namespace, "Lyon Paris") == ["User lives in Lyon"]
+
+
+def test_each_speaker_of_a_group_chat_has_their_own_history(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I live in Lyon.", name="Evan", user_id="club")
+    say_at(offline_namespace, T0 + timedelta(days=1), "I live in Oslo.", name="Sam", user_id="club")
+    say_at(offline_namespace, T0 + timedelta(days=2), "I live in Rome.", name="Evan", user_id="club")
+    statuses = dict(Memory.objects.filter(namespace=offline_namespace).values_list("text", "status"))
+    assert statuses == {
+        "Evan lives in Lyon": MemoryStatus.SUPERSEDED,
+        "Sam lives in Oslo": MemoryStatus.ACTIVE,
+        "Evan lives in Rome": MemoryStatus.ACTIVE,
+    }
+
+
+def test_other_attributes_and_other_people_are_left_alone(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I live in Lyon.")
+    say_at(offline_namespace, T0, "I live in Oslo.", user_id="bob", session_id="s-bob")
+    say_at(offline_namespace, T0 + timedelta(days=1), "I work at Acme.")
+    say_at(offline_namespace, T0 + timedelta(days=2), "I went to Paris last week.")
+    assert set(Memory.objects.filter(namespace=offline_namespace).values_list("status", flat=True)) == {"active"}
+
+
+def test_a_candidate_supersedes_only_once_approved(make_namespace) -> None:
+    namespace = make_namespace("reviewed", review_required=True)
+    say_at(namespace, T0, "I live in Lyon.")
+    lyon = memory(namespace, "User lives in Lyon")
+    memory_approve(memory=lyon, actor=SYSTEM)
+    say_at(namespace, T0 + timedelta(days=5), "I live in Paris.")
+    paris = memory(namespace, "User lives in Paris")
+    lyon.refresh_from_db()
+    assert (lyon.status, paris.status) == (MemoryStatus.ACTIVE, MemoryStatus.CANDIDATE)
+    approved = memory_approve(memory=paris, actor=SYSTEM)
+    lyon.refresh_from_db()
+    assert (approved.status, lyon.status, lyon.superseded_by) == (
+        MemoryStatus.ACTIVE,
+        MemoryStatus.SUPERSEDED,
+        paris.pk,
+    )
+
+
+def test_forgetting_the_current_fact_leaves_the_history_as_history(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I live in Lyon.")
+    say_at(offline_namespace, T0 + timedelta(days=5), "I live in Paris.")
+    paris = memory(offline_namespace, "User lives in Paris")
+    memory_forget(memory=paris, actor=SYSTEM)
+    lyon = memory(offline_namespace, "User lives in Lyon")
+    # Lyon was replaced; that the replacement has since been forgotten does not make Lyon true again.
+    assert (lyon.status, lyon.superseded_by) == (MemoryStatus.SUPERSEDED, paris.pk)
+    assert current(offline_namespace, "Lyon Paris") == []
