@@ -84,6 +84,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "django_htmx",
+    # For its templates and static files: the API docs page is Swagger UI served from our own origin.
+    "ninja",
     "memoryadmin.tenancy",
     "memoryadmin.audit",
     "memoryadmin.conversations",
@@ -97,6 +99,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "memoryadmin.api.middleware.ApiGuardMiddleware",
     "memoryadmin.api.ratelimit.RateLimitMiddleware",
     "memoryadmin.api.middleware.BrowserMiddleware",
@@ -220,7 +223,18 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "var" / "static")
+# The app serves its own static files (WhiteNoise) when no proxy does. In production they are
+# collected first (`manage.py collectstatic`), with hashed names and gzip copies, and cached for
+# good; in development WhiteNoise serves them straight from the source folders.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 SECURE_CSP = {
     "default-src": [CSP.SELF],
@@ -240,6 +254,8 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# A load balancer's or container's health probe speaks plain HTTP to the process itself.
+SECURE_REDIRECT_EXEMPT = [r"^api/v1/health$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
