@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import re
 import signal
@@ -100,10 +101,8 @@ class Process:
         # What is left of its group (a pool child whose parent died, say) must not outlive it.
         if self.popen is None:
             return
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def stop_all(processes: list[Process]) -> None:

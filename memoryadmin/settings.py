@@ -223,10 +223,11 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "var" / "static")
 # The app serves its own static files (WhiteNoise) when no proxy does. In production they are
-# collected first (`manage.py collectstatic`), with hashed names and gzip copies, and cached for
-# good; in development WhiteNoise serves them straight from the source folders.
+# collected first (`manage.py collectstatic`, DEBUG off) into STATIC_ROOT, with hashed names and
+# gzip copies, and cached for good. In development WhiteNoise serves the source folders as they
+# change, and there is nothing to collect.
+STATIC_ROOT = os.environ.get("STATIC_ROOT") or (None if DEBUG else BASE_DIR / "var" / "static")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -235,6 +236,8 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 
 SECURE_CSP = {
     "default-src": [CSP.SELF],
