@@ -36,21 +36,15 @@ db: deps
 static: deps
 	DEBUG=false SECRET_KEY=collectstatic-only $(BIN)/python manage.py collectstatic --no-input -v0
 
-setup: db
-	@$(BIN)/python manage.py seed_demo
+# One process: create the database if missing, migrate, seed the demo when empty, print the logins
+# and a fresh API key (separate commands would each pay Django's start-up).
+setup: deps
+	@$(BIN)/python manage.py prepare_demo --url http://$(HOST):$(PORT)
 
 # The Procfile's web (gunicorn, the ASGI app), worker and beat, with development settings; if one
 # of them exits, all stop and the supervisor says which one and shows its last lines.
 run: setup
 	@mkdir -p var
-	@echo
-	@echo "  memoryadmin is starting at http://$(HOST):$(PORT)/"
-	@echo "  Console logins: admin / admin-demo-pass (admin), olivia / operator-demo-pass (operator), victor / viewer-demo-pass (viewer)"
-	@echo "  API docs: http://$(HOST):$(PORT)/api/v1/docs"
-	@echo "  A fresh API key for the support-bot namespace (read, write, erase):"
-	@echo "    $$($(BIN)/python manage.py create_api_key support-bot --name make-run --scopes read,write,erase 2>/dev/null | tail -1)"
-	@echo "  Ctrl-C stops web, worker and beat."
-	@echo
 	@HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$${WEB_CONCURRENCY:-1} $(BIN)/python bin/procfile.py start
 
 # Chromium and its driver for the browser tests: installed when this machine can (Debian, root).

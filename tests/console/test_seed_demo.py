@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 
 from memoryadmin.celery import app as celery_app
 from memoryadmin.conversations.models import Message, Session
@@ -86,3 +87,16 @@ def test_after_a_seed_without_broker_appends_schedule_extraction_again(broker_do
         namespace=namespace, session_id="after-seed", user_id="u1", messages=[NewMessage(role="user", content="Hi")]
     )
     assert ExtractionRun.objects.filter(session=session).exists()
+
+
+def test_prepare_demo_prints_the_logins_and_a_key_that_works() -> None:
+    seed(*SMALL)
+    out = io.StringIO()
+    call_command("prepare_demo", "--url", "http://127.0.0.1:8123", stdout=out, stderr=io.StringIO())
+    printed = out.getvalue()
+    assert "Demo data already present; nothing to do." in printed
+    assert "memoryadmin is starting at http://127.0.0.1:8123/" in printed
+    assert "admin / admin-demo-pass (admin)" in printed
+    key = printed.split("(read, write, erase):\n", 1)[1].split()[0]
+    response = Client(headers={"Authorization": f"Bearer {key}"}).get("/api/v1/memories?user_id=user-000")
+    assert response.status_code == 200
