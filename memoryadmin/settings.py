@@ -152,6 +152,13 @@ DATABASES["default"].setdefault("OPTIONS", {})
 # long enough to win it back.
 DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
+# The web process serves ASGI, where each request's synchronous code runs in a thread of its own:
+# persistent connections would pile up, one per thread (Django's docs say to disable them under
+# ASGI). There the connections come from a pool of DATABASE_POOL_SIZE per process instead; the
+# Procfile's web line sets DATABASE_POOL. Workers and commands keep one persistent connection.
+if env_bool("DATABASE_POOL", False):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": env_int("DATABASE_POOL_SIZE", 8, minimum=1)}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

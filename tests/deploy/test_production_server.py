@@ -7,11 +7,13 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from django.db import connection
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
@@ -27,11 +29,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "correct horse battery"
 HASHED = re.compile(r"\.[0-9a-f]{12}\.(css|js)$")
+POOL_SIZE = 3
 PRODUCTION = {
     "DEBUG": "false",
     "ALLOWED_HOSTS": "localhost",
     # Plain HTTP on loopback, where TLS would sit in front in production.
     "SECURE_SSL_REDIRECT": "false",
+    "DATABASE_POOL_SIZE": str(POOL_SIZE),
 }
 
 
@@ -133,6 +137,22 @@ def test_the_api_docs_load_nothing_from_outside_the_server_and_list_every_endpoi
     assert policy_violations(chrome) == []
     errors = [entry["message"] for entry in chrome.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_however_many_requests_come_at_once_the_web_process_holds_its_pool_of_connections(server) -> None:
+    """Under ASGI each request runs in a thread of its own; persistent connections would pile up."""
+
+    def get(_: int) -> int:
+        return httpx.get(origin(server) + "/api/v1/health").status_code
+
+    with ThreadPoolExecutor(max_workers=12) as clients:
+        assert set(clients.map(get, range(120))) == {200}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        (held,) = cursor.fetchone()
+    assert 1 <= held <= POOL_SIZE
 
 
 def test_the_health_check_answers_over_plain_http_while_every_page_redirects_to_https(tmp_path) -> None:
