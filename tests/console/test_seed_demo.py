@@ -56,8 +56,19 @@ def test_it_seeds_sessions_memories_with_evidence_revisions_and_tombstones() -> 
     assert Message.objects.filter(session__session_id__startswith="sess-").count() == 120
     assert Memory.objects.count() == 60 - 1
     assert Tombstone.objects.count() == 1
-    assert MemoryEvidence.objects.exists()
     assert MemoryRevision.objects.filter(revision=2).exists()
+    # Each piece of evidence is the message in which the user said it.
+    evidence = MemoryEvidence.objects.select_related("memory", "message")
+    assert evidence.exists()
+    for link in evidence:
+        said = link.message.content.removesuffix(".").lower().split()[-1]
+        assert said in link.memory.text.lower(), (link.message.content, link.memory.text)
+    # A seeded session takes the next append where its messages end.
+    session = Session.objects.get(session_id="sess-0000")
+    _, (appended,) = session_append_messages(
+        namespace=session.namespace, session_id="sess-0000", messages=[NewMessage(role="user", content="Hi")]
+    )
+    assert appended.seq == 11
 
 
 def test_each_seeded_session_has_its_extraction_scheduled_when_the_seed_commits() -> None:
