@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from django.db.models import BooleanField
-from django.db.models.expressions import RawSQL
+from django.db import connection
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
 from memoryadmin.core.errors import NotFound
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -18,10 +18,6 @@ def session_get(namespace: Namespace, session_id: str) -> Session:
     if session is None:
         raise NotFound("session not found")
     return session
-
-
-def session_exists(namespace: Namespace, session_id: str) -> bool:
-    return Session.objects.filter(namespace=namespace, session_id=session_id).exists()
 
 
 def sessions_page(
@@ -39,22 +35,9 @@ def sessions_page(
         qs = qs.filter(user_id=user_id)
     if agent_id is not None:
         qs = qs.filter(agent_id=agent_id)
-    if cursor:
-        activity, last_pk = decode_cursor(cursor, "sessions", (datetime, int))
-        # A row comparison, so PostgreSQL can start the index scan at the cursor.
-        qs = qs.filter(
-            RawSQL(
-                '("conversations_session"."last_activity_at", "conversations_session"."id") < (%s, %s)',
-                (activity, last_pk),
-                output_field=BooleanField(),
-            )
-        )
-    rows = list(qs.order_by("-last_activity_at", "-id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("sessions", (rows[-1].last_activity_at, rows[-1].pk))
-    return Page(rows, next_cursor)
+    return keyset_page(
+        qs, tag="sessions", key=("last_activity_at", "id"), types=(datetime, int), cursor=cursor, limit=limit
+    )
 
 
 def messages_page(
@@ -114,3 +97,49 @@ def messages_within_budget(
 
 def last_user_message(session: Session) -> Message | None:
     return Message.objects.filter(session=session, role="user", kind=MessageKind.MESSAGE).order_by("-seq").first()
+
+
+# A loose index scan of the partial index `message_unextracted` (session_id, seq) WHERE extracted_at IS NULL:
+# each step jumps to the next session that has an unextracted message, and the LATERAL reads that
+# session's oldest one. The cost follows how many sessions wait for extraction, never how many messages
+# the table holds; rows come out in session order, so `after` pages through them.
+_WAITING_SQL = f"""
+    WITH RECURSIVE waiting(session_id) AS (
+        (SELECT session_id FROM {Message._meta.db_table}
+         WHERE extracted_at IS NULL AND session_id > %(after)s ORDER BY session_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT m.session_id FROM {Message._meta.db_table} m
+                WHERE m.extracted_at IS NULL AND m.session_id > waiting.session_id ORDER BY m.session_id LIMIT 1)
+        FROM waiting WHERE waiting.session_id IS NOT NULL
+    )
+    SELECT waiting.session_id, s.namespace_id
+    FROM waiting
+    CROSS JOIN LATERAL (
+        SELECT m.persisted_at FROM {Message._meta.db_table} m
+        WHERE m.session_id = waiting.session_id AND m.extracted_at IS NULL ORDER BY m.seq LIMIT 1
+    ) oldest
+    JOIN {Session._meta.db_table} s ON s.id = waiting.session_id
+    WHERE oldest.persisted_at < %(before)s
+    LIMIT %(limit)s
+"""
+
+
+def sessions_waiting_for_extraction(*, persisted_before: datetime, after: int = 0, limit: int) -> list[tuple[int, int]]:
+    """(session pk, namespace id) of sessions with a message left unextracted since before `persisted_before`.
+
+    In session pk order, from the first pk above `after`; at most `limit` of them.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_WAITING_SQL, {"after": after, "before": persisted_before, "limit": limit})
+        return [(session_pk, namespace_id) for session_pk, namespace_id in cursor.fetchall()]
+
+
+def sessions_with_unextracted_messages(session_pks: Sequence[int]) -> set[int]:
+    """Which of these sessions still have a message no run has marked."""
+    if not session_pks:
+        return set()
+    return set(
+        Message.objects.filter(session_id__in=session_pks, extracted_at__isnull=True)
+        .values_list("session_id", flat=True)
+        .distinct()
+    )
