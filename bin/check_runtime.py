@@ -9,7 +9,9 @@ process that dies among them, ends the check with its reason and the processes' 
 
 Only the standard library is used; any Python 3.12 runs it. The environment's DATABASE_URL names
 the PostgreSQL server (the check's database is that name with `_runtime_check` appended, created
-and dropped here) and REDIS_URL the broker.
+and dropped here). RUNTIME_CHECK_REDIS_URL names a Redis database of the check's own, emptied
+first (default: database 15 of REDIS_URL's server): keys and queued tasks of another database's
+namespaces and sessions, whose ids the check's coincide with, must not stand in its way.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/memoryadmin"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 SESSION, USER, SAID, EXPECTED = "runtime-check", "check-user", "Hi, I live in Lyon.", "User lives in Lyon"
 BEAT_TASK = "memoryadmin.governance.tasks.requeue_lost_erasures"
 
@@ -164,9 +167,14 @@ def check(requirements: Path, workdir: Path) -> None:
     base_url = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
     database = urlsplit(base_url).path.lstrip("/") + "_runtime_check"
     port = int(os.environ.get("RUNTIME_CHECK_PORT") or free_port())
+    redis_url = os.environ.get("RUNTIME_CHECK_REDIS_URL") or with_database(
+        os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL, "15"
+    )
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))},
         "DATABASE_URL": with_database(base_url, database),
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(40),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -194,6 +202,8 @@ def check(requirements: Path, workdir: Path) -> None:
         lambda: run([str(python), "manage.py", "collectstatic", "--no-input", "-v0"], env, "collectstatic"),
     )
     drop_database(python, env, database)
+    flush = "import redis, sys; redis.Redis.from_url(sys.argv[1]).flushdb()"
+    run([str(python), "-c", flush, redis_url], env, "emptying the check's Redis database")
     try:
         step(
             "database and the release step (migrate)",

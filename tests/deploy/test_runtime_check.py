@@ -30,7 +30,7 @@ def test_without_packaging_in_the_requirements_the_check_fails_and_names_it(tmp_
     env = {
         **os.environ,
         "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
-        "REDIS_URL": redis_test_url(),
+        "RUNTIME_CHECK_REDIS_URL": redis_test_url(),
     }
 
     done = subprocess.run(
