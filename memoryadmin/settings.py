@@ -73,6 +73,17 @@ if not SECRET_KEY:
 # when unset so a development setup needs nothing.
 TOMBSTONE_KEY = os.environ.get("TOMBSTONE_KEY") or hashlib.sha256(("tombstone:" + SECRET_KEY).encode()).hexdigest()
 
+# The audit trail's digests are HMACs under this key, so nobody who can only write the database
+# can forge a chain that verifies. Derived from SECRET_KEY when unset; keep it: events digested
+# under another key no longer verify.
+AUDIT_CHAIN_KEY = (
+    os.environ.get("AUDIT_CHAIN_KEY") or hashlib.sha256(("audit-chain:" + SECRET_KEY).encode()).hexdigest()
+)
+# Signed checkpoints of every chain's head go here (somewhere the database cannot write: another
+# volume, a write-once bucket); beat writes one every AUDIT_CHECKPOINT_SECONDS. Empty: none.
+AUDIT_CHECKPOINT_DIR = os.environ.get("AUDIT_CHECKPOINT_DIR", "")
+AUDIT_CHECKPOINT_SECONDS = env_int("AUDIT_CHECKPOINT_SECONDS", 3600, minimum=10)
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -208,6 +219,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "options": {"expires": EXTRACTION_RECOVERY_SECONDS},
     },
 }
+if AUDIT_CHECKPOINT_DIR:
+    CELERY_BEAT_SCHEDULE["audit-checkpoint"] = {
+        "task": "memoryadmin.audit.tasks.write_audit_checkpoint",
+        "schedule": AUDIT_CHECKPOINT_SECONDS,
+    }
 
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
@@ -222,10 +238,20 @@ MAX_MEMORY_TEXT_BYTES = env_int("MAX_MEMORY_TEXT_BYTES", 4 * 1024, minimum=1)
 MAX_MESSAGES_PER_APPEND = env_int("MAX_MESSAGES_PER_APPEND", 100, minimum=1)
 MAX_SNAPSHOT_UPLOAD_BYTES = env_int("MAX_SNAPSHOT_UPLOAD_BYTES", 256 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+# The request's head, answered 414 / 431 with the API's error body. The web worker's own limit
+# (memoryadmin.web_worker: 64 KiB for the whole head) is above these, so Django answers first.
+# The target holds every query parameter the schema allows at its longest (a 2,000-character
+# context query, percent-encoded UTF-8), so no request the schema allows meets the 414.
+MAX_REQUEST_LINE_BYTES = env_int("MAX_REQUEST_LINE_BYTES", 32 * 1024, minimum=256)
+MAX_HEADER_BYTES = env_int("MAX_HEADER_BYTES", 8 * 1024, minimum=256)
+MAX_HEADERS_BYTES = env_int("MAX_HEADERS_BYTES", 32 * 1024, minimum=1024)
 
 DEFAULT_WORKING_MEMORY_TTL_SECONDS = env_int("DEFAULT_WORKING_MEMORY_TTL_SECONDS", 3600, minimum=1)
 NEAR_DUPLICATE_THRESHOLD = env_float("NEAR_DUPLICATE_THRESHOLD", 0.8, minimum=0.0)
 API_RATE_LIMIT_PER_MINUTE = env_int("API_RATE_LIMIT_PER_MINUTE", 6000)
+# Unknown or revoked API keys one client address may present a minute before its keyed requests
+# are refused outright (0: no such limit).
+API_UNKNOWN_KEY_LIMIT_PER_MINUTE = env_int("API_UNKNOWN_KEY_LIMIT_PER_MINUTE", 30)
 # Console sign-in: failures allowed per address and username, per address, and the lockout window.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 LOGIN_FAILURE_LIMIT_PER_IP = env_int("LOGIN_FAILURE_LIMIT_PER_IP", 50, minimum=1)
@@ -290,7 +316,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Privacy links are bearer tokens in URL paths: no handler ever writes one.
+    "filters": {"privacy_links": {"()": "memoryadmin.privacy.log_filters.RedactPrivacyLinks"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["privacy_links"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # On the loggers that write request paths too, so the handlers Django sets up itself (its
+    # development console) never see a link either.
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "django.request": {"filters": ["privacy_links"]},
+        "django.server": {"filters": ["privacy_links"]},
+    },
 }

@@ -28,9 +28,12 @@ class ApiKeyAuth(HttpBearer):
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiKey | None:
         if not token or len(token) > 200:
+            request.unknown_api_key = True  # type: ignore[attr-defined]
             return None
         key = _live_key(hash_api_key(token))
         if key is None:
+            # Counted per client address by the rate limiter, which stops such addresses early.
+            request.unknown_api_key = True  # type: ignore[attr-defined]
             return None
         if not key.has_scope(self.scope):
             raise ApiError(403, "forbidden", f"This API key lacks the '{self.scope}' scope.")
@@ -70,6 +73,7 @@ def _live_key(key_hash: str) -> ApiKey | None:
 read_auth = ApiKeyAuth("read")
 write_auth = ApiKeyAuth("write")
 erase_auth = ApiKeyAuth("erase")
+tombstones_auth = ApiKeyAuth("tombstones")
 
 
 def namespace_of(request: HttpRequest) -> Namespace:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -14,8 +15,9 @@ from ninja.errors import ValidationError as NinjaValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from memoryadmin.api.schemas import NO_NUL, NOT_BLANK
 from memoryadmin.core.app_ids import APP_ID_RE
-from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.errors import PreconditionFailed, ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -38,19 +40,65 @@ def error_response(status: int, code: str, message: str, details: dict[str, Any]
 
 INVALID_ID = "invalid_id"
 _ID_FIELDS = {"session_id", "user_id", "agent_id", "run_id"}
+# Where a parameter came from; the field named to the client starts after it.
+_SOURCES = {"body", "payload", "query", "path", "header"}
+_SHAPE_ERRORS = {"string_pattern_mismatch", "string_too_long", "string_too_short", "uuid_parsing", "uuid_type"}
+_MESSAGES = {"extra_forbidden": "is not a field of this request body"}
+# The schema's patterns, said in words.
+_PATTERNS = {
+    NOT_BLANK: "must not be blank nor contain NUL characters",
+    NO_NUL: "must not contain NUL characters",
+    APP_ID_RE: f"must match {APP_ID_RE}",
+}
 
 
-def _is_bad_app_id(err: dict[str, Any]) -> bool:
-    loc = [str(part) for part in err.get("loc", ())]
-    return err.get("type") in ("string_pattern_mismatch", "string_too_long") and bool(loc) and loc[-1] in _ID_FIELDS
+def _message(err: dict[str, Any]) -> str:
+    kind = err.get("type", "")
+    if kind in _MESSAGES:
+        return _MESSAGES[kind]
+    if kind == "string_pattern_mismatch":
+        pattern = (err.get("ctx") or {}).get("pattern", "")
+        if pattern in _PATTERNS:
+            return _PATTERNS[pattern]
+    return str(err.get("msg", "")).removeprefix("Value error, ")
 
 
-def _field_errors(errors: list[dict[str, Any]]) -> dict[str, Any]:
-    fields = []
-    for err in errors:
-        loc = [str(part) for part in err.get("loc", ()) if part not in ("body", "payload")]
-        fields.append({"field": ".".join(loc), "message": err.get("msg", "invalid"), "type": err.get("type", "")})
-    return {"fields": fields}
+def field_name(loc: Sequence[Any]) -> str:
+    """A pydantic location as the services name fields: `messages[0].content`, `policy.budget`."""
+    parts = list(loc)
+    while parts and parts[0] in _SOURCES:
+        parts.pop(0)
+    name = ""
+    for part in parts:
+        if isinstance(part, int):
+            name += f"[{part}]"
+        else:
+            name += ("." if name else "") + str(part)
+    return name
+
+
+def field_errors(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The one shape of validation details: {"fields": [{"field", "message"}]}."""
+    return {"fields": [{"field": field_name(err.get("loc", ())), "message": _message(err)} for err in errors]}
+
+
+def service_details(exc: ServiceError) -> dict[str, Any]:
+    """A service names the field it refused as `details.field`; the API says it as `details.fields`."""
+    details = dict(exc.details)
+    field = details.pop("field", None)
+    if field is not None and "fields" not in details:
+        details = {"fields": [{"field": str(field), "message": exc.message}], **details}
+    return details
+
+
+def _is_bad_id(err: dict[str, Any]) -> bool:
+    loc = list(err.get("loc", ()))
+    if not loc:
+        return False
+    if loc[0] == "path":
+        # Every path parameter is an id: one that cannot be one is a malformed id, not a missing object.
+        return True
+    return err.get("type") in _SHAPE_ERRORS and str(loc[-1]) in _ID_FIELDS
 
 
 def install_error_handlers(api: NinjaAPI) -> None:
@@ -62,17 +110,33 @@ def install_error_handlers(api: NinjaAPI) -> None:
     def on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
         # The contract answers a malformed app-chosen id with 400, wherever it is checked.
         status = 400 if exc.code == INVALID_ID else exc.status
-        return error_response(status, exc.code, exc.message, exc.details)
+        response = error_response(status, exc.code, exc.message, service_details(exc))
+        if isinstance(exc, PreconditionFailed) and "revision" in exc.details:
+            # The current revision's ETag, for the client to fetch it or retry from it.
+            response["ETag"] = f'"{exc.details["revision"]}"'
+        return response
 
     @api.exception_handler(NinjaValidationError)
     def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
         errors = list(exc.errors)
         if any(err.get("type") == "json_invalid" or "JSON" in str(err.get("msg", "")) for err in errors):
             return error_response(400, "malformed_json", "The request body is not valid JSON.")
-        bad_ids = [err for err in errors if _is_bad_app_id(err)]
+        if any(tuple(err.get("loc", ()))[:1] == ("header",) for err in errors):
+            # The only header a handler reads is If-Match.
+            return error_response(
+                400,
+                "invalid_precondition",
+                'If-Match takes one ETag of the memory as it was sent, such as "3" (quotes included), or *.',
+                field_errors(errors),
+            )
+        bad_ids = [err for err in errors if _is_bad_id(err)]
         if bad_ids:
-            return error_response(400, INVALID_ID, f"Ids must match {APP_ID_RE}.", _field_errors(bad_ids))
-        return error_response(422, "validation_error", "The request is not valid.", _field_errors(errors))
+            details = field_errors(bad_ids)
+            named = ", ".join(f["field"] for f in details["fields"])
+            return error_response(
+                400, INVALID_ID, f"Malformed id ({named}): app ids match {APP_ID_RE}, memory ids are UUIDs.", details
+            )
+        return error_response(422, "validation_error", "The request is not valid.", field_errors(errors))
 
     @api.exception_handler(AuthenticationError)
     def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:

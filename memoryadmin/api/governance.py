@@ -6,24 +6,44 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
+from django.utils import timezone
 from ninja import Field, Router, Schema, Status
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import ApiError
-from memoryadmin.api.schemas import AppId, MemoryType, responses
+from memoryadmin.api.schemas import (
+    AppId,
+    Body,
+    Cursor,
+    Flag,
+    Limit,
+    MemoryType,
+    Reason,
+    UserIdPath,
+    integer,
+    number,
+    responses,
+)
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
-from memoryadmin.governance.models import ErasureRequest
-from memoryadmin.governance.privacy_links import privacy_link_create
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.privacy_links import (
+    MAX_TTL_SECONDS,
+    MIN_TTL_SECONDS,
+    privacy_link_create,
+    privacy_link_in,
+    privacy_link_revoke,
+    rights_of_scopes,
+)
+from memoryadmin.governance.queries import privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream, snapshot_restore
 
 router = Router(tags=["governance"])
@@ -46,22 +66,20 @@ SPOOL_BYTES = 8 * 1024 * 1024
 # --- forgetting ---------------------------------------------------------------------------------
 
 
-class PolicyIn(BaseModel):
-    # A plain model, strict about its keys: a misspelt rule must not quietly select nothing.
-    model_config = ConfigDict(extra="forbid")
-
-    max_age_days: float | None = Field(None, ge=0, le=1_000_000)
-    max_inactive_days: float | None = Field(None, ge=0, le=1_000_000)
-    budget: int | None = Field(None, ge=0, le=2**31 - 1)
+class PolicyIn(Body):
+    # A misspelt rule must not quietly select nothing: unknown keys are refused like everywhere.
+    max_age_days: number(ge=0, le=1_000_000) | None = None
+    max_inactive_days: number(ge=0, le=1_000_000) | None = None
+    budget: integer(ge=0, le=2**31 - 1) | None = None
     memory_type_allowlist: list[MemoryType] | None = Field(None, max_length=10)
-    hard_age_multiplier: float = Field(12.0, ge=1, le=1_000_000)
+    hard_age_multiplier: number(ge=1, le=1_000_000) = 12.0
 
 
-class ForgetIn(Schema):
+class ForgetIn(Body):
     policy: PolicyIn
     user_id: AppId | None = None
     session_id: AppId | None = None
-    dry_run: bool = True
+    dry_run: Flag = True
 
 
 class SelectedOut(Schema):
@@ -179,7 +197,7 @@ def snapshot_export(request: HttpRequest, user_id: AppId | None = None):
     response=responses({}),
     openapi_extra=NDJSON_OK,
 )
-def subject_export(request: HttpRequest, user_id: str):
+def subject_export(request: HttpRequest, user_id: str = UserIdPath):
     return _export(request, user_id)
 
 
@@ -233,25 +251,6 @@ def snapshot_restore_view(request: HttpRequest, dry_run: bool = True):
     return {"dry_run": result.dry_run, "records": result.records, "counts": result.counts, "by_type": result.by_type}
 
 
-def _optional_body[T: BaseModel](request: HttpRequest, schema: type[T]) -> T:
-    """A JSON body that may be left out entirely (then every field takes its default)."""
-    raw = request.body
-    if not raw.strip() or not request.content_type.startswith("application/json"):
-        return schema()
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise ApiError(400, "malformed_json", "The request body is not valid JSON.") from None
-    try:
-        return schema.model_validate(data)
-    except ValidationError as exc:
-        fields = [
-            {"field": ".".join(str(p) for p in err["loc"]), "message": err["msg"], "type": err["type"]}
-            for err in exc.errors()
-        ]
-        raise ApiError(422, "validation_error", "The request is not valid.", {"fields": fields}) from None
-
-
 # --- erasure ------------------------------------------------------------------------------------
 
 
@@ -270,10 +269,8 @@ class ErasureOut(Schema):
     error: str | None = None
 
 
-class ErasureIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str = Field("", max_length=1000)
+class ErasureIn(Body):
+    reason: Reason = ""
 
 
 @router.post(
@@ -287,13 +284,12 @@ class ErasureIn(BaseModel):
         "receipt. A request already open for the person is returned instead of a second one."
     ),
 )
-def subject_erase(request: HttpRequest, user_id: str):
-    payload = _optional_body(request, ErasureIn)
+def subject_erase(request: HttpRequest, user_id: str = UserIdPath, payload: ErasureIn | None = None):
     erasure = erasure_request(
         namespace=namespace_of(request),
         user_id=user_id,
         actor=actor_of(request),
-        reason=payload.reason,
+        reason=payload.reason if payload else "",
     )
     return Status(202, {"erasure_id": erasure.pk, "status": erasure.status})
 
@@ -304,12 +300,8 @@ def subject_erase(request: HttpRequest, user_id: str):
     response=responses({200: ErasureOut}, 404),
     summary="An erasure: status, counts and receipt",
 )
-def erasure_get(request: HttpRequest, erasure_id: str):
-    try:
-        pk = uuid.UUID(erasure_id)
-    except ValueError:
-        raise ApiError(404, "not_found", "Not found.") from None
-    erasure = ErasureRequest.objects.filter(namespace=namespace_of(request), pk=pk).first()
+def erasure_get(request: HttpRequest, erasure_id: uuid.UUID):
+    erasure = ErasureRequest.objects.filter(namespace=namespace_of(request), pk=erasure_id).first()
     if erasure is None:
         raise ApiError(404, "not_found", "Not found.")
     return {
@@ -325,32 +317,105 @@ def erasure_get(request: HttpRequest, erasure_id: str):
 
 # --- privacy links ------------------------------------------------------------------------------
 
+Right = Literal["read", "forget", "erase"]
 
-class PrivacyLinkIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    ttl_seconds: int = Field(86400, ge=60, le=30 * 24 * 3600)
+class PrivacyLinkIn(Body):
+    ttl_seconds: integer(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS) = 86400
+    rights: list[Right] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "What the link lets the person do: `read` (see and download), `forget` (one memory at a time), "
+            "`erase` (everything). Each needs the key's matching scope (`read`, `write`, `erase`); left out, "
+            "the link gets every right the key can grant."
+        ),
+    )
 
 
 class PrivacyLinkOut(Schema):
+    link_id: uuid.UUID
     url: str
+    rights: list[Right]
     expires_at: datetime
+
+
+class PrivacyLinkInfo(Schema):
+    link_id: uuid.UUID
+    rights: list[Right]
+    status: Literal["active", "expired", "revoked"]
+    created_by: str
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+
+
+class PrivacyLinkPage(Schema):
+    items: list[PrivacyLinkInfo]
+    next_cursor: str | None
+
+
+def _link_info(link: PrivacyLink, now: datetime) -> dict[str, Any]:
+    status = "revoked" if link.revoked_at else "expired" if link.expires_at <= now else "active"
+    return {
+        "link_id": link.pk,
+        "rights": link.rights,
+        "status": status,
+        "created_by": link.created_by,
+        "created_at": link.created_at,
+        "expires_at": link.expires_at,
+        "revoked_at": link.revoked_at,
+        "last_used_at": link.last_used_at,
+    }
 
 
 @router.post(
     "/subjects/{user_id}/privacy-link",
     auth=write_auth,
     response=responses({200: PrivacyLinkOut}),
-    summary="A signed link for the person to see, download and erase their own memory",
+    summary="A signed link for the person to see, download, forget or erase their own memory",
+    description=(
+        "Its rights are fixed now and never exceed this key's scopes: 403 `forbidden` when `rights` asks for more. "
+        "The link is listed with the person and can be revoked on its own; every use is audited."
+    ),
 )
-def privacy_link(request: HttpRequest, user_id: str):
-    payload = _optional_body(request, PrivacyLinkIn)
-    url, expires_at = privacy_link_create(
+def privacy_link(request: HttpRequest, user_id: str = UserIdPath, payload: PrivacyLinkIn | None = None):
+    payload = payload or PrivacyLinkIn()
+    url, link = privacy_link_create(
         namespace=namespace_of(request),
         user_id=user_id,
-        ttl_seconds=payload.ttl_seconds,
         actor=actor_of(request),
+        grantable=rights_of_scopes(request.auth.scopes),  # type: ignore[attr-defined]
+        rights=payload.rights,
+        ttl_seconds=payload.ttl_seconds,
     )
     if url.startswith("/"):
         url = request.build_absolute_uri(url)
-    return {"url": url, "expires_at": rfc3339(expires_at)}
+    return {"link_id": link.pk, "url": url, "rights": link.rights, "expires_at": rfc3339(link.expires_at)}
+
+
+@router.get(
+    "/subjects/{user_id}/privacy-links",
+    auth=read_auth,
+    response=responses({200: PrivacyLinkPage}),
+    summary="A person's privacy links, newest first",
+    description="The links themselves are not kept and not shown, only what each allows and whether it still works.",
+)
+def privacy_link_list(request: HttpRequest, user_id: str = UserIdPath, limit: Limit = 50, cursor: Cursor | None = None):
+    page = privacy_links_page(namespace=namespace_of(request), user_id=user_id, cursor=cursor, limit=limit)
+    now = timezone.now()
+    return {"items": [_link_info(link, now) for link in page.items], "next_cursor": page.next_cursor}
+
+
+@router.delete(
+    "/privacy-links/{link_id}",
+    auth=write_auth,
+    response=responses({204: None}, 404),
+    summary="Revoke one privacy link",
+    description="The link stops working at once; the person's other links stay. Revoking twice changes nothing.",
+)
+def privacy_link_remove(request: HttpRequest, link_id: uuid.UUID, reason: Reason = ""):
+    link = privacy_link_in(namespace_of(request), link_id)
+    privacy_link_revoke(link=link, actor=actor_of(request), reason=reason)
+    return Status(204, None)

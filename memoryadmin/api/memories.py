@@ -9,6 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
+from memoryadmin.api.errors import service_details
+from memoryadmin.api.preconditions import ETAG_HEADER, IfMatch, expected_revision, with_etag
 from memoryadmin.api.renderers import rendered
 from memoryadmin.api.schemas import (
     AppId,
@@ -54,11 +56,14 @@ from memoryadmin.memories.services import (
 from memoryadmin.tenancy.models import Namespace
 
 router = Router(tags=["memories"])
+# Answers that carry the memory document its ETag.
+WITH_ETAG = {"responses": {200: {"headers": ETAG_HEADER}}}
 
 
-def _answer(namespace: Namespace, memory: Memory) -> dict:
-    """The memory as the API shows it, read again so `pinned` and every field are current."""
+def _answer(namespace: Namespace, memory: Memory, response: HttpResponse) -> dict:
+    """The memory as the API shows it, read again so `pinned` and every field are current; its ETag set."""
     fresh = memory_get(namespace, memory.pk)
+    with_etag(response, fresh)
     return memory_dict(fresh, pinned=fresh.pinned)
 
 
@@ -92,9 +97,9 @@ def memory_add(request: HttpRequest, payload: MemoryIn, response: HttpResponse):
     if result.outcome is Outcome.SUPPRESSED or result.memory is None:
         raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
     if result.outcome is Outcome.CREATED:
-        return Status(201, _answer(namespace, result.memory))
+        return Status(201, _answer(namespace, result.memory, response))
     response["X-Deduplicated"] = "true"
-    return Status(200, _answer(namespace, result.memory))
+    return Status(200, _answer(namespace, result.memory, response))
 
 
 @router.get("/memories", auth=read_auth, response=responses({200: MemoryPage}), summary="Memories, newest first")
@@ -179,30 +184,47 @@ def memory_bulk(request: HttpRequest, payload: BulkIn):
     return {
         "done": result.done,
         "failed": [
-            {"id": raw, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+            {"id": raw, "error": {"code": exc.code, "message": exc.message, "details": service_details(exc)}}
             for raw, exc in result.failed
         ],
     }
 
 
-@router.get("/memories/{uuid:memory_id}", auth=read_auth, response=responses({200: MemoryOut}, 404), summary="A memory")
-def memory_read(request: HttpRequest, memory_id: uuid.UUID):
+@router.get(
+    "/memories/{memory_id}",
+    auth=read_auth,
+    response=responses({200: MemoryOut}, 404),
+    summary="A memory",
+    description="The `ETag` header names the revision, for `If-Match` on a later PATCH or DELETE.",
+    openapi_extra=WITH_ETAG,
+)
+def memory_read(request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse):
     memory = memory_get(namespace_of(request), memory_id)
+    with_etag(response, memory)
     return memory_dict(memory, pinned=memory.pinned)
 
 
 @router.patch(
-    "/memories/{uuid:memory_id}",
+    "/memories/{memory_id}",
     auth=write_auth,
-    response=responses({200: MemoryOut}, 404, 409),
+    response=responses({200: MemoryOut}, 404, 409, 412),
     summary="Edit a memory",
     description=(
         "Each change appends a revision (`revision` + 1). 409 `tombstoned` when the new text is forbidden for "
-        "the user, `duplicate` when another memory of the user already has it."
+        "the user, `duplicate` when another memory of the user already has it. With `If-Match`, 412 "
+        "`precondition_failed` (and the current `ETag`) when the memory is no longer at that revision."
     ),
+    openapi_extra=WITH_ETAG,
 )
-def memory_edit(request: HttpRequest, memory_id: uuid.UUID, payload: MemoryPatchIn):
+def memory_edit(
+    request: HttpRequest,
+    memory_id: uuid.UUID,
+    payload: MemoryPatchIn,
+    response: HttpResponse,
+    if_match: str = IfMatch,
+):
     namespace = namespace_of(request)
+    expected = expected_revision(if_match)
     memory = memory_update(
         memory=memory_get(namespace, memory_id),
         actor=actor_of(request),
@@ -212,28 +234,37 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID, payload: MemoryPatch
         entities=payload.entities,
         metadata=payload.metadata,
         reason=payload.reason,
+        expected_revision=expected,
     )
-    return _answer(namespace, memory)
+    return _answer(namespace, memory, response)
 
 
 @router.delete(
-    "/memories/{uuid:memory_id}",
+    "/memories/{memory_id}",
     auth=write_auth,
-    response=responses({204: None}, 404, 409),
+    response=responses({204: None}, 404, 409, 412),
     summary="Forget a memory",
     description=(
         "The memory goes and a tombstone keeps the same text from coming back for that user. A pinned memory "
-        "answers 409 `pinned` unless `force=true`."
+        "answers 409 `pinned` unless `force=true`. With `If-Match`, 412 `precondition_failed` when the memory "
+        "is no longer at that revision."
     ),
 )
-def memory_remove(request: HttpRequest, memory_id: uuid.UUID, reason: Reason = "", force: bool = False):
+def memory_remove(
+    request: HttpRequest,
+    memory_id: uuid.UUID,
+    reason: Reason = "",
+    force: bool = False,
+    if_match: str = IfMatch,
+):
+    expected = expected_revision(if_match)
     memory = memory_get(namespace_of(request), memory_id)
-    memory_forget(memory=memory, actor=actor_of(request), reason=reason, force=force)
+    memory_forget(memory=memory, actor=actor_of(request), reason=reason, force=force, expected_revision=expected)
     return Status(204, None)
 
 
 @router.get(
-    "/memories/{uuid:memory_id}/revisions",
+    "/memories/{memory_id}/revisions",
     auth=read_auth,
     response=responses({200: RevisionList}, 404),
     summary="Revisions of a memory, oldest first",
@@ -244,7 +275,7 @@ def memory_revision_list(request: HttpRequest, memory_id: uuid.UUID):
 
 
 @router.get(
-    "/memories/{uuid:memory_id}/evidence",
+    "/memories/{memory_id}/evidence",
     auth=read_auth,
     response=responses({200: EvidenceList}, 404),
     summary="The messages a memory was taken from",
@@ -255,49 +286,51 @@ def memory_evidence_list(request: HttpRequest, memory_id: uuid.UUID):
 
 
 @router.post(
-    "/memories/{uuid:memory_id}/pin",
+    "/memories/{memory_id}/pin",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404),
     summary="Pin a memory",
     description="Pinned memories are never removed by a forgetting policy and need `force` to be forgotten.",
 )
-def memory_pin_add(request: HttpRequest, memory_id: uuid.UUID, payload: ReasonIn | None = None):
+def memory_pin_add(request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse, payload: ReasonIn | None = None):
     namespace = namespace_of(request)
     memory = memory_pin(
         memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=payload.reason if payload else ""
     )
-    return _answer(namespace, memory)
+    return _answer(namespace, memory, response)
 
 
 @router.delete(
-    "/memories/{uuid:memory_id}/pin",
+    "/memories/{memory_id}/pin",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404),
     summary="Unpin a memory",
 )
-def memory_pin_remove(request: HttpRequest, memory_id: uuid.UUID, reason: Reason = ""):
+def memory_pin_remove(request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse, reason: Reason = ""):
     namespace = namespace_of(request)
     memory = memory_unpin(memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=reason)
-    return _answer(namespace, memory)
+    return _answer(namespace, memory, response)
 
 
 @router.post(
-    "/memories/{uuid:memory_id}/approve",
+    "/memories/{memory_id}/approve",
     auth=write_auth,
     response=responses({200: MemoryOut}, 404, 409),
     summary="Approve a candidate",
     description="The candidate becomes active; 409 `not_candidate` for a memory that is not awaiting review.",
 )
-def memory_approve_one(request: HttpRequest, memory_id: uuid.UUID, payload: ReasonIn | None = None):
+def memory_approve_one(
+    request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse, payload: ReasonIn | None = None
+):
     namespace = namespace_of(request)
     memory = memory_approve(
         memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=payload.reason if payload else ""
     )
-    return _answer(namespace, memory)
+    return _answer(namespace, memory, response)
 
 
 @router.post(
-    "/memories/{uuid:memory_id}/reject",
+    "/memories/{memory_id}/reject",
     auth=write_auth,
     response=responses({204: None}, 404, 409),
     summary="Reject a candidate",

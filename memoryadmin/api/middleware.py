@@ -26,6 +26,8 @@ class ApiGuardMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
+        if refused := _oversized_head(request):
+            return refused
         limit = (
             settings.MAX_SNAPSHOT_UPLOAD_BYTES
             if request.path.startswith(LARGE_BODY_PATHS)
@@ -54,6 +56,35 @@ class ApiGuardMiddleware:
                 fixed["Allow"] = allowed
             return fixed
         return response
+
+
+def _oversized_head(request: HttpRequest) -> HttpResponse | None:
+    """414 for a request target over MAX_REQUEST_LINE_BYTES, 431 for a header over MAX_HEADER_BYTES or all of
+    them over MAX_HEADERS_BYTES. The web server's own limits are set above these (`memoryadmin.web_worker`),
+    so these answers, with the error body, are the ones a client meets."""
+    target = len(request.META.get("PATH_INFO", "")) + len(request.META.get("QUERY_STRING", "")) + 1
+    limit = settings.MAX_REQUEST_LINE_BYTES
+    if target > limit:
+        return error_response(414, "uri_too_long", f"The request target exceeds {limit} bytes.", {"limit_bytes": limit})
+    one, total = settings.MAX_HEADER_BYTES, settings.MAX_HEADERS_BYTES
+    size = 0
+    for name, value in request.META.items():
+        if name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            field = len(name) + len(str(value)) + 4
+            if field > one:
+                header = name.removeprefix("HTTP_").replace("_", "-").title()
+                return error_response(
+                    431,
+                    "headers_too_large",
+                    f"The {header} header exceeds {one} bytes.",
+                    {"header": header, "limit_bytes": one},
+                )
+            size += field
+    if size > total:
+        return error_response(
+            431, "headers_too_large", f"The request's headers exceed {total} bytes.", {"limit_bytes": total}
+        )
+    return None
 
 
 class BrowserMiddleware:

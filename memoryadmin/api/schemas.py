@@ -1,18 +1,35 @@
-"""Request and response bodies of the API (the contract of shared/API.md, as OpenAPI)."""
+"""Request and response bodies of the API (the contract of docs/api.md, as OpenAPI).
+
+The schema is the contract: what it allows, the server accepts, and what it
+forbids, the server refuses with 422 (400 for a malformed id). So request
+bodies refuse fields they do not know, numbers and booleans are not read out
+of other types (`true` is not the integer 1), and every limit the services
+check is published here too, taken from where the data is defined.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from ninja import Schema
-from pydantic import AfterValidator, AwareDatetime, Field
+from django.conf import settings
+from ninja import Path, Schema
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field
 
+from memoryadmin.conversations.working_memory import MAX_KEY_CHARS, MAX_KEYS, MAX_TTL_SECONDS
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.pagination import MAX_LIMIT
 from memoryadmin.core.storable_json import json_problem
+from memoryadmin.memories.models import MAX_ENTITY_CHARS, MAX_LABELS, MAX_TOPIC_CHARS
 
 # --- shared pieces -------------------------------------------------------------------------------
+
+
+class Body(Schema):
+    """A request body. A field it does not know is refused (422 naming it): a misspelt
+    `tpoics` must not store nothing and say nothing."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def _reject_nul(value: Any) -> Any:
@@ -52,27 +69,95 @@ def _in_utc(value: datetime) -> datetime:
         raise ValueError("must lie between years 1 and 9999 in UTC") from None
 
 
+def _a_number(value: Any) -> Any:
+    # JSON has no truthy numbers: `true` is a boolean, "5" a string, and neither is read as 5.
+    if isinstance(value, bool | str | bytes):
+        raise ValueError("must be a number")
+    return value
+
+
+def _at_most_bytes(limit_setting: str) -> Any:
+    def check(value: str) -> str:
+        limit = getattr(settings, limit_setting)
+        if len(value.encode()) > limit:
+            raise ValueError(f"must be at most {limit} bytes of UTF-8")
+        return value
+
+    return AfterValidator(check)
+
+
+# What str.strip() removes (the services trim text), spelt out so every regex engine (the
+# server's, and any client's reading the schema) agrees on what counts as blank. Unicode has
+# no white space outside the Basic Multilingual Plane.
+_BLANK = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x10000)) if c.isspace())
+NO_NUL = r"^[^\u0000]*$"
+NOT_BLANK = rf"^[^\u0000]*[^\u0000{_BLANK}][^\u0000]*$"
+
+
+def integer(**limits: Any) -> Any:
+    """An integer body field; `limits` are Field's (ge, le), published in the schema and checked."""
+    return Annotated[int, Field(**limits), BeforeValidator(_a_number)]
+
+
+def number(**limits: Any) -> Any:
+    """A number body field (an integer is a number too); `limits` as for `integer`."""
+    return Annotated[float, Field(**limits), BeforeValidator(_a_number)]
+
+
+Integer = integer()
+Number = number()
+Flag = Annotated[bool, Field(strict=True)]
 Timestamp = Annotated[AwareDatetime, AfterValidator(_in_utc)]
 AppId = Annotated[
     str,
     Field(pattern=APP_ID_RE, description=f"An id chosen by the app, matching `{APP_ID_RE}`.", examples=["alice"]),
 ]
-Text = Annotated[str, AfterValidator(_reject_nul)]
-Reason = Annotated[str, Field(max_length=1000), AfterValidator(_reject_nul)]
+Text = Annotated[
+    str,
+    Field(
+        pattern=NOT_BLANK,
+        max_length=settings.MAX_MEMORY_TEXT_BYTES,
+        description=(
+            f"Not blank; at most {settings.MAX_MEMORY_TEXT_BYTES} bytes of UTF-8 once leading and trailing "
+            "white space is trimmed."
+        ),
+    ),
+    _at_most_bytes("MAX_MEMORY_TEXT_BYTES"),
+]
+Reason = Annotated[str, Field(max_length=1000, pattern=NO_NUL)]
+RequiredReason = Annotated[
+    str, Field(min_length=1, max_length=1000, pattern=NOT_BLANK, description="Why; kept by the audit trail.")
+]
 Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul), AfterValidator(_storable)]
-Topics = Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=50), AfterValidator(_reject_nul)]
-Entities = Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=50), AfterValidator(_reject_nul)]
+Topics = Annotated[
+    list[Annotated[str, Field(max_length=MAX_TOPIC_CHARS, pattern=NO_NUL)]], Field(max_length=MAX_LABELS)
+]
+Entities = Annotated[
+    list[Annotated[str, Field(max_length=MAX_ENTITY_CHARS, pattern=NO_NUL)]], Field(max_length=MAX_LABELS)
+]
+UserIdPath = Path(..., pattern=APP_ID_RE, description="The app's id of the person.")
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
-Cursor = Annotated[str, Field(max_length=512, description="`next_cursor` of the previous page.")]
+BodyLimit = integer(ge=1, le=MAX_LIMIT)
+Cursor = Annotated[
+    str, Field(max_length=512, pattern=r"^[A-Za-z0-9_-]+$", description="`next_cursor` of the previous page.")
+]
 
 MemoryType = Literal["semantic", "episodic", "preference", "summary"]
 MemoryStatus = Literal["active", "candidate"]
 
 
+class FieldError(Schema):
+    field: str = Field(description="Where the problem is: `text`, `messages[0].content`, `policy.budget`.")
+    message: str
+
+
 class ErrorDetail(Schema):
     code: str = Field(examples=["validation_error"])
     message: str
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="For 400 `invalid_id` and 422 `validation_error`: `fields`, a list of `FieldError`.",
+    )
 
 
 class ErrorOut(Schema):
@@ -82,7 +167,7 @@ class ErrorOut(Schema):
 # --- sessions and messages ------------------------------------------------------------------------
 
 
-class SessionIn(Schema):
+class SessionIn(Body):
     user_id: AppId
     agent_id: AppId | None = None
     metadata: Metadata | None = None
@@ -108,22 +193,30 @@ Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["message", "instruction", "commentary", "supporting_context"]
 
 
-class MessageIn(Schema):
+class MessageIn(Body):
     role: Role
-    content: str = ""
+    content: Annotated[
+        str,
+        Field(
+            pattern=NO_NUL,
+            max_length=settings.MAX_MESSAGE_CONTENT_BYTES,
+            description=f"At most {settings.MAX_MESSAGE_CONTENT_BYTES} bytes of UTF-8.",
+        ),
+        _at_most_bytes("MAX_MESSAGE_CONTENT_BYTES"),
+    ] = ""
     kind: Kind = "message"
-    name: Annotated[str, Field(max_length=128)] | None = None
+    name: Annotated[str, Field(max_length=128, pattern=NO_NUL)] | None = None
     run_id: AppId | None = None
     tool_calls: Annotated[Any, AfterValidator(_reject_nul), AfterValidator(_storable)] = None
-    tool_call_id: Annotated[str, Field(max_length=128)] | None = None
+    tool_call_id: Annotated[str, Field(max_length=128, pattern=NO_NUL)] | None = None
     metadata: Metadata | None = None
     created_at: Timestamp | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
 
 
-class AppendIn(Schema):
+class AppendIn(Body):
     user_id: AppId | None = Field(default=None, description="Required when the session does not exist yet.")
     agent_id: AppId | None = None
-    messages: list[MessageIn] = Field(min_length=1)
+    messages: list[MessageIn] = Field(min_length=1, max_length=settings.MAX_MESSAGES_PER_APPEND)
 
 
 class MessageOut(Schema):
@@ -157,15 +250,44 @@ class DeletedOut(Schema):
 # --- working memory -------------------------------------------------------------------------------
 
 
-class StatePutIn(Schema):
-    state: Annotated[dict[str, Any], AfterValidator(_storable_state)]
-    ttl_seconds: int | None = Field(default=None, description="Defaults to the namespace's working-memory TTL.")
+def _no_nul_keys(value: dict[str, Any]) -> dict[str, Any]:
+    if any("\x00" in key for key in value):
+        raise ValueError("keys must not contain NUL characters")
+    return value
 
 
-class StatePatchIn(Schema):
-    state: Annotated[dict[str, Any], AfterValidator(_storable_state)] = Field(
-        description="Keys to set; a null value removes the key."
+StateKey = Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)]
+# Said with propertyNames, since a pattern on the keys' type would come out as patternProperties,
+# which leaves keys that do not match it unconstrained.
+STATE_KEYS = {"propertyNames": {"minLength": 1, "maxLength": MAX_KEY_CHARS, "pattern": NO_NUL}}
+# A value of a new state: anything JSON but null (leave the key out instead).
+StateValue = Annotated[
+    dict[str, Any] | list[Any] | str | Integer | Number | Flag,
+    Field(description="Any JSON value but null."),
+]
+
+
+class StatePutIn(Body):
+    state: Annotated[
+        dict[StateKey, StateValue],
+        Field(max_length=MAX_KEYS, json_schema_extra=STATE_KEYS),
+        AfterValidator(_no_nul_keys),
+        AfterValidator(_storable_state),
+    ]
+    ttl_seconds: integer(ge=1, le=MAX_TTL_SECONDS) | None = Field(
+        default=None, description="Defaults to the namespace's working-memory TTL."
     )
+
+
+class StatePatchIn(Body):
+    state: Annotated[
+        dict[StateKey, Any],
+        Field(
+            max_length=MAX_KEYS, json_schema_extra=STATE_KEYS, description="Keys to set; a null value removes the key."
+        ),
+        AfterValidator(_no_nul_keys),
+        AfterValidator(_storable_state),
+    ]
 
 
 class StateOut(Schema):
@@ -200,7 +322,7 @@ class MemoryPage(Schema):
     next_cursor: str | None
 
 
-class MemoryIn(Schema):
+class MemoryIn(Body):
     text: Text
     user_id: AppId
     session_id: AppId | None = None
@@ -209,10 +331,10 @@ class MemoryIn(Schema):
     topics: Topics | None = None
     entities: Entities | None = None
     metadata: Metadata | None = None
-    pinned: bool = False
+    pinned: Flag = False
 
 
-class MemoryPatchIn(Schema):
+class MemoryPatchIn(Body):
     text: Text | None = None
     memory_type: MemoryType | None = None
     topics: Topics | None = None
@@ -249,16 +371,21 @@ class EvidenceList(Schema):
     items: list[EvidenceOut]
 
 
-class ReasonIn(Schema):
+class ReasonIn(Body):
     reason: Reason = ""
 
 
 BulkAction = Literal["pin", "unpin", "forget", "approve", "reject"]
 
 
-class BulkIn(Schema):
+class BulkIn(Body):
     action: BulkAction
-    ids: list[Annotated[str, Field(max_length=64)]] = Field(min_length=1, max_length=1000)
+    ids: list[Annotated[str, Field(max_length=64)]] = Field(
+        min_length=1,
+        max_length=1000,
+        description="Memory ids. Each is reported done or failed on its own: `invalid_id` for one that is not "
+        "a memory id at all, `not_found` for one that names no memory of this namespace.",
+    )
     reason: Reason = ""
 
 
@@ -272,18 +399,18 @@ class BulkOut(Schema):
     failed: list[BulkFailure]
 
 
-class RecencyIn(Schema):
-    enabled: bool = True
-    access_half_life_days: float = Field(7.0, gt=0, le=36500, description="Half-life of the last-access decay.")
-    freshness_half_life_days: float = Field(30.0, gt=0, le=36500, description="Half-life of the creation decay.")
-    access_weight: float = Field(0.6, ge=0, le=1000, description="Weight of the last-access decay in recency.")
-    creation_weight: float = Field(0.4, ge=0, le=1000, description="Weight of the creation decay in recency.")
-    text_weight: float = Field(0.8, ge=0, le=1000, description="Weight of the text rank in the score.")
-    recency_weight: float = Field(0.2, ge=0, le=1000, description="Weight of recency in the score.")
+class RecencyIn(Body):
+    enabled: Flag = True
+    access_half_life_days: number(gt=0, le=36500) = Field(7.0, description="Half-life of the last-access decay.")
+    freshness_half_life_days: number(gt=0, le=36500) = Field(30.0, description="Half-life of the creation decay.")
+    access_weight: number(ge=0, le=1000) = Field(0.6, description="Weight of the last-access decay in recency.")
+    creation_weight: number(ge=0, le=1000) = Field(0.4, description="Weight of the creation decay in recency.")
+    text_weight: number(ge=0, le=1000) = Field(0.8, description="Weight of the text rank in the score.")
+    recency_weight: number(ge=0, le=1000) = Field(0.2, description="Weight of recency in the score.")
 
 
-class SearchIn(Schema):
-    query: Annotated[str, Field(min_length=1, max_length=2000, description="Web-search syntax.")]
+class SearchIn(Body):
+    query: Annotated[str, Field(min_length=1, max_length=2000, pattern=NOT_BLANK, description="Web-search syntax.")]
     user_id: AppId | None = None
     session_id: AppId | None = None
     agent_id: AppId | None = None
@@ -293,10 +420,10 @@ class SearchIn(Schema):
     status: Literal["active", "candidate", "any"] | None = Field(
         default=None, description="Defaults to active: candidates are left out unless asked for."
     )
-    pinned: bool | None = None
+    pinned: Flag | None = None
     created_after: Timestamp | None = None
     created_before: Timestamp | None = None
-    limit: Limit = 10
+    limit: BodyLimit = 10
     cursor: Cursor | None = None
     recency: RecencyIn | None = None
 
@@ -322,8 +449,9 @@ class ContextOut(Schema):
 
 # What any authenticated operation may answer besides its own outcomes: a bad id,
 # body or cursor (400), no key (401), a missing scope (403), a body over the limit
-# (413), invalid fields (422), the key's rate limit reached (429), a dependency down (503).
-COMMON_ERRORS = (400, 401, 403, 413, 422, 429, 503)
+# (413), a request target too long (414), invalid fields (422), a rate limit reached
+# (429), headers too large (431), a dependency down (503).
+COMMON_ERRORS = (400, 401, 403, 413, 414, 422, 429, 431, 503)
 
 
 def responses(ok: dict[int, Any], *errors: int) -> dict[int, Any]:

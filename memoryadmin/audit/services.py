@@ -1,11 +1,29 @@
+"""The audit trail: append-only, hash-chained per namespace, keyed, and anchored outside the database.
+
+Each event's digest is an HMAC (AUDIT_CHAIN_KEY) over its fields and the digest
+of the event before it in its namespace's chain. Without the key, nobody who can
+write the table (a database superuser, a stolen backup being doctored) can
+produce a chain that verifies: rewriting the whole chain is detected, not only a
+change in its middle. What the key cannot show, an event cut off the end, or a
+table emptied, the checkpoints show (`audit.checkpoints`): signed heads of every
+chain written where the database cannot reach them, and the erasure receipts
+each requester holds.
+
+What is hashed is exactly what is stored: `data` is first put in the form JSONB
+gives back (`stored_json`), so reading an event back always reproduces its digest.
+"""
+
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -13,6 +31,8 @@ from memoryadmin.audit.models import AuditEvent
 from memoryadmin.core.fingerprints import subject_hmac
 
 GENESIS = "0" * 64
+# A report lists at most this many breaks (and counts them all).
+MAX_REPORTED_BREAKS = 1000
 
 
 @dataclass(frozen=True)
@@ -33,11 +53,36 @@ class Actor:
         return cls("api_key", prefix)
 
     @classmethod
-    def subject(cls) -> Actor:
-        return cls("subject", "privacy-link")
+    def subject(cls, link_id: str | None = None) -> Actor:
+        """The person themself, through a privacy link (named, so the link's maker can be traced)."""
+        return cls("subject", f"privacy-link:{link_id}" if link_id else "privacy-link")
 
     def __str__(self) -> str:
         return f"{self.type}:{self.id}"
+
+
+def _jsonb_number(text: str) -> int | float:
+    """A JSON number with a fraction or exponent, as PostgreSQL's jsonb gives it back.
+
+    jsonb keeps numbers as `numeric`: written out in full without an exponent
+    (1e16 comes back as 10000000000000000, an integer once parsed, and 1.5e-07 as
+    0.00000015), and with no negative zero (-0.0 comes back as 0.0).
+    """
+    number = Decimal(text)
+    if number.is_zero():
+        number = abs(number)
+    plain = format(number, "f")
+    return float(plain) if "." in plain else int(plain)
+
+
+def stored_json(value: Any) -> Any:
+    """`value` as it reads back from a JSONB column: plain JSON types, numbers as jsonb keeps them,
+    the last of duplicate keys. NaN and infinities are refused (JSONB cannot hold them)."""
+    return json.loads(json.dumps(value, default=str, allow_nan=False), parse_float=_jsonb_number)
+
+
+def _chain_key() -> bytes:
+    return settings.AUDIT_CHAIN_KEY.encode()
 
 
 def event_digest(
@@ -73,7 +118,7 @@ def event_digest(
         ensure_ascii=False,
         default=str,
     )
-    return hashlib.sha256(payload.encode()).hexdigest()
+    return hmac.new(_chain_key(), payload.encode(), hashlib.sha256).hexdigest()
 
 
 def digest_of(event: AuditEvent) -> str:
@@ -170,7 +215,8 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
                 if key not in subjects:
                     subjects[key] = subject_hmac(entry.namespace_id, entry.user_id)
                 subject_hash = subjects[key]
-            data = json.loads(json.dumps(entry.data or {}, default=str))
+            # Hashed as it will be read back, so verification reproduces the digest.
+            data = stored_json(entry.data or {})
             prev_hash = heads[entry.namespace_id]
             digest = event_digest(
                 prev_hash=prev_hash,
@@ -206,29 +252,90 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
 
 
 @dataclass(frozen=True)
+class ChainBreak:
+    event_id: int | None
+    namespace_id: int | None
+    problem: str
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """An event's digest as recorded outside the database: a checkpoint's head or an erasure receipt's event."""
+
+    event_id: int
+    hash: str
+    namespace_id: int | None
+    source: str
+    # False for an anchor whose chain is not known (it is checked when every chain is verified).
+    scoped: bool = True
+
+
+@dataclass(frozen=True)
 class ChainReport:
     checked: int
-    broken_at: int | None
-    problem: str = ""
+    breaks: tuple[ChainBreak, ...] = ()
+    broken: int = 0
+    anchors_checked: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.broken_at is None
+        return self.broken == 0
+
+    @property
+    def broken_at(self) -> int | None:
+        return self.breaks[0].event_id if self.breaks else None
+
+    @property
+    def problem(self) -> str:
+        return self.breaks[0].problem if self.breaks else ""
 
 
-def verify_audit_chain(namespace_id: int | None = None, *, all_chains: bool = True) -> ChainReport:
-    """Walk the chain(s) in id order; report the first event whose link or digest is wrong."""
+@dataclass
+class _Walk:
+    breaks: list[ChainBreak] = field(default_factory=list)
+    broken: int = 0
+
+    def add(self, event_id: int | None, namespace_id: int | None, problem: str) -> None:
+        self.broken += 1
+        if len(self.breaks) < MAX_REPORTED_BREAKS:
+            self.breaks.append(ChainBreak(event_id, namespace_id, problem))
+
+
+def verify_audit_chain(
+    namespace_id: int | None = None, *, all_chains: bool = True, anchors: Iterable[Anchor] = ()
+) -> ChainReport:
+    """Walk the chain(s) in id order and report every break, not only the first.
+
+    An event is broken when its link does not name the event before it, or when its
+    content does not match its keyed digest. The walk goes on from each event's stored
+    digest, so every independent change is reported once. `anchors` (checkpoints,
+    receipts) must each still be in the chain with the digest recorded outside it:
+    a chain rewritten, cut short or emptied fails there.
+    """
     qs = AuditEvent.objects.order_by("id")
     if not all_chains:
         qs = qs.filter(namespace_id=namespace_id)
+    expected: dict[int, Anchor] = {}
+    for anchor in anchors:
+        if all_chains or (anchor.scoped and anchor.namespace_id == namespace_id):
+            expected.setdefault(anchor.event_id, anchor)
+    walk = _Walk()
     last_hash: dict[int | None, str] = {}
     checked = 0
+    seen_anchors = 0
     for event in qs.iterator(chunk_size=2000):
         expected_prev = last_hash.get(event.namespace_id, GENESIS)
         if event.prev_hash != expected_prev:
-            return ChainReport(checked, event.pk, "previous hash does not match the event before it")
+            walk.add(event.pk, event.namespace_id, "previous hash does not match the event before it")
         if digest_of(event) != event.hash:
-            return ChainReport(checked, event.pk, "content does not match its hash")
+            walk.add(event.pk, event.namespace_id, "content does not match its hash")
+        anchor = expected.pop(event.pk, None)
+        if anchor is not None:
+            seen_anchors += 1
+            if anchor.hash != event.hash:
+                walk.add(event.pk, event.namespace_id, f"differs from {anchor.source}")
         last_hash[event.namespace_id] = event.hash
         checked += 1
-    return ChainReport(checked, None)
+    for anchor in sorted(expected.values(), key=lambda a: a.event_id):
+        walk.add(anchor.event_id, anchor.namespace_id, f"is missing, though {anchor.source} recorded it")
+    return ChainReport(checked, tuple(walk.breaks), walk.broken, seen_anchors + len(expected))

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
+from memoryadmin.audit.checkpoints import CheckpointInvalid, configured_anchors
 from memoryadmin.audit.services import verify_audit_chain
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
@@ -70,6 +72,16 @@ def audit_chain(request: HttpRequest) -> HttpResponse:
     """Walks the chain now (every event's link and digest); asked for on demand since it reads every event."""
     namespaces = all_namespaces()
     namespace = _namespace_param(request, namespaces)
-    report = verify_audit_chain() if namespace is None else verify_audit_chain(namespace.pk, all_chains=False)
+    # The checkpoints written outside the database, so a chain cut short or emptied shows too.
+    try:
+        anchors, anchor_error = configured_anchors(), ""
+    except CheckpointInvalid as exc:
+        anchors, anchor_error = [], str(exc)
+    if namespace is None:
+        report = verify_audit_chain(anchors=anchors)
+    else:
+        report = verify_audit_chain(namespace.pk, all_chains=False, anchors=anchors)
     template = "console/audit_chain.html#chain" if request.htmx else "console/audit_chain.html"
-    return render(request, template, {"report": report, "namespace": namespace, "checked": True})
+    context = {"report": report, "namespace": namespace, "checked": True, "anchor_error": anchor_error}
+    context["checkpoints"] = bool(settings.AUDIT_CHECKPOINT_DIR)
+    return render(request, template, context)

@@ -74,6 +74,8 @@ class MemoryEditForm(forms.Form):
     topics = forms.CharField(required=False, help_text="comma-separated")
     entities = forms.CharField(required=False, help_text="comma-separated")
     reason = forms.CharField(max_length=500, required=False)
+    # The revision the form was filled from: saving over a newer one is refused, not a lost update.
+    revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
     def clean_topics(self) -> list[str]:
         return split_labels(self.cleaned_data["topics"])

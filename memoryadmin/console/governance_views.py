@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
 from memoryadmin.governance.erasure import erasure_retry as erasure_retry_service
 from memoryadmin.governance.erasure import receipt_verify
@@ -317,7 +318,12 @@ def erasures(request: HttpRequest) -> HttpResponse:
     namespaces, namespace = _namespace(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     if namespace is not None:
-        page = queries.erasures_page(namespace=namespace, cursor=request.GET.get("cursor") or None)
+        try:
+            page = queries.erasures_page(namespace=namespace, cursor=request.GET.get("cursor") or None)
+        except InvalidCursor:
+            return render(
+                request, "console/invalid.html", {"message": "That page of erasures does not exist."}, status=400
+            )
         context.update({"page": page, "first_page": not request.GET.get("cursor")})
         if page.next_cursor:
             context["next_url"] = f"{reverse('console:erasures')}?ns={namespace.slug}&cursor={page.next_cursor}"

@@ -5,9 +5,14 @@ Two counters, both over a window that starts at the first failure:
   pair out (a guesser at one account);
 - per client address alone: `LOGIN_FAILURE_LIMIT_PER_IP` failures lock the
   address out (one address spraying many usernames).
-A locked request gets 429 with `Retry-After` and is not even checked, so a
-guesser learns nothing during the lockout. A successful sign-in clears the
-pair's counter. Usernames and addresses are stored only as hashes.
+Each attempt is counted before its password is checked, so parallel attempts
+cannot slip past the limit between a check and a count: the limit is the number
+of passwords tried, however many arrive at once. An attempt over the limit gets
+429 with `Retry-After` and is not checked at all, so a guesser learns nothing
+during the lockout. An attempt that was no failed sign-in gives its count back:
+a success clears the pair's counter, and anything but a refused password (a
+refused CSRF token, say) is not counted. Usernames and addresses are stored
+only as hashes.
 
 The client address is REMOTE_ADDR: behind a proxy, the proxy must set it (for
 example gunicorn's --forwarded-allow-ips), since a client-supplied
@@ -46,6 +51,17 @@ LOCKED_PAGE = """{% extends "base.html" %}
 {% endblock %}"""
 
 
+# Take one attempt back from each counter that still has one (never below zero, never reviving
+# a counter whose window has ended).
+GIVE_BACK = """
+for _, key in ipairs(KEYS) do
+    if tonumber(redis.call('GET', key) or '0') > 0 then
+        redis.call('DECR', key)
+    end
+end
+"""
+
+
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
@@ -66,7 +82,7 @@ class LoginThrottleMiddleware:
         username = str(request.POST.get("username", ""))[:150]
         pair_key, ip_key = failure_keys(ip, username)
         try:
-            locked_for = self._locked_for(pair_key, ip_key)
+            locked_for = self._count_attempt(pair_key, ip_key)
         except RedisError as exc:
             logger.warning("login throttling is off: redis unavailable: %s", exc)
             return self.get_response(request)
@@ -74,39 +90,34 @@ class LoginThrottleMiddleware:
             return self._locked(request, locked_for)
         response = self.get_response(request)
         try:
-            if response.status_code == 200:
-                # The login view answers a failed attempt by showing the form again.
-                self._count_failure(pair_key, ip_key)
-            elif response.status_code == 302:
+            if response.status_code == 302:
+                # Signed in: the pair starts afresh, and the address's count gets this attempt back.
                 get_redis().delete(pair_key)
+                get_redis().eval(GIVE_BACK, 1, ip_key)
+            elif response.status_code != 200:
+                # The login view answers a refused password by showing the form again (200);
+                # anything else checked no password.
+                get_redis().eval(GIVE_BACK, 2, pair_key, ip_key)
         except RedisError as exc:
-            logger.warning("login throttling could not count an attempt: redis unavailable: %s", exc)
+            logger.warning("login throttling could not settle an attempt: redis unavailable: %s", exc)
         return response
 
     @staticmethod
-    def _locked_for(pair_key: str, ip_key: str) -> int:
-        """Seconds until this attempt may be made; 0 when it may be made now."""
-        pipe = get_redis().pipeline(transaction=False)
-        pipe.get(pair_key)
-        pipe.ttl(pair_key)
-        pipe.get(ip_key)
-        pipe.ttl(ip_key)
-        pair_count, pair_ttl, ip_count, ip_ttl = pipe.execute()
-        waits = []
-        if pair_count and int(pair_count) >= settings.LOGIN_FAILURE_LIMIT:
-            waits.append(pair_ttl)
-        if ip_count and int(ip_count) >= settings.LOGIN_FAILURE_LIMIT_PER_IP:
-            waits.append(ip_ttl)
-        return max((max(1, int(w)) for w in waits), default=0)
-
-    @staticmethod
-    def _count_failure(pair_key: str, ip_key: str) -> None:
+    def _count_attempt(pair_key: str, ip_key: str) -> int:
+        """Count this attempt; seconds until attempts are allowed again when it is over a limit, else 0."""
         window = settings.LOGIN_LOCKOUT_SECONDS
         pipe = get_redis().pipeline(transaction=True)
         for key in (pair_key, ip_key):
             pipe.incr(key)
             pipe.expire(key, window, nx=True)
-        pipe.execute()
+            pipe.ttl(key)
+        pair_count, _, pair_ttl, ip_count, _, ip_ttl = pipe.execute()
+        waits = []
+        if int(pair_count) > settings.LOGIN_FAILURE_LIMIT:
+            waits.append(pair_ttl)
+        if int(ip_count) > settings.LOGIN_FAILURE_LIMIT_PER_IP:
+            waits.append(ip_ttl)
+        return max((max(1, int(w)) for w in waits), default=0)
 
     @staticmethod
     def _locked(request: HttpRequest, seconds: int) -> HttpResponse:

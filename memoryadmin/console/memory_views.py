@@ -25,7 +25,7 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
-from memoryadmin.core.errors import Conflict, NotFound, ServiceError
+from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
 from memoryadmin.memories import services
 from memoryadmin.memories.models import Memory, MemoryStatus, Pin
 from memoryadmin.memories.queries import memories_page, memories_search, memory_evidence, memory_get, memory_revisions
@@ -282,6 +282,7 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
                 "memory_type": item.memory_type,
                 "topics": ", ".join(item.topics),
                 "entities": ", ".join(item.entities),
+                "revision": item.revision,
             }
         )
         status = 200
@@ -300,9 +301,24 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
                         topics=data["topics"],
                         entities=data["entities"],
                         reason=data["reason"],
+                        expected_revision=data["revision"],
                     )
                     if approve and item.status == MemoryStatus.CANDIDATE:
                         services.memory_approve(memory=item, actor=actor_of(request), reason=data["reason"])
+            except PreconditionFailed:
+                # Someone saved meanwhile: show their version beside the operator's edit, which is kept,
+                # and let a second save replace theirs knowingly (the form now carries their revision).
+                item = memory_or_404(item.pk)
+                form = _edit_form_over(request, item)
+                form.add_error(
+                    None,
+                    f"Someone else saved revision {item.revision} while you were editing. Their version is shown "
+                    "below and your edit is kept in the form: save again to replace theirs, or cancel.",
+                )
+                context = {"memory": item, "form": form, "view": view, "approve": approve, "conflict": item}
+                context["next"] = _next_url(request, "")
+                template = "console/memory_edit.html#form" if request.htmx else "console/memory_edit.html"
+                return render(request, template, context, status=409)
             except ServiceError as exc:
                 field = exc.details.get("field")
                 form.add_error(field if field in form.fields else None, exc.message)
@@ -315,13 +331,15 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     return render(request, template, context, status=status)
 
 
-BULK_ACTIONS = {
-    "pin": lambda item, actor, reason: services.memory_pin(memory=item, actor=actor, reason=reason),
-    "unpin": lambda item, actor, reason: services.memory_unpin(memory=item, actor=actor, reason=reason),
-    "approve": lambda item, actor, reason: services.memory_approve(memory=item, actor=actor, reason=reason),
-    "reject": lambda item, actor, reason: services.memory_reject(memory=item, actor=actor, reason=reason),
-    "forget": lambda item, actor, reason: services.memory_forget(memory=item, actor=actor, reason=reason),
-}
+def _edit_form_over(request: HttpRequest, current: Memory) -> MemoryEditForm:
+    """The operator's submitted edit, now based on the current revision."""
+    data = request.POST.copy()
+    data["revision"] = str(current.revision)
+    form = MemoryEditForm(data)
+    form.is_valid()
+    return form
+
+
 REMOVING = {"reject", "forget"}
 
 
@@ -341,21 +359,14 @@ def memories_bulk(request: HttpRequest) -> HttpResponse:
         messages.error(request, message)
         return redirect(_next_url(request, reverse("console:memories")))
     action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
-    actor = actor_of(request)
-    found = {m.pk: m for m in queries.memories_by_ids(namespace, form.cleaned_data["ids"])}
-    done: list[Memory] = []
-    failed: list[tuple[uuid.UUID, str]] = []
-    for memory_id in form.cleaned_data["ids"]:
-        item = found.get(memory_id)
-        if item is None:
-            failed.append((memory_id, "not found"))
-            continue
-        try:
-            BULK_ACTIONS[action](item, actor, reason)
-        except ServiceError as exc:
-            failed.append((memory_id, exc.message))
-        else:
-            done.append(item)
+    ids = form.cleaned_data["ids"]
+    # Read before the action: the rows of memories it removes still show what went.
+    shown = {str(m.pk): m for m in queries.memories_by_ids(namespace, ids)}
+    result = services.memories_bulk_apply(
+        namespace=namespace, action=action, ids=[str(i) for i in ids], actor=actor_of(request), reason=reason
+    )
+    done = [shown[raw] for raw in result.done]
+    failed = [(raw, exc.message) for raw, exc in result.failed]
     note = f"{action.capitalize()}: {len(done)} done" + (f", {len(failed)} failed" if failed else "") + "."
     if not request.htmx:
         (messages.success if not failed else messages.warning)(request, note)

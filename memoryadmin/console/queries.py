@@ -15,15 +15,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import BooleanField, Count, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.health import check_database, check_redis
-from memoryadmin.core.pagination import Page, decode_cursor, encode_cursor, keyset_page
+from memoryadmin.core.pagination import Page, keyset_page
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus, Tombstone, TombstoneReason
@@ -220,13 +219,6 @@ def audit_trail(target_type: str, target_id: str, *, limit: int = 200) -> list[A
     return list(AuditEvent.objects.filter(target_type=target_type, target_id=target_id).order_by("id")[:limit])
 
 
-def _after(columns: str, values: tuple[Any, ...], *, descending: bool) -> RawSQL:
-    """A keyset condition as a row comparison, so PostgreSQL starts the index scan at the cursor."""
-    marks = ", ".join(["%s"] * len(values))
-    # Only fixed column names are formatted in; every value is a parameter.
-    return RawSQL(f"({columns}) {'<' if descending else '>'} ({marks})", values, output_field=BooleanField())  # noqa: S611
-
-
 @dataclass
 class ReviewItem:
     memory: Memory
@@ -337,35 +329,6 @@ def transcript(session: Session, *, after_seq: int = 0, limit: int = 100) -> Tra
 
 def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
     return list(ExtractionRun.objects.filter(session=session).order_by("-created_at")[:limit])
-
-
-def tombstones_page(
-    namespace: Namespace,
-    *,
-    user_id: str | None = None,
-    reason: str | None = None,
-    cursor: str | None = None,
-    limit: int = 50,
-) -> Page[Tombstone]:
-    """Newest first, keyset on (created_at, id): the tombstone_ns_created index."""
-    qs = Tombstone.objects.filter(namespace=namespace)
-    if user_id:
-        qs = qs.filter(user_id=user_id)
-    if reason:
-        qs = qs.filter(reason=reason)
-    if cursor:
-        created_at, last_id = decode_cursor(cursor, "tombstones", (datetime, int))
-        qs = qs.filter(
-            _after(
-                '"memories_tombstone"."created_at", "memories_tombstone"."id"', (created_at, last_id), descending=True
-            )
-        )
-    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("tombstones", (rows[-1].created_at, rows[-1].pk))
-    return Page(rows, next_cursor)
 
 
 def audit_page(

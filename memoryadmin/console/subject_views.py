@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib import messages
@@ -12,20 +13,28 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.access import actor_of, rights_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.core.app_ids import validate_app_id
-from memoryadmin.core.errors import InvalidInput, ServiceError
+from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
+from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.erasure import erasure_request
-from memoryadmin.governance.privacy_links import privacy_link_create
+from memoryadmin.governance.privacy_links import (
+    privacy_link_create,
+    privacy_link_in,
+    privacy_link_revoke,
+    rights_of_role,
+)
+from memoryadmin.governance.queries import privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import memories_page
 from memoryadmin.tenancy.models import Namespace
 
 PRIVACY_LINK_TTL_SECONDS = 24 * 3600
+PRIVACY_LINKS_SHOWN = 20
 
 
 @role_required("viewer")
@@ -53,8 +62,16 @@ def _subject(namespace_id: int, user_id: str) -> tuple[Namespace, str]:
     return namespace, user_id
 
 
+def _links(namespace: Namespace, user_id: str) -> dict[str, Any]:
+    return {
+        "privacy_links": privacy_links_page(namespace=namespace, user_id=user_id, limit=PRIVACY_LINKS_SHOWN).items,
+        "now": timezone.now(),
+    }
+
+
 def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
     return {
+        **_links(namespace, user_id),
         "namespace": namespace,
         "user_id": user_id,
         "figures": queries.subject_figures(namespace, user_id),
@@ -87,18 +104,44 @@ def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> Htt
 @role_required("operator")
 def subject_privacy_link(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
     namespace, user_id = _subject(namespace_id, user_id)
-    url, expires_at = privacy_link_create(
-        namespace=namespace, user_id=user_id, ttl_seconds=PRIVACY_LINK_TTL_SECONDS, actor=actor_of(request)
+    # What the link may do is bounded by what this operator may do: an admin's may erase.
+    url, link = privacy_link_create(
+        namespace=namespace,
+        user_id=user_id,
+        ttl_seconds=PRIVACY_LINK_TTL_SECONDS,
+        actor=actor_of(request),
+        grantable=rights_of_role(rights_of(request).role),
     )
     context = {
         "namespace": namespace,
         "user_id": user_id,
         "link": request.build_absolute_uri(url),
-        "expires_at": expires_at,
+        "new_link": link,
+        **_links(namespace, user_id),
     }
     if request.htmx:
         return render(request, "console/subject.html#privacy_link", context)
     return render(request, "console/subject.html", {**_subject_context(namespace, user_id), **context})
+
+
+@require_POST
+@role_required("operator")
+def subject_privacy_link_revoke(
+    request: HttpRequest, namespace_id: int, user_id: str, link_id: uuid.UUID
+) -> HttpResponse:
+    namespace, user_id = _subject(namespace_id, user_id)
+    try:
+        link = privacy_link_in(namespace, link_id)
+    except NotFound:
+        raise Http404("no such privacy link") from None
+    if link.subject_hash != subject_hmac(namespace.pk, user_id):
+        raise Http404("no such privacy link")
+    privacy_link_revoke(link=link, actor=actor_of(request), reason="revoked in the console")
+    context = {"namespace": namespace, "user_id": user_id, "revoked": link, **_links(namespace, user_id)}
+    if request.htmx:
+        return render(request, "console/subject.html#privacy_link", context)
+    messages.success(request, "The privacy link was revoked; it stops working at once.")
+    return redirect("console:subject", namespace.pk, user_id)
 
 
 @require_POST

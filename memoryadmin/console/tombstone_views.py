@@ -11,11 +11,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import RequiredReasonForm, TombstoneFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.memories.models import Tombstone
+from memoryadmin.memories.queries import tombstones_page
 from memoryadmin.memories.services import tombstone_lift
 
 
@@ -26,7 +26,7 @@ def tombstones(request: HttpRequest) -> HttpResponse:
         request,
         form_class=TombstoneFilterForm,
         model=Tombstone,
-        fetch=lambda namespace, filters, cursor: queries.tombstones_page(
+        fetch=lambda namespace, filters, cursor: tombstones_page(
             namespace,
             user_id=filters["user"] or None,
             reason=filters["reason"] or None,

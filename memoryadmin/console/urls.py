@@ -51,6 +51,11 @@ urlpatterns = [
         subject_views.subject_privacy_link,
         name="subject_privacy_link",
     ),
+    path(
+        "subjects/<int:namespace_id>/<str:user_id>/privacy-links/<uuid:link_id>/revoke/",
+        subject_views.subject_privacy_link_revoke,
+        name="subject_privacy_link_revoke",
+    ),
     path("subjects/<int:namespace_id>/<str:user_id>/erase/", subject_views.subject_erase, name="subject_erase"),
     path("tombstones/", tombstone_views.tombstones, name="tombstones"),
     path("tombstones/<int:tombstone_id>/lift/", tombstone_views.tombstone_lift_view, name="tombstone_lift"),

@@ -34,3 +34,10 @@ class NotFound(ServiceError):
 class Conflict(ServiceError):
     status = 409
     code = "conflict"
+
+
+class PreconditionFailed(ServiceError):
+    """The caller changed what it saw, and what it saw is no longer current (a lost update averted)."""
+
+    status = 412
+    code = "precondition_failed"

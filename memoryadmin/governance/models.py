@@ -162,3 +162,46 @@ class SnapshotChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.restore_id}[{self.index}]"
+
+
+class PrivacyRight(models.TextChoices):
+    """What a privacy link lets its holder do with their own data."""
+
+    READ = "read", "see and download"
+    FORGET = "forget", "forget one memory"
+    ERASE = "erase", "erase everything"
+
+
+class PrivacyLink(models.Model):
+    """A signed link handed to a data subject. The token names this row; the row decides what it may do.
+
+    Its rights are fixed when it is made, bounded by the scopes of the key (or the role of the
+    operator) that made it. The person is kept only as an HMAC, like the erasure ledger: the
+    link outlives an erasure it asked for (to show the receipt) without holding the user id.
+    """
+
+    PERSONAL_DATA = "ledger"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey(
+        "tenancy.Namespace", on_delete=models.CASCADE, related_name="privacy_links", db_index=False
+    )
+    subject_hash = models.CharField(max_length=64)
+    rights = ArrayField(models.CharField(max_length=10, choices=PrivacyRight.choices))
+    created_by = models.CharField(max_length=220)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.CharField(max_length=220, blank=True, default="")
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["namespace", "subject_hash", "-created_at", "-id"], name="privacylink_ns_subject"),
+        ]
+
+    def __str__(self) -> str:
+        return f"privacy link {self.id}"
+
+    def allows(self, right: str) -> bool:
+        return right in self.rights

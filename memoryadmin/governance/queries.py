@@ -14,6 +14,7 @@ from memoryadmin.governance.models import (
     ErasureStatus,
     ForgettingPolicy,
     ForgettingRun,
+    PrivacyLink,
     SnapshotRestore,
 )
 from memoryadmin.memories.models import Memory, MemoryEvidence, Pin
@@ -72,3 +73,18 @@ def forgetting_policy_of(namespace: Namespace) -> ForgettingPolicy:
 
 def restores(namespace: Namespace, limit: int = 20) -> QuerySet[SnapshotRestore]:
     return SnapshotRestore.objects.filter(namespace=namespace).order_by("-created_at")[:limit]
+
+
+def privacy_links_page(
+    *, namespace: Namespace, user_id: str, cursor: str | None = None, limit: int = 50
+) -> Page[PrivacyLink]:
+    """One person's privacy links, newest first (the privacylink_ns_subject index)."""
+    qs = PrivacyLink.objects.filter(namespace=namespace, subject_hash=subject_hmac(namespace.pk, user_id))
+    return keyset_page(
+        qs,
+        tag="privacy-links",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=clamp_limit(limit),
+    )

@@ -7,6 +7,13 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
+# The limits of a memory's labels, defined with the columns that hold them. Every path that writes
+# a memory (API, console, extraction, merge, restore) checks them through the services' cleaning,
+# and the API's schema publishes them, so no path can store what another would refuse or truncate.
+MAX_TOPIC_CHARS = 100
+MAX_ENTITY_CHARS = 200
+MAX_LABELS = 50
+
 
 class MemoryType(models.TextChoices):
     SEMANTIC = "semantic"
@@ -49,8 +56,8 @@ class Memory(models.Model):
     text = models.TextField()
     memory_type = models.CharField(max_length=12, choices=MemoryType.choices, default=MemoryType.SEMANTIC)
     status = models.CharField(max_length=10, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE)
-    topics = ArrayField(models.CharField(max_length=100), default=list, blank=True)
-    entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    topics = ArrayField(models.CharField(max_length=MAX_TOPIC_CHARS), default=list, blank=True)
+    entities = ArrayField(models.CharField(max_length=MAX_ENTITY_CHARS), default=list, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     source = models.CharField(max_length=12, choices=MemorySource.choices, default=MemorySource.API)
     fingerprint = models.CharField(max_length=64)
@@ -98,8 +105,8 @@ class MemoryRevision(models.Model):
     # The fingerprint of this revision's text: forgetting tombstones every text a memory ever had.
     fingerprint = models.CharField(max_length=64, blank=True, default="")
     memory_type = models.CharField(max_length=12, choices=MemoryType.choices)
-    topics = ArrayField(models.CharField(max_length=100), default=list, blank=True)
-    entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    topics = ArrayField(models.CharField(max_length=MAX_TOPIC_CHARS), default=list, blank=True)
+    entities = ArrayField(models.CharField(max_length=MAX_ENTITY_CHARS), default=list, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     actor = models.CharField(max_length=220)
     reason = models.TextField(blank=True, default="")

@@ -23,7 +23,15 @@ from memoryadmin.conversations.queries import estimate_tokens, last_user_message
 from memoryadmin.core.errors import InvalidInput, NotFound
 from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.core.rows import RowLoader
-from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, MemoryType, Pin
+from memoryadmin.memories.models import (
+    Memory,
+    MemoryEvidence,
+    MemoryRevision,
+    MemoryStatus,
+    MemoryType,
+    Pin,
+    Tombstone,
+)
 from memoryadmin.tenancy.models import Namespace
 
 # A memory's access stats are written at most this often, so a hot memory
@@ -495,3 +503,30 @@ def session_context(
         summary, summary_cost = None, 0
     spent += summary_cost + sum(estimate_tokens(m.content) for m in messages)
     return SessionContext(summary=summary, messages=messages, memories=memories, token_estimate=spent)
+
+
+def tombstones_page(
+    namespace: Namespace,
+    *,
+    user_id: str | None = None,
+    reason: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> Page[Tombstone]:
+    """A namespace's tombstones, newest first, keyset on (created_at, id): the tombstone_ns_created index."""
+    limit = clamp_limit(limit)
+    qs = Tombstone.objects.filter(namespace=namespace)
+    if user_id:
+        qs = qs.filter(user_id=user_id)
+    if reason:
+        qs = qs.filter(reason=reason)
+    return keyset_page(
+        qs, tag="tombstones", key=("created_at", "id"), types=(datetime, int), cursor=cursor, limit=limit
+    )
+
+
+def tombstone_get(namespace: Namespace, tombstone_id: int) -> Tombstone:
+    tombstone = Tombstone.objects.filter(namespace=namespace, pk=tombstone_id).first()
+    if tombstone is None:
+        raise NotFound("tombstone not found")
+    return tombstone

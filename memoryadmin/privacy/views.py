@@ -1,7 +1,10 @@
 """The data subject's own pages, reached through a signed link: no account, no JavaScript.
 
-Every view starts by opening the link; a tampered or expired link gets a
-plain page that says so and shows nothing else.
+Every view starts by opening the link; a tampered, expired or withdrawn link gets
+a plain page that says so and shows nothing else. Each page needs the right it
+uses (see `governance.privacy_links`): a link made by a key without `erase`
+cannot erase, one made by a key without `read` shows nothing. Every use is
+audited.
 """
 
 from __future__ import annotations
@@ -16,11 +19,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memoryadmin.audit.services import Actor
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance.erasure import erasure_request
-from memoryadmin.governance.models import ErasureRequest
-from memoryadmin.governance.privacy_links import LinkExpired, LinkInvalid, PrivacySubject, privacy_link_open
+from memoryadmin.governance.models import ErasureRequest, PrivacyRight
+from memoryadmin.governance.privacy_links import (
+    LinkExpired,
+    LinkInvalid,
+    LinkRevoked,
+    PrivacySubject,
+    privacy_link_open,
+    privacy_link_use,
+)
 from memoryadmin.governance.queries import subject_memories, subject_open_erasure
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Memory
@@ -30,46 +40,66 @@ CONFIRM_WORD = "erase"
 PAGE_SIZE = 50
 
 
-def with_subject(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    @wraps(view)
-    def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            subject = privacy_link_open(token)
-        except LinkExpired:
-            return render(request, "privacy/link_problem.html", {"expired": True}, status=410)
-        except LinkInvalid:
-            return render(request, "privacy/link_problem.html", {"expired": False}, status=403)
-        response = view(request, subject, *args, **kwargs)
-        # The page is about one person: no caching anywhere, and the link (in the URL) is
-        # never sent as a referrer to another site. "no-referrer" would go too far: browsers
-        # then send `Origin: null` with the page's own forms, which CSRF rightly refuses.
-        response["Cache-Control"] = "no-store"
-        response["Referrer-Policy"] = "same-origin"
-        return response
+def with_subject(page: str, *needs: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Open the link, check it allows one of `needs` (any, when none are named), record the use."""
 
-    return wrapped
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
+            try:
+                subject = privacy_link_open(token)
+            except LinkExpired:
+                response = render(request, "privacy/link_problem.html", {"expired": True}, status=410)
+            except LinkRevoked:
+                response = render(request, "privacy/link_problem.html", {"revoked": True}, status=410)
+            except LinkInvalid:
+                response = render(request, "privacy/link_problem.html", {"expired": False}, status=403)
+            else:
+                if needs and not any(subject.allows(right) for right in needs):
+                    response = render(
+                        request, "privacy/link_problem.html", {"subject": subject, "not_allowed": True}, status=403
+                    )
+                else:
+                    privacy_link_use(subject=subject, page=page)
+                    response = view(request, subject, *args, **kwargs)
+            # The page is about one person: no caching anywhere, and the link (in the URL) is
+            # never sent as a referrer to another site. "no-referrer" would go too far: browsers
+            # then send `Origin: null` with the page's own forms, which CSRF rightly refuses.
+            response["Cache-Control"] = "no-store"
+            response["Referrer-Policy"] = "same-origin"
+            return response
+
+        return wrapped
+
+    return decorator
 
 
 @require_GET
-@with_subject
+@with_subject("home")
 def home(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
-    page = subject_memories(
-        namespace=subject.namespace, user_id=subject.user_id, cursor=request.GET.get("cursor"), limit=PAGE_SIZE
-    )
-    return render(
-        request,
-        "privacy/home.html",
-        {
-            "subject": subject,
-            "page": page,
-            "open_erasure": subject_open_erasure(namespace=subject.namespace, user_id=subject.user_id),
-            "forgotten": request.GET.get("forgotten") == "1",
-        },
-    )
+    context: dict[str, Any] = {
+        "subject": subject,
+        "can_read": subject.allows(PrivacyRight.READ),
+        "can_forget": subject.allows(PrivacyRight.FORGET),
+        "can_erase": subject.allows(PrivacyRight.ERASE),
+        "open_erasure": subject_open_erasure(namespace=subject.namespace, user_id=subject.user_id),
+        "forgotten": request.GET.get("forgotten") == "1",
+    }
+    if context["can_read"]:
+        try:
+            context["page"] = subject_memories(
+                namespace=subject.namespace,
+                user_id=subject.user_id,
+                cursor=request.GET.get("cursor"),
+                limit=PAGE_SIZE,
+            )
+        except InvalidCursor:
+            return render(request, "privacy/link_problem.html", {"subject": subject, "bad_page": True}, status=400)
+    return render(request, "privacy/home.html", context)
 
 
 @require_GET
-@with_subject
+@with_subject("download", PrivacyRight.READ)
 def download(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
     lines = snapshot_export_stream(namespace=subject.namespace, user_id=subject.user_id)
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
@@ -78,17 +108,17 @@ def download(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 
 
 @require_POST
-@with_subject
+@with_subject("forget", PrivacyRight.FORGET)
 def forget(request: HttpRequest, subject: PrivacySubject, memory_id: uuid.UUID) -> HttpResponse:
     memory = Memory.objects.filter(namespace=subject.namespace, user_id=subject.user_id, pk=memory_id).first()
     if memory is not None:
         # The person's own request outranks an operator's pin.
-        memory_forget(memory=memory, actor=Actor.subject(), reason="forgotten by the person", force=True)
+        memory_forget(memory=memory, actor=subject.actor, reason="forgotten by the person", force=True)
     return redirect(reverse("privacy:home", args=[subject.token]) + "?forgotten=1")
 
 
 @require_http_methods(["GET", "POST"])
-@with_subject
+@with_subject("erase", PrivacyRight.ERASE)
 def erase(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
     error = ""
     if request.method == "POST":
@@ -96,7 +126,7 @@ def erase(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
             erasure = erasure_request(
                 namespace=subject.namespace,
                 user_id=subject.user_id,
-                actor=Actor.subject(),
+                actor=subject.actor,
                 reason="requested by the person",
             )
             return redirect("privacy:receipt", token=subject.token, erasure_id=erasure.pk)
@@ -110,7 +140,7 @@ def erase(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 
 
 @require_GET
-@with_subject
+@with_subject("receipt", PrivacyRight.READ, PrivacyRight.ERASE)
 def receipt(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID) -> HttpResponse:
     erasure = ErasureRequest.objects.filter(
         namespace=subject.namespace, pk=erasure_id, subject_hash=subject_hmac(subject.namespace.pk, subject.user_id)

@@ -8,7 +8,10 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,62}$"
-SCOPES = ("read", "write", "erase")
+# read: every GET and search; write: every change; erase: data-subject erasure; tombstones: list
+# tombstones and lift them (what an operator's admin role may do in the console), which no
+# read or write key can, since lifting one lets forgotten text be stored again.
+SCOPES = ("read", "write", "erase", "tombstones")
 
 
 class ExtractionStrategy(models.TextChoices):

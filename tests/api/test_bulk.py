@@ -38,7 +38,7 @@ def test_each_id_succeeds_or_fails_on_its_own(api, namespace, other_namespace) -
         str(pinned.pk): "pinned",
         str(foreign.pk): "not_found",
         str(missing): "not_found",
-        "junk": "not_found",
+        "junk": "invalid_id",
     }
     assert Memory.objects.filter(pk__in=[pinned.pk, foreign.pk]).count() == 2
     assert Tombstone.objects.filter(namespace=namespace).count() == 1

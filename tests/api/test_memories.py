@@ -114,8 +114,8 @@ def test_it_gets_a_memory(api) -> None:
     assert r.json()["id"] == memory_id
     assert api.get(f"/api/v1/memories/{uuid.uuid4()}").status_code == 404
     r = api.get("/api/v1/memories/not-a-uuid")
-    assert r.status_code == 404
-    assert r.json()["error"]["code"] == "not_found"
+    assert r.status_code == 400
+    assert r.json()["error"]["code"] == "invalid_id"
 
 
 def test_it_lists_memories_newest_first(api, namespace, django_assert_max_num_queries) -> None:

@@ -97,3 +97,10 @@ def test_it_never_fails_on_a_strange_write(client, namespace, make_memory, path,
     values = {k: ([v.format(m=memory.pk) for v in val] if isinstance(val, list) else val) for k, val in data.items()}
     response = client.post(path.format(m=memory.pk, ns=namespace.pk, t=tombstone.pk), values)
     assert 400 <= response.status_code < 500
+
+
+@pytest.mark.parametrize("cursor", ["x", "%00", "A" * 600, "WyJlcmFzdXJlcyIsIm5vdCBhIHRpbWUiLCJ4Il0"])
+def test_a_malformed_cursor_on_the_erasures_list_is_400(client, namespace, cursor):
+    response = client.get(f"/governance/erasures/?ns={namespace.slug}&cursor={cursor}")
+    assert response.status_code == 400
+    assert b"does not exist" in response.content

@@ -6,7 +6,7 @@ import pytest
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.memories.models import Memory, MemoryRevision, Pin, Tombstone
-from memoryadmin.memories.services import memory_forget, memory_pin
+from memoryadmin.memories.services import memory_forget, memory_pin, memory_update
 from tests.console.conftest import SYSTEM
 
 ACTIONS = ["pin", "unpin", "forget", "approve", "reject", "edit"]
@@ -112,7 +112,13 @@ class TestEdit:
 
     def test_it_saves_a_new_revision(self, operator_client, make_memory, htmx):
         memory = make_memory("User likes jazz")
-        data = {"text": "User loves jazz", "memory_type": "preference", "topics": "music, evenings", "entities": ""}
+        data = {
+            "text": "User loves jazz",
+            "memory_type": "preference",
+            "topics": "music, evenings",
+            "entities": "",
+            "revision": "1",
+        }
         response = post(operator_client, memory, "edit", {**data, "reason": "typo", "view": "row"}, htmx)
         assert response.status_code == 200
         memory.refresh_from_db()
@@ -128,7 +134,13 @@ class TestEdit:
 
     def test_it_shows_errors_inline(self, operator_client, make_memory, htmx):
         memory = make_memory("User likes jazz")
-        response = post(operator_client, memory, "edit", {"text": "", "memory_type": "semantic", "view": "row"}, htmx)
+        response = post(
+            operator_client,
+            memory,
+            "edit",
+            {"text": "", "memory_type": "semantic", "view": "row", "revision": "1"},
+            htmx,
+        )
         assert response.status_code == 422
         assert b'class="error"' in response.content
         memory.refresh_from_db()
@@ -137,7 +149,7 @@ class TestEdit:
     def test_it_refuses_a_text_a_tombstone_forbids(self, operator_client, make_memory, htmx):
         memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
         memory = make_memory("User likes jazz")
-        data = {"text": "User likes tea", "memory_type": "semantic", "view": "row"}
+        data = {"text": "User likes tea", "memory_type": "semantic", "view": "row", "revision": "1"}
         response = post(operator_client, memory, "edit", data, htmx)
         assert response.status_code == 409
         assert b"tombstone" in response.content
@@ -146,12 +158,55 @@ class TestEdit:
 
     def test_it_edits_and_approves_a_candidate(self, operator_client, make_candidate, htmx):
         memory = make_candidate("User prefers isle seats")
-        data = {"text": "User prefers aisle seats", "memory_type": "preference", "approve": "1", "view": "review"}
+        data = {
+            "text": "User prefers aisle seats",
+            "memory_type": "preference",
+            "approve": "1",
+            "view": "review",
+            "revision": "1",
+        }
         response = post(operator_client, memory, "edit", data, htmx)
         assert response.status_code == 200
         memory.refresh_from_db()
         assert (memory.text, memory.status) == ("User prefers aisle seats", "active")
         assert b"Saved and approved" in response.content
+
+    def test_the_form_carries_the_revision_it_shows(self, operator_client, make_memory, htmx):
+        memory = make_memory("User likes jazz")
+        memory_update(memory=memory, actor=SYSTEM, text="User likes free jazz")
+        html = operator_client.get(f"/memories/{memory.pk}/edit/?view=row", headers=htmx).content.decode()
+        assert 'name="revision" value="2"' in html
+
+    def test_a_save_from_an_older_revision_shows_the_conflict_and_overwrites_nothing(
+        self, operator_client, make_memory, htmx
+    ):
+        memory = make_memory("User likes jazz")
+        # Both operators opened the form at revision 1; the other one saved first.
+        memory_update(memory=memory, actor=SYSTEM, text="User likes jazz and blues", reason="the other operator")
+        mine = {"text": "User loves jazz", "memory_type": "semantic", "view": "row", "revision": "1"}
+        response = post(operator_client, memory, "edit", mine, htmx)
+        assert response.status_code == 409
+        html = response.content.decode()
+        assert "Someone else saved revision 2" in html
+        assert "User likes jazz and blues</blockquote>" in html
+        assert "User loves jazz</textarea>" in html
+        assert 'name="revision" value="2"' in html
+        memory.refresh_from_db()
+        assert (memory.text, memory.revision) == ("User likes jazz and blues", 2)
+        # Saving again, knowingly, from the revision the conflict showed replaces it.
+        response = post(operator_client, memory, "edit", {**mine, "revision": "2"}, htmx)
+        assert response.status_code == 200
+        memory.refresh_from_db()
+        assert (memory.text, memory.revision) == ("User loves jazz", 3)
+
+    def test_a_topic_longer_than_its_column_is_refused_not_cut(self, operator_client, make_memory, htmx):
+        memory = make_memory("User likes jazz")
+        data = {"text": "User likes jazz", "memory_type": "semantic", "topics": "m" * 150, "revision": "1"}
+        response = post(operator_client, memory, "edit", {**data, "view": "row"}, htmx)
+        assert response.status_code == 422
+        assert b"at most 100 characters" in response.content
+        memory.refresh_from_db()
+        assert (memory.topics, memory.revision) == ([], 1)
 
 
 class TestReview:

@@ -69,6 +69,12 @@ class TestSettings:
 
 
 class TestApiKeys:
+    def test_the_key_form_offers_and_grants_the_tombstones_scope(self, admin_client, namespace, htmx):
+        assert 'value="tombstones"' in admin_client.get("/namespaces/alpha/").content.decode()
+        data = {"name": "support desk", "scopes": ["read", "tombstones"]}
+        assert admin_client.post("/namespaces/alpha/keys/", data, headers=htmx).status_code == 200
+        assert ApiKey.objects.get(name="support desk").scopes == ["read", "tombstones"]
+
     def test_it_creates_a_key_and_shows_the_secret_once(self, admin_client, namespace, htmx):
         data = {"name": "mobile app", "scopes": ["read", "write"]}
         response = admin_client.post("/namespaces/alpha/keys/", data, headers=htmx)

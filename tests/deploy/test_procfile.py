@@ -17,7 +17,7 @@ def test_the_procfile_declares_the_release_step_and_the_three_processes() -> Non
     declared = dict(line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line.strip())
     assert list(declared) == ["release", "web", "worker", "beat"]
     assert "gunicorn memoryadmin.asgi:application" in declared["web"]
-    assert "uvicorn_worker.UvicornWorker" in declared["web"]
+    assert "--worker-class memoryadmin.web_worker.UvicornWorker" in declared["web"]
     assert "${PORT:-8000}" in declared["web"]
     assert "celery -A memoryadmin worker" in declared["worker"]
     assert "celery -A memoryadmin beat" in declared["beat"]

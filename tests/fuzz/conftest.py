@@ -19,9 +19,10 @@ from schemathesis.specs.openapi.checks import (
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_put
 from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.services import memory_create, memory_forget
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.models import SCOPES, Namespace
 from tests.conftest import SYSTEM
 from tests.security.conftest import world
 
@@ -78,12 +79,14 @@ def seeds(namespace) -> Seeds:
     _remember(namespace, "Alice lives in Lyon", status=MemoryStatus.CANDIDATE)
     memory_forget(memory=_remember(namespace, "Alice smokes"), actor=SYSTEM)
     erasure_request(namespace=namespace, user_id="zoe", actor=SYSTEM, enqueue=False)
+    privacy_link_create(namespace=namespace, user_id="alice", actor=SYSTEM, grantable=RIGHTS)
     return seeds
 
 
 @pytest.fixture
 def fuzz_key(namespace, make_key) -> str:
-    return make_key(namespace)[1]
+    # Every scope, so the tombstone operations are fuzzed past their scope check too.
+    return make_key(namespace, ",".join(SCOPES))[1]
 
 
 @pytest.fixture

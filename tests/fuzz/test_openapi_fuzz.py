@@ -17,7 +17,8 @@ from schemathesis import GenerationMode
 
 from memoryadmin.api.api import api
 from memoryadmin.conversations.models import Session
-from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.memories.models import Tombstone
 from tests.fuzz.conftest import CHECKS, Seeds
 
 QUICK_EXAMPLES = 8
@@ -62,6 +63,14 @@ def aim(case, seeds: Seeds, data) -> None:
             erasure = ErasureRequest.objects.filter(namespace=seeds.namespace).first()
             if erasure is not None:
                 params[name] = str(erasure.pk)
+        elif name == "tombstone_id":
+            tombstone = Tombstone.objects.filter(namespace=seeds.namespace).first()
+            if tombstone is not None:
+                params[name] = tombstone.pk
+        elif name == "link_id":
+            link = PrivacyLink.objects.filter(namespace=seeds.namespace).first()
+            if link is not None:
+                params[name] = str(link.pk)
 
 
 def fuzz(api_schema, method: str, path: str, seeds: Seeds, key: str, examples: int) -> None:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from urllib.parse import urlparse
 
 import pytest
-from django.core import signing
 from django.utils import timezone
 
-from memoryadmin.governance.models import ErasureRequest
-from memoryadmin.governance.privacy_links import SALT, privacy_link_create
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory
+from tests.conftest import SYSTEM
 from tests.governance.conftest import populate
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -47,7 +48,7 @@ def test_a_person_sees_forgets_and_erases_their_memory(chrome, live_server, make
     namespace = make_namespace("shop")
     person = populate(namespace, "alice")
     populate(namespace, "bob")
-    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600)
+    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
     chrome.get(live_server.url + urlparse(url).path)
 
     assert chrome.find_element(By.TAG_NAME, "h1").text == "What we remember about you"
@@ -85,7 +86,7 @@ def test_a_tampered_link_shows_only_that_it_is_not_valid(chrome, live_server, ma
 
     namespace = make_namespace("shop")
     populate(namespace, "alice")
-    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600)
+    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
     path = urlparse(url).path
     chrome.get(live_server.url + path.replace("/privacy/", "/privacy/x", 1))
     assert chrome.find_element(By.TAG_NAME, "h1").text == "This link is not valid"
@@ -97,8 +98,9 @@ def test_an_expired_link_says_so(chrome, live_server, make_namespace) -> None:
 
     namespace = make_namespace("shop")
     populate(namespace, "alice")
-    token = signing.dumps({"n": namespace.pk, "u": "alice", "e": int(timezone.now().timestamp()) - 60}, salt=SALT)
-    chrome.get(f"{live_server.url}/privacy/{token}/")
+    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
+    PrivacyLink.objects.update(expires_at=timezone.now() - timedelta(seconds=60))
+    chrome.get(f"{live_server.url}{urlparse(url).path}")
     assert chrome.find_element(By.TAG_NAME, "h1").text == "This link has expired"
     assert "topic" not in chrome.find_element(By.TAG_NAME, "body").text
     assert fits_a_phone(chrome)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from datetime import timedelta
 from urllib.parse import urlparse
 
@@ -12,10 +14,10 @@ from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.core.fingerprints import subject_hmac
-from memoryadmin.governance.models import ErasureRequest
-from memoryadmin.governance.privacy_links import SALT, privacy_link_create
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.privacy_links import RIGHTS, SALT, privacy_link_create
 from memoryadmin.memories.models import Memory, Tombstone
-from tests.conftest import ApiClient
+from tests.conftest import SYSTEM, ApiClient
 from tests.governance.conftest import populate
 
 
@@ -25,7 +27,7 @@ def browser() -> Client:
 
 
 def link_for(namespace, user_id="alice", ttl=3600) -> str:
-    url, _ = privacy_link_create(namespace=namespace, user_id=user_id, ttl_seconds=ttl)
+    url, _ = privacy_link_create(namespace=namespace, user_id=user_id, ttl_seconds=ttl, actor=SYSTEM, grantable=RIGHTS)
     return urlparse(url).path
 
 
@@ -170,9 +172,53 @@ def test_a_tampered_link_shows_a_clear_page_and_nothing_else(browser, namespace)
 
 def test_an_expired_link_shows_a_clear_page(browser, namespace) -> None:
     populate(namespace, "alice")
-    expired = signing.dumps({"n": namespace.pk, "u": "alice", "e": int(timezone.now().timestamp()) - 1}, salt=SALT)
-    response = browser.get(f"/privacy/{expired}/")
+    path = link_for(namespace)
+    PrivacyLink.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = browser.get(path)
     assert response.status_code == 410
     html = response.content.decode()
     assert "This link has expired" in html and "topic" not in html
-    assert browser.get(f"/privacy/{expired}/download/").status_code == 410
+    assert browser.get(path + "download/").status_code == 410
+
+
+def test_a_link_naming_no_stored_link_is_refused(browser, namespace) -> None:
+    populate(namespace, "alice")
+    path = link_for(namespace)
+    PrivacyLink.objects.all().delete()
+    assert browser.get(path).status_code == 403
+
+
+def test_a_malformed_cursor_is_400_and_no_log_line_carries_the_link(browser, namespace, caplog) -> None:
+    populate(namespace, "alice")
+    path = link_for(namespace)
+    token = path.strip("/").split("/")[-1]
+    with caplog.at_level(logging.INFO):
+        response = browser.get(path + "?cursor=x")
+        browser.get(path + "nowhere/")
+    assert response.status_code == 400
+    assert "This page does not exist" in response.content.decode()
+    assert caplog.records, "Django logs a warning for a 4xx answer"
+    for record in caplog.records:
+        assert token not in record.getMessage()
+
+
+def test_a_log_line_of_any_handler_never_carries_a_link() -> None:
+    from memoryadmin.privacy.log_filters import RedactPrivacyLinks
+
+    record = logging.LogRecord(
+        "django.request",
+        logging.ERROR,
+        __file__,
+        1,
+        "Internal Server Error: %s",
+        ("/privacy/abc.def:ghi/erase/",),
+        None,
+    )
+    try:
+        raise ValueError("while serving /privacy/abc.def:ghi/download/")
+    except ValueError:
+        record.exc_info = sys.exc_info()
+    RedactPrivacyLinks().filter(record)
+    line = logging.Formatter("%(message)s").format(record)
+    assert "abc.def:ghi" not in line
+    assert "/privacy/[link]/erase/" in line and "/privacy/[link]/download/" in line

@@ -13,7 +13,8 @@ from memoryadmin.conversations.services import NewMessage, session_append_messag
 from memoryadmin.conversations.working_memory import working_memory_put
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.governance.erasure import erasure_request
-from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.governance.restore_jobs import restore_job_create
 from memoryadmin.governance.snapshots import snapshot_export_lines
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, Pin, Tombstone
@@ -65,6 +66,7 @@ class World:
     bob_memory: Memory
     tombstone: Tombstone
     erasure: ErasureRequest
+    privacy_link: PrivacyLink
 
     def ids(self) -> dict[str, str]:
         """Values for the path parameters of routes, all naming objects of namespace A."""
@@ -73,6 +75,8 @@ class World:
             "session_id": self.session.session_id,
             "user_id": "alice",
             "erasure_id": str(self.erasure.pk),
+            "tombstone_id": str(self.tombstone.pk),
+            "link_id": str(self.privacy_link.pk),
         }
 
 
@@ -101,7 +105,8 @@ def world(make_namespace, make_key) -> World:
     bob_memory = remember("Bob plays chess", user_id="bob")
     tombstone = memory_forget(memory=remember("Alice smokes"), actor=SYSTEM)
     erasure = erasure_request(namespace=a, user_id="carol", actor=SYSTEM, enqueue=False)
-    return World(a, b, a_key, session, alice_memory, candidate, bob_memory, tombstone, erasure)
+    _, privacy_link = privacy_link_create(namespace=a, user_id="alice", actor=SYSTEM, grantable=RIGHTS)
+    return World(a, b, a_key, session, alice_memory, candidate, bob_memory, tombstone, erasure, privacy_link)
 
 
 def holdings(namespace: Namespace) -> dict[str, object]:
@@ -121,6 +126,9 @@ def holdings(namespace: Namespace) -> dict[str, object]:
         "messages": Message.objects.filter(session__namespace=namespace).count(),
         "erasures": sorted(ErasureRequest.objects.filter(namespace=namespace).values_list("id", "status")),
         "keys": sorted(ApiKey.objects.filter(namespace=namespace).values_list("id", "revoked_at")),
+        "privacy_links": sorted(
+            PrivacyLink.objects.filter(namespace=namespace).values_list("id", "rights", "revoked_at")
+        ),
         "working_memory": {key: redis.hgetall(key) for key in sorted(redis.keys(f"wm:{namespace.pk}:*"))},
     }
 

@@ -19,6 +19,7 @@ import pytest
 from memoryadmin.api.api import api
 from memoryadmin.governance.erasure import erasure_execute
 from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.tenancy.models import SCOPES
 from tests.conftest import ApiClient
 from tests.security.conftest import World, holdings
 
@@ -27,6 +28,8 @@ GHOSTS = {
     "session_id": "no-such-session",
     "user_id": "nobody",
     "erasure_id": "00000000-0000-4000-8000-000000000001",
+    "tombstone_id": "999999999",
+    "link_id": "00000000-0000-4000-8000-000000000002",
 }
 
 
@@ -102,8 +105,22 @@ CALLS: dict[str, tuple[str, Any]] = {
     "subject_erase": ("", None),
     "erasure_get": ("", None),
     "privacy_link": ("", None),
+    "tombstone_list": ("?user_id={user_id}", None),
+    "privacy_link_list": ("", None),
+    "privacy_link_remove": ("?reason=sent+to+the+wrong+address", None),
+    "tombstone_lift_one": ("?reason=asked+by+support", None),
 }
-NAMED = {"session_list", "memory_add", "memory_list", "memory_search", "memory_bulk", "forget", "snapshot_export"}
+NAMED = {
+    "session_list",
+    "memory_add",
+    "memory_list",
+    "memory_search",
+    "memory_bulk",
+    "forget",
+    "snapshot_export",
+    "tombstone_list",
+}
+ALL_SCOPES = ",".join(SCOPES)
 
 
 def fill(template: Any, ids: dict[str, str]) -> Any:
@@ -171,8 +188,8 @@ WALLED = [r for r in ROUTES if names_an_object(r)]
 
 @pytest.mark.parametrize("route", WALLED, ids=[r.label for r in WALLED])
 def test_a_key_of_another_namespace_gets_what_a_missing_object_gets(route: Route, world: World, make_key) -> None:
-    outsider = ApiClient(make_key(world.b)[1])
-    insider = ApiClient(make_key(world.a)[1])
+    outsider = ApiClient(make_key(world.b, ALL_SCOPES)[1])
+    insider = ApiClient(make_key(world.a, ALL_SCOPES)[1])
     before = holdings(world.a)
 
     theirs = call(outsider, route, world.ids())
@@ -188,7 +205,7 @@ def test_a_key_of_another_namespace_gets_what_a_missing_object_gets(route: Route
 
 
 # Refusals first: a refused call must change nothing the allowed ones then meet.
-KEY_SCOPES = ["none", "read", "write", "erase", "read,write,erase"]
+KEY_SCOPES = ["none", *SCOPES, "read,write,erase", ALL_SCOPES]
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=ROUTE_IDS)

@@ -11,7 +11,8 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
-from memoryadmin.governance.privacy_links import privacy_link_create
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
+from tests.conftest import SYSTEM
 from tests.security.conftest import PASSWORD, World, signed_in
 from tests.security.test_console_matrix import VIEWS, url_of
 
@@ -57,7 +58,7 @@ def test_every_console_page_carries_the_headers_and_the_csp(world: World, operat
 
 
 def test_every_privacy_page_carries_the_headers_and_never_leaks_its_link(world: World) -> None:
-    url, _ = privacy_link_create(namespace=world.a, user_id="alice", ttl_seconds=600)
+    url, _ = privacy_link_create(namespace=world.a, user_id="alice", ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
     token = url.rstrip("/").rsplit("/", 1)[-1]
     for page in (url, reverse("privacy:erase", args=[token]), reverse("privacy:home", args=["bad-token"])):
         response = Client().get(page)

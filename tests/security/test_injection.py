@@ -18,7 +18,7 @@ from memoryadmin.conversations.services import NewMessage, session_append_messag
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
 from memoryadmin.extraction.strategies.llm import clean_prompt_template
-from memoryadmin.governance.privacy_links import privacy_link_create
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.services import memory_create
 from memoryadmin.tenancy.services import namespace_update
@@ -132,7 +132,7 @@ def test_memory_markup_is_escaped_on_every_console_page_that_shows_it(namespace,
 
 
 def test_memory_markup_is_escaped_on_the_privacy_page(namespace, marked_up) -> None:
-    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600)
+    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
     response = Client().get(url)
     assert response.status_code == 200
     assert_inert(response.content)

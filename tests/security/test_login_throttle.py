@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
 import pytest
 from django.test import Client
 
@@ -92,3 +97,25 @@ def test_the_lockout_page_carries_the_security_headers(settings, adam) -> None:
     assert locked.status_code == 429
     assert "Content-Security-Policy" in locked
     assert locked["X-Frame-Options"] == "DENY"
+
+
+def test_parallel_attempts_never_try_more_passwords_than_the_limit(settings, live_server, transactional_db) -> None:
+    settings.LOGIN_FAILURE_LIMIT = 5
+    make_operator("adam", "admin")
+    with httpx.Client(base_url=live_server.url) as first:
+        form = first.get("/login/")
+        csrf = first.cookies["csrftoken"]
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+    attempts = 24
+    start = threading.Barrier(attempts)
+
+    def guess(n: int) -> int:
+        with httpx.Client(base_url=live_server.url, cookies={"csrftoken": csrf}, timeout=60) as client:
+            start.wait()
+            data = {"username": "adam", "password": f"guess-{n}", "csrfmiddlewaretoken": token}
+            return client.post("/login/", data=data).status_code
+
+    with ThreadPoolExecutor(attempts) as pool:
+        statuses = list(pool.map(guess, range(attempts)))
+    assert statuses.count(200) == settings.LOGIN_FAILURE_LIMIT, statuses
+    assert statuses.count(429) == attempts - settings.LOGIN_FAILURE_LIMIT

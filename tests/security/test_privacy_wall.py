@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlparse
+
 from django.core import signing
 from django.test import Client
 from django.urls import reverse
 
+from memoryadmin.audit.models import AuditEvent
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
-from memoryadmin.governance.models import ErasureRequest
-from memoryadmin.governance.privacy_links import SALT, privacy_link_create
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.privacy_links import RIGHTS, SALT, privacy_link_create
 from memoryadmin.memories.models import Memory
-from tests.conftest import SYSTEM
-from tests.security.conftest import World
+from tests.conftest import SYSTEM, ApiClient
+from tests.security.conftest import World, signed_in
 
 
 def link(world_ns, user_id: str) -> str:
-    url, _ = privacy_link_create(namespace=world_ns, user_id=user_id, ttl_seconds=600)
+    url, _ = privacy_link_create(namespace=world_ns, user_id=user_id, ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
     return url
 
 
@@ -86,3 +89,104 @@ def test_an_erasure_request_is_found_only_by_its_person(world: World) -> None:
     mine = erasure_request(namespace=world.a, user_id="alice", actor=SYSTEM, enqueue=False)
     bob_token = token_of(link(world.a, "bob"))
     assert Client().get(reverse("privacy:receipt", args=[bob_token, mine.pk])).status_code == 404
+
+
+# --- what a link may do is bounded by who made it ---------------------------------------------------
+
+
+def api_link(client: ApiClient, user_id: str = "alice", **body: object) -> dict:
+    response = client.post(f"/api/v1/subjects/{user_id}/privacy-link", body or None)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def path_of(url: str) -> str:
+    return urlparse(url).path
+
+
+def test_a_link_from_a_key_without_erase_cannot_erase(world: World, make_key) -> None:
+    made = api_link(ApiClient(make_key(world.a, "read,write")[1]))
+    assert made["rights"] == ["read", "forget"]
+    home = path_of(made["url"])
+    page = Client().get(home)
+    assert page.status_code == 200 and b"Alice likes green tea" in page.content
+    assert b"/erase/" not in page.content
+    assert Client().get(home + "erase/").status_code == 403
+    assert Client().post(home + "erase/", {"confirm": "erase"}).status_code == 403
+    assert not ErasureRequest.objects.filter(namespace=world.a).exclude(pk=world.erasure.pk).exists()
+    assert Memory.objects.filter(pk=world.alice_memory.pk).exists()
+
+
+def test_a_link_from_a_key_without_read_shows_and_downloads_nothing(world: World, make_key) -> None:
+    made = api_link(ApiClient(make_key(world.a, "write")[1]))
+    assert made["rights"] == ["forget"]
+    home = path_of(made["url"])
+    page = Client().get(home)
+    assert page.status_code == 200
+    assert b"green tea" not in page.content and b"Lyon" not in page.content
+    download = Client().get(home + "download/")
+    assert download.status_code == 403 and b"green tea" not in download.content
+
+
+def test_a_key_cannot_grant_a_right_it_lacks(world: World, make_key) -> None:
+    client = ApiClient(make_key(world.a, "read,write")[1])
+    refused = client.post("/api/v1/subjects/alice/privacy-link", {"rights": ["read", "erase"]})
+    assert (refused.status_code, refused.json()["error"]["code"]) == (403, "forbidden")
+    assert api_link(client, rights=["read"])["rights"] == ["read"]
+    full = api_link(ApiClient(make_key(world.a, "read,write,erase")[1]))
+    assert full["rights"] == ["read", "forget", "erase"]
+
+
+def test_an_operators_link_cannot_erase_and_an_admins_can(world: World, operators) -> None:
+    for role, rights in (("operator", ["read", "forget"]), ("admin", ["read", "forget", "erase"])):
+        response = signed_in(operators[role]).post(f"/subjects/{world.a.pk}/alice/privacy-link/")
+        assert response.status_code == 200
+        assert PrivacyLink.objects.order_by("-created_at").first().rights == rights, role
+
+
+def test_every_use_of_a_link_is_audited(world: World, make_key) -> None:
+    made = api_link(ApiClient(make_key(world.a, "read,write,erase")[1]))
+    home = path_of(made["url"])
+    Client().get(home)
+    b"".join(Client().get(home + "download/").streaming_content)
+    Client().post(home + f"memories/{world.candidate.pk}/forget/")
+    uses = AuditEvent.objects.filter(action="privacy_link.use", target_id=made["link_id"]).order_by("id")
+    assert [e.data["page"] for e in uses] == ["home", "download", "forget"]
+    assert all(e.actor == f"privacy-link:{made['link_id']}" for e in uses)
+    forgot = AuditEvent.objects.get(action="memory.forget", target_id=str(world.candidate.pk))
+    assert (forgot.actor_type, forgot.actor) == ("subject", f"privacy-link:{made['link_id']}")
+    assert PrivacyLink.objects.get(pk=made["link_id"]).last_used_at is not None
+
+
+def test_links_are_listed_per_person_and_revoked_one_by_one(world: World, make_key) -> None:
+    client = ApiClient(make_key(world.a, "read,write")[1])
+    first, second = api_link(client), api_link(client)
+    api_link(client, user_id="bob")
+    listed = client.get("/api/v1/subjects/alice/privacy-links").json()["items"]
+    assert [item["link_id"] for item in listed][:2] == [second["link_id"], first["link_id"]]
+    assert {item["status"] for item in listed} == {"active"}
+    assert client.delete(f"/api/v1/privacy-links/{first['link_id']}?reason=sent+twice").status_code == 204
+    withdrawn = Client().get(path_of(first["url"]))
+    assert withdrawn.status_code == 410 and b"withdrawn" in withdrawn.content
+    assert Client().get(path_of(second["url"])).status_code == 200
+    statuses = {i["link_id"]: i["status"] for i in client.get("/api/v1/subjects/alice/privacy-links").json()["items"]}
+    assert (statuses[first["link_id"]], statuses[second["link_id"]]) == ("revoked", "active")
+    assert AuditEvent.objects.filter(action="privacy_link.revoke", target_id=first["link_id"]).exists()
+
+
+def test_an_operator_revokes_one_link_in_the_console(world: World, operators) -> None:
+    operator = signed_in(operators["operator"])
+    operator.post(f"/subjects/{world.a.pk}/alice/privacy-link/")
+    mine = PrivacyLink.objects.order_by("-created_at").first()
+    page = operator.get(f"/subjects/{world.a.pk}/alice/").content.decode()
+    assert f"/privacy-links/{mine.pk}/revoke/" in page
+    response = operator.post(
+        f"/subjects/{world.a.pk}/alice/privacy-links/{mine.pk}/revoke/", headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200 and "Revoked" in response.content.decode()
+    mine.refresh_from_db()
+    world.privacy_link.refresh_from_db()
+    assert mine.revoked_at is not None and world.privacy_link.revoked_at is None
+    # A link is revoked only through the person it is for.
+    other = operator.post(f"/subjects/{world.a.pk}/bob/privacy-links/{world.privacy_link.pk}/revoke/")
+    assert other.status_code == 404

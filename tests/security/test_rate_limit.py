@@ -74,3 +74,39 @@ def test_it_fails_open_when_redis_is_down(limit_of_three, settings, api) -> None
     # Nothing listens on port 1: every Redis call is refused at once.
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
     assert [api.get("/api/v1/memories").status_code for _ in range(5)] == [200] * 5
+
+
+def test_random_tokens_meet_a_429_per_address_and_then_cost_no_lookup(
+    settings, namespace, make_key, redis_client, django_assert_num_queries
+) -> None:
+    settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE = 5
+    guesses = [ApiClient(f"ma_guess_{n}") for n in range(8)]
+    assert [g.get("/api/v1/memories").status_code for g in guesses[:5]] == [401] * 5
+    for guess in guesses[5:]:
+        with django_assert_num_queries(0):
+            refused = guess.get("/api/v1/memories")
+        assert refused.status_code == 429
+        assert refused.json()["error"]["details"]["unknown_keys_per_minute"] == 5
+        assert 1 <= int(refused["Retry-After"]) <= 60
+    # The refused guesses left no counter of their own behind.
+    assert len(redis_client.keys("ratelimit:*")) == 5
+    # Another address is not held back, nor is a request without a key at all.
+    raw = make_key(namespace)[1]
+    assert ApiClient(raw).get("/api/v1/memories", REMOTE_ADDR="198.51.100.9").status_code == 200
+    assert ApiClient(None).get("/api/v1/memories").status_code == 401
+
+
+def test_a_revoked_key_counts_as_unknown(settings, namespace, make_key) -> None:
+    from memoryadmin.tenancy.services import api_key_revoke
+    from tests.conftest import SYSTEM
+
+    settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE = 2
+    key, raw = make_key(namespace)
+    api_key_revoke(key=key, actor=SYSTEM)
+    client = ApiClient(raw)
+    assert [client.get("/api/v1/sessions").status_code for _ in range(3)] == [401, 401, 429]
+
+
+def test_valid_keys_never_count_against_their_address(settings, api) -> None:
+    settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE = 1
+    assert [api.get("/api/v1/sessions").status_code for _ in range(5)] == [200] * 5

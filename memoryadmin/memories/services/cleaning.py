@@ -1,20 +1,27 @@
-"""The limits of a memory's fields, checked once for every path that writes them."""
+"""The limits of a memory's fields, checked once for every path that writes them.
+
+The label limits are those of the columns (`memories.models`), so what passes here
+is stored as given: PostgreSQL is never left to refuse or truncate it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.conf import settings
 
+from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.storable_json import json_problem
 from memoryadmin.memories.models import (
+    MAX_ENTITY_CHARS,
+    MAX_LABELS,
+    MAX_TOPIC_CHARS,
     MemoryType,
 )
 
-MAX_LIST_ITEMS = 50
-
-
-MAX_LIST_ITEM_CHARS = 200
+LABEL_CHARS = {"topics": MAX_TOPIC_CHARS, "entities": MAX_ENTITY_CHARS}
 
 
 def clean_text(text: str) -> str:
@@ -32,9 +39,12 @@ def clean_text(text: str) -> str:
 
 
 def clean_labels(values: Iterable[str] | None, name: str) -> list[str]:
-    """Topics and entities: trimmed, de-duplicated in order, bounded."""
+    """Topics and entities: trimmed, de-duplicated in order, bounded by their column."""
     if values is None:
         return []
+    if isinstance(values, str):
+        raise InvalidInput(f"{name} must be a list of strings", details={"field": name})
+    limit = LABEL_CHARS[name]
     cleaned: list[str] = []
     for value in values:
         if not isinstance(value, str) or "\x00" in value:
@@ -42,13 +52,33 @@ def clean_labels(values: Iterable[str] | None, name: str) -> list[str]:
         value = value.strip()
         if not value:
             continue
-        if len(value) > MAX_LIST_ITEM_CHARS:
-            raise InvalidInput(f"each of {name} is at most {MAX_LIST_ITEM_CHARS} characters", details={"field": name})
+        if len(value) > limit:
+            raise InvalidInput(f"each of {name} is at most {limit} characters", details={"field": name})
         if value not in cleaned:
             cleaned.append(value)
-    if len(cleaned) > MAX_LIST_ITEMS:
-        raise InvalidInput(f"at most {MAX_LIST_ITEMS} {name}", details={"field": name})
+    if len(cleaned) > MAX_LABELS:
+        raise InvalidInput(f"at most {MAX_LABELS} {name}", details={"field": name})
     return cleaned
+
+
+def clean_metadata(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    """An object PostgreSQL stores and the API renders back unchanged (`core.storable_json`)."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise InvalidInput("metadata must be an object", details={"field": "metadata"})
+    if problem := json_problem(metadata):
+        raise InvalidInput(f"metadata {problem}", details={"field": "metadata"})
+    return metadata
+
+
+def clean_owner_ids(*, user_id: str, session_id: str = "", agent_id: str = "") -> None:
+    """The app's ids a memory carries: user_id always, session and agent when given."""
+    validate_app_id(user_id, "user_id")
+    if session_id:
+        validate_app_id(session_id, "session_id")
+    if agent_id:
+        validate_app_id(agent_id, "agent_id")
 
 
 def clean_memory_type(memory_type: str) -> str:

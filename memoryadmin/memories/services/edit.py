@@ -8,16 +8,16 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.audit.services import Actor
+from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.models import (
     Memory,
     MemoryRevision,
 )
-from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
-from memoryadmin.memories.services.planning import is_tombstoned
+from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
+from memoryadmin.memories.services.planning import is_tombstoned, memory_event
 
 
 def locked_memory(memory: Memory) -> Memory:
@@ -25,6 +25,15 @@ def locked_memory(memory: Memory) -> Memory:
     if locked is None:
         raise NotFound("memory not found")
     return locked
+
+
+def check_revision(memory: Memory, expected_revision: int | None) -> None:
+    """Refuse a change made from a revision that is no longer the memory's (None: no expectation)."""
+    if expected_revision is not None and memory.revision != expected_revision:
+        raise PreconditionFailed(
+            f"the memory is at revision {memory.revision}, not {expected_revision}: someone changed it meanwhile",
+            details={"revision": memory.revision},
+        )
 
 
 def memory_update(
@@ -37,14 +46,21 @@ def memory_update(
     entities: Iterable[str] | None = None,
     metadata: dict[str, Any] | None = None,
     reason: str = "",
+    expected_revision: int | None = None,
 ) -> Memory:
-    """Change a memory's content; every change appends a revision."""
+    """Change a memory's content; every change appends a revision.
+
+    With `expected_revision`, the change is made only if the memory is still at that
+    revision (checked under the row lock), else PreconditionFailed: an editor who saw
+    revision 3 never silently overwrites someone else's revision 4.
+    """
     with transaction.atomic():
         if text is not None:
             text = clean_text(text)
         # The new text is locked as a create of it would be, before the row (the locks' order).
         lock_texts(memory.namespace_id, [] if text is None else [(memory.user_id, text_fingerprint(text))])
         memory = locked_memory(memory)
+        check_revision(memory, expected_revision)
         changed: list[str] = []
         if text is not None and text != memory.text:
             fingerprint = text_fingerprint(text)
@@ -76,7 +92,7 @@ def memory_update(
         if entities is not None and (cleaned := clean_labels(entities, "entities")) != memory.entities:
             memory.entities = cleaned
             changed.append("entities")
-        if metadata is not None and metadata != memory.metadata:
+        if metadata is not None and clean_metadata(metadata) != memory.metadata:
             memory.metadata = metadata
             changed.append("metadata")
         if not changed:
@@ -98,13 +114,10 @@ def memory_update(
             reason=reason,
             created_at=now,
         )
-        audit_record(
+        memory_event(
+            memory,
             actor=actor,
             action="memory.update",
-            namespace_id=memory.namespace_id,
-            target_type="memory",
-            target_id=str(memory.pk),
-            user_id=memory.user_id,
             reason=reason,
             data={"fields": changed, "revision": memory.revision},
         )

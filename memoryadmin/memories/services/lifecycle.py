@@ -21,7 +21,8 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.memories.services.edit import locked_memory
+from memoryadmin.memories.services.edit import check_revision, locked_memory
+from memoryadmin.memories.services.planning import memory_event
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -42,14 +43,19 @@ def memory_forget(
     reason: str = "",
     force: bool = False,
     tombstone_reason: str = TombstoneReason.FORGOTTEN,
+    expected_revision: int | None = None,
 ) -> Tombstone:
-    """Delete a memory and leave a tombstone so the same text never comes back for that user."""
+    """Delete a memory and leave a tombstone so the same text never comes back for that user.
+
+    With `expected_revision`, only if the memory is still at that revision (see `memory_update`).
+    """
     with transaction.atomic():
         # Every text the memory ever had is locked before the row, so no create of one of them
         # can slip between the tombstones and the delete.
         texts = _texts_of(memory)
         lock_texts(memory.namespace_id, [(memory.user_id, fp) for fp in texts])
         memory = locked_memory(memory)
+        check_revision(memory, expected_revision)
         if missed := _texts_of(memory) - texts:
             # Edited meanwhile: its new text is locked too (the namespace lock is held already).
             lock_texts(memory.namespace_id, [(memory.user_id, fp) for fp in missed], with_namespace=False)
@@ -111,15 +117,7 @@ def memory_pin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory = locked_memory(memory)
         _, created = Pin.objects.get_or_create(memory=memory, defaults={"pinned_by": str(actor), "reason": reason})
         if created:
-            audit_record(
-                actor=actor,
-                action="memory.pin",
-                namespace_id=memory.namespace_id,
-                target_type="memory",
-                target_id=str(memory.pk),
-                user_id=memory.user_id,
-                reason=reason,
-            )
+            memory_event(memory, actor=actor, action="memory.pin", reason=reason)
     return memory
 
 
@@ -128,15 +126,7 @@ def memory_unpin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory = locked_memory(memory)
         deleted, _ = Pin.objects.filter(memory=memory).delete()
         if deleted:
-            audit_record(
-                actor=actor,
-                action="memory.unpin",
-                namespace_id=memory.namespace_id,
-                target_type="memory",
-                target_id=str(memory.pk),
-                user_id=memory.user_id,
-                reason=reason,
-            )
+            memory_event(memory, actor=actor, action="memory.unpin", reason=reason)
     return memory
 
 
@@ -148,15 +138,7 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory.status = MemoryStatus.ACTIVE
         memory.updated_at = timezone.now()
         memory.save(update_fields=["status", "updated_at"])
-        audit_record(
-            actor=actor,
-            action="memory.approve",
-            namespace_id=memory.namespace_id,
-            target_type="memory",
-            target_id=str(memory.pk),
-            user_id=memory.user_id,
-            reason=reason,
-        )
+        memory_event(memory, actor=actor, action="memory.approve", reason=reason)
     return memory
 
 
@@ -263,7 +245,11 @@ def memories_bulk_apply(
     }[action]
     result = BulkResult()
     for raw, pk in wanted.items():
-        memory = found.get(pk) if pk else None
+        if pk is None:
+            # Told apart from a missing memory: this one could never name a memory at all.
+            result.failed.append((raw, InvalidInput("not a memory id (a UUID)", code="invalid_id")))
+            continue
+        memory = found.get(pk)
         if memory is None:
             result.failed.append((raw, NotFound("memory not found")))
             continue

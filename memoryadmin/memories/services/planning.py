@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memoryadmin.audit.services import Actor, AuditEntry
+from memoryadmin.audit.services import Actor, AuditEntry, audit_record
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.memories.models import (
     Memory,
@@ -20,7 +20,13 @@ from memoryadmin.memories.models import (
     MemoryType,
     Tombstone,
 )
-from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
+from memoryadmin.memories.services.cleaning import (
+    clean_labels,
+    clean_memory_type,
+    clean_metadata,
+    clean_owner_ids,
+    clean_text,
+)
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -101,7 +107,9 @@ class Planned:
 
 def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     """Normalise and fingerprint one memory, or raise InvalidInput: the first step of the write path."""
+    clean_owner_ids(user_id=new.user_id, session_id=new.session_id, agent_id=new.agent_id)
     text = clean_text(new.text)
+    clean_metadata(new.metadata)
     memory_type = clean_memory_type(new.memory_type)
     topics = clean_labels(new.topics, "topics")
     entities = clean_labels(new.entities, "entities")
@@ -172,4 +180,20 @@ def created_event(memory: Memory, item: Planned, actor: Actor) -> AuditEntry:
             "memory_type": item.memory_type,
             "pinned": item.new.pinned,
         },
+    )
+
+
+def memory_event(
+    memory: Memory, *, actor: Actor, action: str, reason: str = "", data: dict[str, Any] | None = None
+) -> None:
+    """The audit event of a change to one memory, in the caller's transaction."""
+    audit_record(
+        actor=actor,
+        action=action,
+        namespace_id=memory.namespace_id,
+        target_type="memory",
+        target_id=str(memory.pk),
+        user_id=memory.user_id,
+        reason=reason,
+        data=data,
     )

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import ServiceError
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.models import SCOPES, Namespace
 from memoryadmin.tenancy.services import api_key_create
 
 
@@ -16,7 +16,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--name", default="key")
-        parser.add_argument("--scopes", default="read,write", help="comma-separated: read,write,erase")
+        parser.add_argument("--scopes", default="read,write", help=f"comma-separated: {','.join(SCOPES)}")
 
     def handle(self, *args: Any, **options: Any) -> None:
         namespace = Namespace.objects.filter(slug=options["slug"]).first()

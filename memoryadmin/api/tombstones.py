@@ -1,0 +1,86 @@
+"""Tombstones: what must not come back, listed and lifted under the `tombstones` scope."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from django.http import HttpRequest
+from ninja import Field, Path, Router, Schema, Status
+
+from memoryadmin.api.auth import actor_of, namespace_of, tombstones_auth
+from memoryadmin.api.schemas import AppId, Cursor, Limit, RequiredReason, responses
+from memoryadmin.memories.models import Tombstone, TombstoneReason
+from memoryadmin.memories.queries import tombstone_get, tombstones_page
+from memoryadmin.memories.services import tombstone_lift
+
+router = Router(tags=["tombstones"])
+
+TombstoneId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a tombstone, from the list.")]
+
+
+class TombstoneOut(Schema):
+    id: int
+    user_id: str
+    reason: Literal["rejected", "forgotten", "policy"] = Field(
+        description="rejected by an operator's review, forgotten on request (by the app, an operator or the "
+        "person), or removed by a forgetting policy"
+    )
+    text: str | None = Field(
+        description="Kept only for an operator's rejection; a forgotten memory leaves nothing but its fingerprint."
+    )
+    memory_type: str | None
+    actor: str
+    created_at: datetime
+
+
+class TombstonePage(Schema):
+    items: list[TombstoneOut]
+    next_cursor: str | None
+
+
+def tombstone_dict(tombstone: Tombstone) -> dict:
+    return {
+        "id": tombstone.pk,
+        "user_id": tombstone.user_id,
+        "reason": tombstone.reason,
+        # Only a rejection keeps its text; never show one for what a person asked to forget.
+        "text": (tombstone.text or None) if tombstone.reason == TombstoneReason.REJECTED else None,
+        "memory_type": tombstone.memory_type or None,
+        "actor": tombstone.actor,
+        "created_at": tombstone.created_at,
+    }
+
+
+@router.get(
+    "/tombstones",
+    auth=tombstones_auth,
+    response=responses({200: TombstonePage}),
+    summary="Tombstones, newest first",
+    description="Needs the `tombstones` scope. Filter by person and by reason.",
+)
+def tombstone_list(
+    request: HttpRequest,
+    user_id: AppId | None = None,
+    reason: Literal["rejected", "forgotten", "policy"] | None = None,
+    limit: Limit = 50,
+    cursor: Cursor | None = None,
+):
+    page = tombstones_page(namespace_of(request), user_id=user_id, reason=reason, cursor=cursor, limit=limit)
+    return {"items": [tombstone_dict(t) for t in page.items], "next_cursor": page.next_cursor}
+
+
+@router.delete(
+    "/tombstones/{tombstone_id}",
+    auth=tombstones_auth,
+    response=responses({204: None}, 404),
+    summary="Lift a tombstone",
+    description=(
+        "Needs the `tombstones` scope and a `reason`, which the audit trail keeps. The same text may then be "
+        "stored again for that person."
+    ),
+)
+def tombstone_lift_one(request: HttpRequest, tombstone_id: TombstoneId, reason: RequiredReason):
+    tombstone = tombstone_get(namespace_of(request), tombstone_id)
+    tombstone_lift(tombstone=tombstone, actor=actor_of(request), reason=reason)
+    return Status(204, None)

@@ -1,0 +1,160 @@
+"""The production web process (gunicorn with memoryadmin's uvicorn worker): what the server itself answers.
+
+A request too long or malformed for the application to see still gets the
+API's error body, never the server's plain text or HTML; up to the server's
+limit Django answers first (414, 431); and the server's access log, like every
+log, carries no privacy link.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from memoryadmin.web_worker import MAX_HEAD_BYTES
+from tests.conftest import redis_test_url
+
+ROOT = Path(__file__).resolve().parents[2]
+PORTS = range(8500, 8600)
+
+
+def free_port() -> int:
+    for port in PORTS:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError("no free port in 8500-8599")
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory) -> Iterator[tuple[str, Path]]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("web") / "gunicorn.log"
+    env = {**os.environ, "REDIS_URL": redis_test_url(), "DJANGO_SETTINGS_MODULE": "memoryadmin.settings"}
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [
+                str(Path(sys.executable).with_name("gunicorn")),
+                "memoryadmin.asgi:application",
+                "--worker-class",
+                "memoryadmin.web_worker.UvicornWorker",
+                "--workers",
+                "1",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--access-logfile",
+                "-",
+                "--error-logfile",
+                "-",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/api/v1/openapi.json", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        yield base, log
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def assert_error_body(response: httpx.Response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.text[:300]
+    assert response.headers["content-type"].startswith("application/json"), response.headers
+    error = response.json()["error"]
+    assert error["code"] == code and error["message"]
+    return error
+
+
+def raw_request(base: str, head: bytes) -> bytes:
+    """Send `head` in pieces (as a slow client would) and read the answer until the server closes."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        for start in range(0, len(head), 8192):
+            try:
+                conn.sendall(head[start : start + 8192])
+            except (BrokenPipeError, ConnectionResetError):
+                break  # the server answered and closed before the rest
+            time.sleep(0.01)
+        chunks = []
+        try:
+            while chunk := conn.recv(65536):
+                chunks.append(chunk)
+        except ConnectionResetError:
+            pass
+    return b"".join(chunks)
+
+
+def test_a_long_url_gets_django_s_414_with_the_error_body(web) -> None:
+    base, _ = web
+    response = httpx.get(f"{base}/api/v1/memories?user_id=" + "a" * 40_000, timeout=10)
+    assert_error_body(response, 414, "uri_too_long")
+
+
+def test_a_long_header_gets_django_s_431_with_the_error_body(web) -> None:
+    base, _ = web
+    response = httpx.get(f"{base}/api/v1/memories", headers={"X-Trace": "t" * 20_000}, timeout=10)
+    error = assert_error_body(response, 431, "headers_too_large")
+    assert error["details"]["header"] == "X-Trace"
+    many = {f"X-Note-{i}": "n" * 1000 for i in range(40)}
+    assert_error_body(httpx.get(f"{base}/api/v1/memories", headers=many, timeout=10), 431, "headers_too_large")
+
+
+def test_a_head_beyond_the_server_s_limit_gets_the_error_body_from_the_server(web) -> None:
+    base, _ = web
+    # Whoever answers, a client meets the error body: Django when the head arrives whole...
+    response = httpx.get(f"{base}/api/v1/memories", headers={"X-Trace": "t" * (MAX_HEAD_BYTES + 10)}, timeout=10)
+    assert_error_body(response, 431, "headers_too_large")
+    huge_url = httpx.get(f"{base}/api/v1/memories?q=" + "q" * 60_000, timeout=10)
+    assert_error_body(huge_url, 414, "uri_too_long")
+    # ...and the server itself when more than it buffers arrives without the head ending.
+    answer = raw_request(base, b"GET /api/v1/memories HTTP/1.1\r\nHost: x\r\nX-Trace: " + b"t" * (MAX_HEAD_BYTES + 10))
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431"), answer[:200]
+    assert b"content-type: application/json" in head.lower()
+    assert json.loads(body)["error"] == {
+        "code": "headers_too_large",
+        "message": f"The request line and headers exceed {MAX_HEAD_BYTES} bytes.",
+        "details": {"limit_bytes": MAX_HEAD_BYTES},
+    }
+
+
+def test_a_request_that_is_not_http_gets_the_error_body(web) -> None:
+    base, _ = web
+    answer = raw_request(base, b"NOT HTTP AT ALL\r\n\r\n")
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400")
+    assert b"content-type: application/json" in head.lower()
+    assert b'"code": "bad_request"' in body
+
+
+def test_the_access_log_carries_no_privacy_link(web) -> None:
+    base, log = web
+    token = "eyJsIjoiZmFrZSJ9:1abcde:Zm9yZ2VkLXNpZ25hdHVyZQ"
+    assert httpx.get(f"{base}/privacy/{token}/", timeout=10).status_code == 403
+    httpx.get(f"{base}/privacy/{token}/download/?cursor=x", timeout=10)
+    time.sleep(0.5)
+    text = log.read_text()
+    assert "/privacy/[link]/" in text, text[-2000:]
+    assert token not in text
