@@ -1,4 +1,5 @@
 # The two commands: `make run` and `make test`. Everything else is a helper.
+# The Dockerfile takes the same steps (venv, deps, static) with the same commands.
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.12 2>/dev/null || ls $$HOME/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -1)
 VENV := .venv
@@ -7,12 +8,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-slow setup venv deps deps-dev db lint bench clean
+.PHONY: run test test-slow check-runtime browser setup venv deps deps-dev db static lint bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.12 is required (pyenv install 3.12, or set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.deps: requirements.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
@@ -26,37 +26,45 @@ venv: $(BIN)/python
 deps: $(VENV)/.deps
 deps-dev: $(VENV)/.deps-dev
 
+# The Procfile's release step: migrations, before any web process starts.
 db: deps
-	$(BIN)/python manage.py ensure_database
-	$(BIN)/python manage.py migrate --no-input -v0
+	@$(BIN)/python manage.py ensure_database
+	@$(BIN)/python bin/procfile.py exec release
 
-setup: db
-	$(BIN)/python manage.py seed_demo
+# What a production server (DEBUG off) serves: hashed, compressed copies in STATIC_ROOT (var/static).
+# Development serves the source folders and needs none of it. The Dockerfile runs the same command.
+static: deps
+	DEBUG=false SECRET_KEY=collectstatic-only $(BIN)/python manage.py collectstatic --no-input -v0
 
+# One process: create the database if missing, migrate, seed the demo when empty, print the logins
+# and a fresh API key (separate commands would each pay Django's start-up).
+setup: deps
+	@$(BIN)/python manage.py prepare_demo --url http://$(HOST):$(PORT)
+
+# The Procfile's web (gunicorn, the ASGI app), worker and beat, with development settings; if one
+# of them exits, all stop and the supervisor says which one and shows its last lines.
 run: setup
 	@mkdir -p var
-	@echo
-	@echo "  memoryadmin is starting at http://$(HOST):$(PORT)/"
-	@echo "  Console logins: admin / admin-demo-pass (admin), olivia / operator-demo-pass (operator), victor / viewer-demo-pass (viewer)"
-	@echo "  API docs: http://$(HOST):$(PORT)/api/v1/docs"
-	@echo "  A fresh API key for the support-bot namespace (read, write, erase):"
-	@echo "    $$($(BIN)/python manage.py create_api_key support-bot --name make-run --scopes read,write,erase 2>/dev/null | tail -1)"
-	@echo "  Ctrl-C stops web, worker and beat."
-	@echo
-	@trap 'kill 0' INT TERM EXIT; \
-	$(BIN)/celery -A memoryadmin worker -l info --concurrency 2 & \
-	$(BIN)/celery -A memoryadmin beat -l info --schedule var/celerybeat-schedule & \
-	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	@HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$${WEB_CONCURRENCY:-1} $(BIN)/python bin/procfile.py start
 
-test: deps-dev
+# Chromium and its driver for the browser tests: installed when this machine can (Debian, root).
+browser:
+	@bin/ensure-browser
+
+test: browser deps-dev
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 
-test-slow: deps-dev
+test-slow: browser deps-dev
 	$(BIN)/pytest -n $(TEST_WORKERS) -m slow; rc=$$?; if [ $$rc -eq 5 ]; then echo "no slow tests selected"; else exit $$rc; fi
+
+# A virtualenv from requirements.txt alone runs web, worker and beat with production settings,
+# and a message appended over HTTP is extracted by that worker.
+check-runtime: $(BIN)/python
+	$(BIN)/python bin/check_runtime.py
 
 lint: deps-dev
 	$(BIN)/ruff check .

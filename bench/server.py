@@ -68,6 +68,13 @@ class AppServer(Process):
         self.workers = workers
         self.threads = threads
         env = bench_environ(database_url, redis_url) | (extra_env or {})
+        # As wherever a production server starts: with DEBUG off, pages link the collected files.
+        subprocess.run(
+            [str(VENV_BIN / "python"), "manage.py", "collectstatic", "--no-input", "-v0"],
+            env=env,
+            cwd=CODE_DIR[0],
+            check=True,
+        )
         super().__init__(
             name,
             [

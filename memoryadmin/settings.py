@@ -95,6 +95,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "django_htmx",
+    # For its templates and static files: the API docs page is Swagger UI served from our own origin.
+    "ninja",
     "memoryadmin.tenancy",
     "memoryadmin.audit",
     "memoryadmin.conversations",
@@ -108,6 +110,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "memoryadmin.api.middleware.ApiGuardMiddleware",
     "memoryadmin.api.ratelimit.RateLimitMiddleware",
     "memoryadmin.api.middleware.BrowserMiddleware",
@@ -160,6 +163,13 @@ DATABASES["default"].setdefault("OPTIONS", {})
 # long enough to win it back.
 DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
+# The web process serves ASGI, where each request's synchronous code runs in a thread of its own:
+# persistent connections would pile up, one per thread (Django's docs say to disable them under
+# ASGI). There the connections come from a pool of DATABASE_POOL_SIZE per process instead; the
+# Procfile's web line sets DATABASE_POOL. Workers and commands keep one persistent connection.
+if env_bool("DATABASE_POOL", False):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": env_int("DATABASE_POOL_SIZE", 8, minimum=1)}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -261,7 +271,21 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "static"
+# The app serves its own static files (WhiteNoise) when no proxy does. In production they are
+# collected first (`manage.py collectstatic`, DEBUG off) into STATIC_ROOT, with hashed names and
+# gzip copies, and cached for good. In development WhiteNoise serves the source folders as they
+# change, and there is nothing to collect.
+STATIC_ROOT = os.environ.get("STATIC_ROOT") or (None if DEBUG else BASE_DIR / "var" / "static")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 
 SECURE_CSP = {
     "default-src": [CSP.SELF],
@@ -281,6 +305,8 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# A load balancer's or container's health probe speaks plain HTTP to the process itself.
+SECURE_REDIRECT_EXEMPT = [r"^api/v1/health$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)

@@ -3,6 +3,7 @@ from __future__ import annotations
 from ninja import NinjaAPI
 
 from memoryadmin.api import extraction, governance, health, memories, sessions, tombstones
+from memoryadmin.api.docs import with_page_policy
 from memoryadmin.api.errors import install_error_handlers
 from memoryadmin.api.renderers import OrjsonParser, OrjsonRenderer
 
@@ -13,6 +14,7 @@ api = NinjaAPI(
     urls_namespace="api",
     renderer=OrjsonRenderer(),
     parser=OrjsonParser(),
+    docs_decorator=with_page_policy,
 )
 install_error_handlers(api)
 

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import timedelta
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -12,11 +15,16 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.conversations.models import MessageKind, Session
+from memoryadmin.conversations import records as conversation_records
+from memoryadmin.conversations.models import Message, MessageKind, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.conversations.signals import messages_appended
 from memoryadmin.conversations.working_memory import working_memory_put
+from memoryadmin.core.bulk import next_ids
+from memoryadmin.extraction.receivers import schedule_after_append
+from memoryadmin.extraction.services import extraction_schedule_after_append
 from memoryadmin.memories.models import Memory, MemorySource, MemoryType
-from memoryadmin.memories.services import memory_create, memory_forget, memory_update
+from memoryadmin.memories.services import NewMemory, WriteResult, memory_create_many, memory_forget, memory_update
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.tenancy.services import namespace_create, operator_create
 
@@ -115,6 +123,51 @@ def user_facts(rng: random.Random, name: str) -> list[tuple[str, str, str]]:
     ]
 
 
+def message_record(message_id: int, seq: int, message: NewMessage, now: datetime) -> dict[str, Any]:
+    """A message as the conversations app's bulk insert takes it."""
+    return {
+        "id": message_id,
+        "seq": seq,
+        "role": message.role,
+        "kind": message.kind,
+        "content": message.content,
+        "name": message.name,
+        "run_id": message.run_id,
+        "tool_calls": message.tool_calls,
+        "tool_call_id": message.tool_call_id,
+        "metadata": message.metadata,
+        "created_at": now,
+        "persisted_at": now,
+        "extracted_at": None,
+    }
+
+
+def broker_problem() -> str | None:
+    """Why Celery cannot publish a task (its broker is down, or its transport does not load), or None."""
+    from memoryadmin.celery import app
+
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+# How extraction's app config connects its receiver.
+SCHEDULE_AFTER_APPEND = "extraction.schedule_after_append"
+
+
+@contextmanager
+def extraction_not_scheduled() -> Iterator[None]:
+    """Appends that schedule no extraction: with no broker, each would fail, and log why, on its own."""
+    messages_appended.disconnect(dispatch_uid=SCHEDULE_AFTER_APPEND)
+    try:
+        yield
+    finally:
+        messages_appended.connect(schedule_after_append, dispatch_uid=SCHEDULE_AFTER_APPEND)
+
+
 class Command(BaseCommand):
     help = "Load realistic demo data (namespaces, operators, sessions, messages, memories). Idempotent."
 
@@ -133,6 +186,45 @@ class Command(BaseCommand):
         if Namespace.objects.filter(slug=NAMESPACES[0][0]).exists():
             self.stdout.write("Demo data already present; nothing to do.")
             return
+        started = time.monotonic()
+        problem = broker_problem()
+        if problem is not None:
+            self.stderr.write(
+                f"Celery's broker cannot be used ({problem}): the demo is seeded without scheduling the "
+                "extraction of its sessions; nothing is extracted, erased or restored until the broker works."
+            )
+        # All or nothing: a seed that stopped half-way would pass for a complete one next time. The
+        # sessions' extraction is scheduled once this commits, as an append's is.
+        with extraction_not_scheduled() if problem else nullcontext(), transaction.atomic():
+            namespaces, users, evidence, sessions = self._sessions(options, actor)
+            rng = random.Random(options["seed"] + 1)
+            created = self._memories(rng, namespaces, users, evidence, options["memories"], actor)
+            to_forget = Memory.objects.filter(source=MemorySource.API, pin__isnull=True).order_by("id")
+            for memory in to_forget[: max(1, options["memories"] // 50)]:
+                memory_forget(memory=memory, actor=actor, reason="demo: user asked to forget this")
+            self._revise(rng)
+            self._tool_sessions(namespaces, users)
+        if problem is None and (stopped := self._schedule_extraction(sessions)):
+            self.stderr.write(
+                f"Scheduling the demo sessions' extraction stopped ({stopped}): the rest stays unextracted "
+                "until a new message arrives in it."
+            )
+        self._working_memory()
+        per_session = options["messages_per_session"]
+        self.stdout.write(
+            f"Seeded {len(namespaces)} namespaces, {len(users)} users, {options['sessions']} sessions, "
+            f"{options['sessions'] * per_session} messages, {created} memories "
+            f"in {time.monotonic() - started:.1f}s."
+        )
+
+    def _sessions(
+        self, options: dict[str, Any], actor: Actor
+    ) -> tuple[list[Namespace], list[tuple[Namespace, str, str]], list[tuple[Namespace, NewMemory]], list[Session]]:
+        """The namespaces, their users, their sessions, and what the users said that is worth remembering.
+
+        The sessions go in as one insert per namespace and their messages as one COPY, through the
+        conversations app's bulk writes (those a snapshot restore uses).
+        """
         rng = random.Random(options["seed"])
         namespaces = [
             namespace_create(slug=slug, name=name, review_required=review, actor=actor)
@@ -144,7 +236,8 @@ class Command(BaseCommand):
         ]
         facts = {user_id: user_facts(rng, name) for _, user_id, name in users}
         per_session = options["messages_per_session"]
-        evidence: dict[str, list[tuple[int, str, str, str]]] = {}
+        now = timezone.now()
+        planned = []
         for s in range(options["sessions"]):
             namespace, user_id, _name = users[s % len(users)]
             said = []
@@ -157,68 +250,116 @@ class Command(BaseCommand):
                     text = rng.choice(QUESTIONS)
                 batch.append(NewMessage(role="user", content=text, run_id=f"run-{s}"))
                 batch.append(NewMessage(role="assistant", content=rng.choice(ASSISTANT_LINES), run_id=f"run-{s}"))
-            session, messages = session_append_messages(
-                namespace=namespace,
-                session_id=f"sess-{s:04d}",
-                user_id=user_id,
-                agent_id="demo-agent",
-                messages=batch[:per_session],
-            )
-            for index, memory_text, memory_type in said:
-                if index < len(messages):
-                    evidence.setdefault(user_id, []).append(
-                        (messages[index].pk, memory_text, memory_type, session.session_id)
-                    )
-        created = 0
-        now = timezone.now()
-        with transaction.atomic():
-            for namespace, user_id, _name in users:
-                for message_pk, memory_text, memory_type, session_id in evidence.get(user_id, []):
-                    result = memory_create(
-                        namespace=namespace,
-                        user_id=user_id,
+            batch = batch[:per_session]
+            session = {
+                "session_id": f"sess-{s:04d}",
+                "user_id": user_id,
+                "agent_id": "demo-agent",
+                "metadata": {},
+                "message_count": len(batch),
+                "created_at": now,
+                "updated_at": now,
+                "last_message_at": now,
+            }
+            planned.append((namespace, session, batch, [x for x in said if x[0] < len(batch)]))
+
+        pks: dict[tuple[int, str], int] = {}
+        for namespace in namespaces:
+            records = [session for ns, session, _, _ in planned if ns == namespace]
+            if records:
+                written = conversation_records.sessions_restore_insert(namespace, records)
+                pks.update({(namespace.pk, session_id): pk for session_id, pk in written.items()})
+        ids = iter(next_ids(Message._meta.db_table, sum(len(batch) for _, _, batch, _ in planned)))
+        rows: list[tuple[int, dict[str, Any]]] = []
+        evidence: list[tuple[Namespace, NewMemory]] = []
+        for namespace, session, batch, said in planned:
+            session_pk = pks[(namespace.pk, session["session_id"])]
+            message_ids = [next(ids) for _ in batch]
+            rows += [
+                (session_pk, message_record(message_id, seq, message, now))
+                for seq, (message_id, message) in enumerate(zip(message_ids, batch, strict=True), start=1)
+            ]
+            evidence += [
+                (
+                    namespace,
+                    NewMemory(
+                        user_id=session["user_id"],
                         text=memory_text,
                         memory_type=memory_type,
-                        session_id=session_id,
-                        actor=actor,
+                        session_id=session["session_id"],
                         source=MemorySource.EXTRACTION,
-                        topics=[rng.choice(TOPICS[namespace.slug])],
-                        evidence_message_ids=[message_pk],
-                        created_at=now - timedelta(days=rng.randint(0, 700)),
-                    )
-                    created += int(result.created)
-            episodes = [
-                "asked about {x}",
-                "planned a trip involving {x}",
-                "complained about {x}",
-                "finished a session on {x}",
+                        evidence_message_ids=[message_ids[index]],
+                    ),
+                )
+                for index, memory_text, memory_type in said
             ]
-            while created < options["memories"]:
+        conversation_records.messages_restore_insert(rows)
+        sessions = list(Session.objects.filter(pk__in=pks.values()).select_related("namespace").order_by("pk"))
+        return namespaces, users, evidence, sessions
+
+    def _schedule_extraction(self, sessions: list[Session]) -> str | None:
+        """What an append does once it commits: the session's debounced extraction. Why it stopped, if it did."""
+        for session in sessions:
+            try:
+                extraction_schedule_after_append(
+                    namespace_id=session.namespace_id,
+                    session_pk=session.pk,
+                    strategy=session.namespace.extraction_strategy,
+                )
+            except Exception as exc:
+                return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def _memories(
+        self,
+        rng: random.Random,
+        namespaces: list[Namespace],
+        users: list[tuple[Namespace, str, str]],
+        evidence: list[tuple[Namespace, NewMemory]],
+        wanted: int,
+        actor: Actor,
+    ) -> int:
+        """What extraction found in the sessions, then other memories up to `wanted`: a batch per namespace."""
+        now = timezone.now()
+        episodes = [
+            "asked about {x}",
+            "planned a trip involving {x}",
+            "complained about {x}",
+            "finished a session on {x}",
+        ]
+
+        def dated(namespace: Namespace, new: NewMemory) -> tuple[Namespace, NewMemory]:
+            new.topics = [rng.choice(TOPICS[namespace.slug])]
+            new.created_at = now - timedelta(days=rng.randint(0, 700))
+            return namespace, new
+
+        def others(count: int) -> list[tuple[Namespace, NewMemory]]:
+            items = []
+            for _ in range(count):
                 namespace, user_id, _name = rng.choice(users)
                 thing = rng.choice(LIKES + DISLIKES + CITIES)
-                text = f"User {rng.choice(episodes).format(x=thing)} on day {rng.randint(1, 720)}"
-                result = memory_create(
-                    namespace=namespace,
+                new = NewMemory(
                     user_id=user_id,
-                    text=text,
-                    actor=actor,
+                    text=f"User {rng.choice(episodes).format(x=thing)} on day {rng.randint(1, 720)}",
                     memory_type=rng.choice([MemoryType.EPISODIC, MemoryType.EPISODIC, MemoryType.SEMANTIC]),
-                    topics=[rng.choice(TOPICS[namespace.slug])],
                     entities=[thing],
                     pinned=rng.random() < 0.05,
-                    created_at=now - timedelta(days=rng.randint(0, 700)),
                 )
-                created += int(result.created)
-            to_forget = Memory.objects.filter(source=MemorySource.API, pin__isnull=True).order_by("id")
-            for memory in to_forget[: max(1, options["memories"] // 50)]:
-                memory_forget(memory=memory, actor=actor, reason="demo: user asked to forget this")
-            self._revise(rng)
-        self._tool_sessions(namespaces, users)
-        self._working_memory()
-        self.stdout.write(
-            f"Seeded {len(namespaces)} namespaces, {len(users)} users, {options['sessions']} sessions, "
-            f"{options['sessions'] * per_session} messages, {created} memories."
-        )
+                items.append(dated(namespace, new))
+            return items
+
+        pending = [dated(namespace, new) for namespace, new in evidence]
+        created = 0
+        while True:
+            for namespace in namespaces:
+                items = [new for ns, new in pending if ns == namespace]
+                if items:
+                    results = memory_create_many(namespace=namespace, actor=actor, items=items)
+                    created += sum(1 for result in results if isinstance(result, WriteResult) and result.created)
+            # Duplicates (the same fact said twice, the same episode drawn twice) create nothing: draw again.
+            if created >= wanted:
+                return created
+            pending = others(wanted - created)
 
     def _revise(self, rng: random.Random) -> None:
         """Operators corrected some memories, so their pages show revisions and a diff."""

@@ -1,0 +1,57 @@
+"""bin/check_runtime.py, which CI runs on requirements.txt: it fails when a runtime dependency is missing.
+
+Its passing run is `make check-runtime` in .ci/run; this proves the same check catches the
+failure it exists for (`packaging`, which Celery's Redis transport imports, left out).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from django.db import connection
+
+from tests.conftest import redis_test_url
+from tests.deploy.conftest import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def test_without_packaging_in_the_requirements_the_check_fails_and_names_it(tmp_path) -> None:
+    requirements = tmp_path / "requirements-without-packaging.txt"
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    kept = [line for line in lines if not line.startswith("packaging==")]
+    assert len(kept) == len(lines) - 1
+    requirements.write_text("\n".join(kept) + "\n")
+    database = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
+        "RUNTIME_CHECK_REDIS_URL": redis_test_url(),
+    }
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "bin/check_runtime.py",
+            "--requirements",
+            str(requirements),
+            "--workdir",
+            str(tmp_path / "check"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stdout
+    assert "runtime check FAILED: the processes stopped" in done.stdout
+    # Worker and beat both load the broker's transport at start; whichever gets there first dies first.
+    assert re.search(r"procfile \| (worker|beat) exited with code 1; stopping", done.stdout), done.stdout
+    assert "ModuleNotFoundError: No module named 'packaging'" in done.stdout
