@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "memoryadmin.extraction",
     "memoryadmin.governance",
     "memoryadmin.api",
+    "memoryadmin.mcp",
     "memoryadmin.console",
     "memoryadmin.privacy",
 ]
@@ -98,6 +99,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "memoryadmin.api.middleware.ApiGuardMiddleware",
+    "memoryadmin.api.access_log.AccessLogMiddleware",
     "memoryadmin.api.ratelimit.RateLimitMiddleware",
     "memoryadmin.api.middleware.BrowserMiddleware",
 ]

@@ -18,6 +18,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -54,37 +55,61 @@ def rate_limit_key(token: str, window: int) -> str:
     return f"ratelimit:{hash_api_key(token)[:32]}:{window}"
 
 
-class RateLimitMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
+@dataclass(frozen=True)
+class RateVerdict:
+    """One request's standing against its key's limit for the current window."""
+
+    limit: int
+    count: int
+    window_ends: float
+    now: float
+
+    @property
+    def limited(self) -> bool:
+        return self.count > self.limit
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.count)
+
+    @property
+    def retry_after(self) -> int:
+        return max(1, math.ceil(self.window_ends - self.now))
+
+    def refusal(self) -> tuple[str, dict[str, int]]:
+        """The message and details of the 429 error body."""
+        return (
+            f"This API key made more than {self.limit} requests this minute; retry in {self.retry_after} s.",
+            {"limit_per_minute": self.limit, "retry_after_seconds": self.retry_after},
+        )
+
+    def headers(self) -> dict[str, str]:
+        headers = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(int(self.window_ends)),
+        }
+        if self.limited:
+            headers["Retry-After"] = str(self.retry_after)
+        return headers
+
+
+class RateLimiter:
+    """Counts requests per key and window; shared by every transport that takes a key (REST, MCP)."""
+
+    def __init__(self) -> None:
         self.skip_until = 0.0
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def hit(self, token: str) -> RateVerdict | None:
+        """Count this request; None when limiting is off or Redis cannot say."""
         limit = settings.API_RATE_LIMIT_PER_MINUTE
-        if limit <= 0 or not request.path.startswith(API_PREFIX) or request.path.startswith(EXEMPT_PATHS):
-            return self.get_response(request)
-        token = bearer_token(request)
-        if token is None:
-            return self.get_response(request)
+        if limit <= 0:
+            return None
         now = time.time()
         count = self._count(token, now)
         if count is None:
-            return self.get_response(request)
-        window_ends = (math.floor(now / WINDOW_SECONDS) + 1) * WINDOW_SECONDS
-        if count > limit:
-            retry_after = max(1, math.ceil(window_ends - now))
-            response = error_response(
-                429,
-                "rate_limited",
-                f"This API key made more than {limit} requests this minute; retry in {retry_after} s.",
-                {"limit_per_minute": limit, "retry_after_seconds": retry_after},
-            )
-            response["Retry-After"] = str(retry_after)
-            self._label(response, limit, 0, window_ends)
-            return response
-        response = self.get_response(request)
-        self._label(response, limit, limit - count, window_ends)
-        return response
+            return None
+        return RateVerdict(limit, count, (math.floor(now / WINDOW_SECONDS) + 1) * WINDOW_SECONDS, now)
 
     def _count(self, token: str, now: float) -> int | None:
         """Requests of this key in the current window, this one included; None when Redis cannot say."""
@@ -103,8 +128,26 @@ class RateLimitMiddleware:
             return None
         return int(count)
 
-    @staticmethod
-    def _label(response: HttpResponse, limit: int, remaining: int, window_ends: float) -> None:
-        response["X-RateLimit-Limit"] = str(limit)
-        response["X-RateLimit-Remaining"] = str(max(0, remaining))
-        response["X-RateLimit-Reset"] = str(int(window_ends))
+
+class RateLimitMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.limiter = RateLimiter()
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX) or request.path.startswith(EXEMPT_PATHS):
+            return self.get_response(request)
+        token = bearer_token(request)
+        if token is None:
+            return self.get_response(request)
+        verdict = self.limiter.hit(token)
+        if verdict is None:
+            return self.get_response(request)
+        if verdict.limited:
+            message, details = verdict.refusal()
+            response = error_response(429, "rate_limited", message, details)
+        else:
+            response = self.get_response(request)
+        for name, value in verdict.headers().items():
+            response[name] = value
+        return response

@@ -19,6 +19,9 @@ GENESIS = "0" * 64
 class Actor:
     type: str
     id: str
+    # The transport a key's call came through when not the REST API ("mcp"); audit events
+    # record it in their data, so the actor itself stays the key.
+    via: str = ""
 
     @classmethod
     def system(cls, name: str = "system") -> Actor:
@@ -29,8 +32,8 @@ class Actor:
         return cls("operator", username)
 
     @classmethod
-    def api_key(cls, prefix: str) -> Actor:
-        return cls("api_key", prefix)
+    def api_key(cls, prefix: str, *, via: str = "") -> Actor:
+        return cls("api_key", prefix, via)
 
     @classmethod
     def subject(cls) -> Actor:
@@ -171,6 +174,8 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
                     subjects[key] = subject_hmac(entry.namespace_id, entry.user_id)
                 subject_hash = subjects[key]
             data = json.loads(json.dumps(entry.data or {}, default=str))
+            if entry.actor.via:
+                data["via"] = entry.actor.via
             prev_hash = heads[entry.namespace_id]
             digest = event_digest(
                 prev_hash=prev_hash,
