@@ -1,0 +1,57 @@
+"""One rate limit per key, whichever way it calls: REST requests and MCP requests share the budget."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from memoryadmin.tenancy.access_log import access_summary
+from tests.asgi_server import AsgiServer
+from tests.mcp.conftest import McpCaller
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LIMIT = 6
+
+
+@pytest.fixture(scope="module")
+def limited_server(django_db_setup, django_db_blocker) -> Iterator[AsgiServer]:
+    server = AsgiServer(API_RATE_LIMIT_PER_MINUTE=str(LIMIT)).wait_ready()
+    yield server
+    server.stop()
+
+
+def _not_near_a_minute_boundary() -> None:
+    # The limit counts per clock minute; a test that straddled two would see two budgets.
+    if time.time() % 60 > 45:
+        time.sleep(61 - time.time() % 60)
+
+
+def test_mcp_and_rest_calls_share_one_budget_and_the_limit_answers_429(limited_server, namespace, make_key) -> None:
+    key, raw = make_key(namespace)
+    _not_near_a_minute_boundary()
+    rest = httpx.Client(base_url=limited_server.url, headers={"Authorization": f"Bearer {raw}"})
+    for _ in range(3):
+        assert rest.post("/api/v1/memories/search", json={"query": "x"}).status_code == 200
+    # The SDK's client makes three requests: discovery, the tool list (for its output schemas), the call.
+    assert McpCaller(limited_server.url, raw).ok("search_memory", {"query": "x"}) == {"items": [], "next_cursor": None}
+
+    refused = httpx.post(
+        f"{limited_server.url}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        headers={"Authorization": f"Bearer {raw}", "Accept": "application/json, text/event-stream"},
+    )
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert refused.json()["error"]["details"]["limit_per_minute"] == LIMIT
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert rest.post("/api/v1/memories/search", json={"query": "x"}).status_code == 429
+
+    rows = {(endpoint, status): calls for endpoint, status, calls in access_summary(key_hash=key.key_hash).rows}
+    assert rows[("POST /api/v1/memories/search", 200)] == 3
+    assert rows[("MCP search_memory", 200)] == 1
+    assert rows[("POST /mcp", 429)] == 1
+    assert rows[("POST /api/v1/memories/search", 429)] == 1
