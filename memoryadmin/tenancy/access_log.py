@@ -50,7 +50,14 @@ redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
 return 1
 """
 
-_skip_until = [0.0]
+
+@dataclass
+class _Pause:
+    until: float = 0.0
+
+
+# After Redis fails, the log stays out of the way until then.
+_pause = _Pause()
 
 
 @lru_cache(maxsize=8)
@@ -69,7 +76,7 @@ def _bucket(key_hash: str, hour: int) -> str:
 def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: bool = False) -> None:
     """Count one call of the key with this hash (`ApiKey.key_hash`)."""
     now = time.time()
-    if now < _skip_until[0]:
+    if now < _pause.until:
         return
     hour = math.floor(now / HOUR_SECONDS)
     try:
@@ -85,7 +92,7 @@ def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: 
             ],
         )
     except RedisError as exc:
-        _skip_until[0] = now + BACKOFF_SECONDS
+        _pause.until = now + BACKOFF_SECONDS
         logger.warning("the access log is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
 
 
