@@ -50,6 +50,7 @@ run: setup
 
 test: deps-dev
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
@@ -59,6 +60,7 @@ test-slow: deps-dev
 
 lint: deps-dev
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check .
 
 bench: deps-dev

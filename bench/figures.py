@@ -713,8 +713,8 @@ def figure_8(bench: Bench) -> Figure:
         "GET", f"{API}/erasures/{uuid.uuid4()}"
     ):
         return not_measured(figure, "POST /api/v1/subjects/{user_id}/erasure")
-    from memoryadmin.redis_client import get_redis
-    from memoryadmin.tenancy.fingerprints import text_fingerprint
+    from memoryadmin.core.fingerprints import text_fingerprint
+    from memoryadmin.core.redis_client import get_redis
 
     # Queued extraction left by the append figures would hold the worker up: it is not this figure's work.
     get_redis().flushdb()

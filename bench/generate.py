@@ -13,7 +13,7 @@ Text is drawn from a vocabulary of real words followed by a long tail of
 pronounceable synthetic ones, with Zipf-like frequencies, so full-text queries
 meet realistic selectivity: a few terms are in several per cent of memories,
 most in a handful. The tsvector column is computed by PostgreSQL itself.
-Fingerprints use memoryadmin.tenancy.fingerprints under the bench SECRET_KEY,
+Fingerprints use memoryadmin.core.fingerprints under the bench SECRET_KEY,
 so duplicates and tombstones agree with the served app.
 """
 
@@ -589,7 +589,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     database_recreate(args.database_url)
     migrate(args.database_url, args.redis_url)
     django_setup(args.database_url, args.redis_url)
-    from memoryadmin.tenancy.fingerprints import text_fingerprint
+    from memoryadmin.core.fingerprints import text_fingerprint
 
     slugs = ["bench", *(f"bench-{i}" for i in range(2, args.namespaces + 1))]
     namespaces, keys = setup_namespaces(slugs)

@@ -117,7 +117,7 @@ def machine() -> dict[str, Any]:
 
 
 def redis_version() -> str:
-    from memoryadmin.redis_client import get_redis
+    from memoryadmin.core.redis_client import get_redis
 
     try:
         return str(get_redis().info("server").get("redis_version"))
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         # The served code may carry migrations newer than the data set.
         migrate(url, args.redis_url)
     django_setup(args.database_url, args.redis_url)
-    from memoryadmin.redis_client import get_redis
+    from memoryadmin.core.redis_client import get_redis
 
     get_redis().flushdb()
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.test import Client
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.redis_client import get_redis
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import api_key_create, namespace_create
 

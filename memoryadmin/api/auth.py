@@ -15,7 +15,7 @@ from ninja.security import HttpBearer
 
 from memoryadmin.api.errors import ApiError
 from memoryadmin.audit.services import Actor
-from memoryadmin.rows import RowLoader
+from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)

@@ -13,7 +13,7 @@ from memoryadmin.api.auth import namespace_of, read_auth, write_auth
 from memoryadmin.api.schemas import Cursor, Limit, responses
 from memoryadmin.api.sessions import SessionIdPath
 from memoryadmin.conversations.queries import session_get
-from memoryadmin.errors import NotFound
+from memoryadmin.core.errors import NotFound
 from memoryadmin.extraction.queries import runs_page
 from memoryadmin.extraction.representations import run_dict
 from memoryadmin.extraction.services import extraction_schedule

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import ApiError
 from memoryadmin.api.schemas import AppId, MemoryType, responses
-from memoryadmin.conversations.representations import rfc3339
-from memoryadmin.conversations.services import validate_app_id
+from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
 from memoryadmin.governance.models import ErasureRequest

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from ninja import Router, Schema
 
-from memoryadmin.health import check_database, check_redis
+from memoryadmin.core.health import check_database, check_redis
 
 router = Router(tags=["health"])
 

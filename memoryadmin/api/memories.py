@@ -29,7 +29,7 @@ from memoryadmin.api.schemas import (
     SearchOut,
     responses,
 )
-from memoryadmin.errors import Conflict
+from memoryadmin.core.errors import Conflict
 from memoryadmin.memories.models import Memory, MemorySource
 from memoryadmin.memories.queries import (
     Recency,

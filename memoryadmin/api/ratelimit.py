@@ -25,7 +25,7 @@ from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 
 from memoryadmin.api.errors import error_response
-from memoryadmin.redis_client import get_redis
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.tenancy.models import hash_api_key
 
 logger = logging.getLogger(__name__)

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from ninja import Schema
 from pydantic import AfterValidator, AwareDatetime, Field
 
-from memoryadmin.conversations.models import APP_ID_RE
-from memoryadmin.pagination import MAX_LIMIT
-from memoryadmin.storable_json import json_problem
+from memoryadmin.core.app_ids import APP_ID_RE
+from memoryadmin.core.pagination import MAX_LIMIT
+from memoryadmin.core.storable_json import json_problem
 
 # --- shared pieces -------------------------------------------------------------------------------
 

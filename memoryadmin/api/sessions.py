@@ -28,7 +28,6 @@ from memoryadmin.api.schemas import (
     StatePutIn,
     responses,
 )
-from memoryadmin.conversations.models import APP_ID_RE
 from memoryadmin.conversations.queries import messages_page, session_get, sessions_page
 from memoryadmin.conversations.representations import message_dict, session_dict
 from memoryadmin.conversations.services import (
@@ -44,7 +43,8 @@ from memoryadmin.conversations.working_memory import (
     working_memory_patch,
     working_memory_put,
 )
-from memoryadmin.errors import InvalidInput, NotFound
+from memoryadmin.core.app_ids import APP_ID_RE
+from memoryadmin.core.errors import InvalidInput, NotFound
 from memoryadmin.memories.queries import session_context
 from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.services import session_memories_forget

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
-from memoryadmin.tenancy.fingerprints import subject_hmac
+from memoryadmin.core.fingerprints import subject_hmac
 
 GENESIS = "0" * 64
 

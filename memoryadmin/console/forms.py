@@ -10,7 +10,7 @@ from typing import Any
 from django import forms
 from django.utils import timezone
 
-from memoryadmin.conversations.models import APP_ID_RE
+from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import SCOPES, ExtractionStrategy
 

@@ -18,15 +18,16 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from memoryadmin.audit.services import audit_record
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.errors import ServiceError
 from memoryadmin.governance import queries
+from memoryadmin.governance.erasure import erasure_retry as erasure_retry_service
 from memoryadmin.governance.erasure import receipt_verify
 from memoryadmin.governance.forgetting import (
     Policy,
     forgetting_policy_save,
+    forgetting_run_queue,
     forgetting_select,
     policy_clean,
 )
@@ -38,7 +39,6 @@ from memoryadmin.governance.restore_jobs import (
     restore_progress,
 )
 from memoryadmin.governance.snapshots import snapshot_export_stream
-from memoryadmin.governance.tasks import erasure_task, forgetting_run_task
 from memoryadmin.memories.models import Memory, MemoryType
 from memoryadmin.tenancy.models import Namespace
 
@@ -210,8 +210,7 @@ def forgetting_run_now(request: HttpRequest) -> HttpResponse:
     if request.POST.get("confirm_run") != "yes":
         messages.error(request, "Tick the confirmation box to run the policy now.")
         return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
-    actor = actor_of(request)
-    transaction.on_commit(lambda: forgetting_run_task.delay(namespace.pk, policy.as_dict(), actor.type, actor.id))
+    forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
     messages.success(request, "Forgetting started; the run appears in the history below when it finishes.")
     return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
 
@@ -235,9 +234,9 @@ def snapshots(request: HttpRequest) -> HttpResponse:
 @role_required("operator")
 def snapshot_export(request: HttpRequest) -> HttpResponse:
     namespace = _required_namespace(request)
-    audit_record(actor=actor_of(request), action="snapshot.export", namespace_id=namespace.pk, target_type="namespace")
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    response = StreamingHttpResponse(snapshot_export_stream(namespace=namespace), content_type="application/x-ndjson")
+    lines = snapshot_export_stream(namespace=namespace, actor=actor_of(request))
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{namespace.slug}-{stamp}.jsonl"'
     return response
 
@@ -364,17 +363,10 @@ def erasure_receipt(request: HttpRequest, erasure_id: Any) -> HttpResponse:
 @role_required("admin")
 def erasure_retry(request: HttpRequest, erasure_id: Any) -> HttpResponse:
     item = _erasure_or_404(erasure_id)
-    if item.status != ErasureStatus.FAILED:
-        messages.error(request, "Only a failed erasure can be retried.")
+    try:
+        erasure_retry_service(erasure=item, actor=actor_of(request))
+    except ServiceError as exc:
+        messages.error(request, exc.message)
     else:
-        audit_record(
-            actor=actor_of(request),
-            action="erasure.retry",
-            namespace_id=item.namespace_id,
-            target_type="erasure",
-            target_id=str(item.pk),
-        )
-        erasure_id_text = str(item.pk)
-        transaction.on_commit(lambda: erasure_task.delay(erasure_id_text))
         messages.success(request, "The erasure was queued again.")
     return redirect("console:erasure", erasure_id=item.pk)

@@ -13,8 +13,8 @@ from django.shortcuts import render
 
 from memoryadmin.console import queries
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
-from memoryadmin.errors import ServiceError
-from memoryadmin.pagination import Page
+from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.pagination import Page
 from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50

@@ -29,7 +29,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template import engines
 from redis.exceptions import RedisError
 
-from memoryadmin.redis_client import get_redis
+from memoryadmin.core.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
 

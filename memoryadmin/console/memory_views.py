@@ -25,7 +25,7 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
-from memoryadmin.errors import Conflict, NotFound, ServiceError
+from memoryadmin.core.errors import Conflict, NotFound, ServiceError
 from memoryadmin.memories import services
 from memoryadmin.memories.models import Memory, MemoryStatus, Pin
 from memoryadmin.memories.queries import memories_page, memories_search, memory_evidence, memory_get, memory_revisions

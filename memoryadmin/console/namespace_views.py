@@ -13,7 +13,7 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import ApiKeyForm, NamespaceSettingsForm, ReasonForm
 from memoryadmin.console.scope import all_namespaces
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.services import validate_extraction_config
 from memoryadmin.tenancy.access_log import access_summary
 from memoryadmin.tenancy.models import ApiKey, Namespace

@@ -22,12 +22,12 @@ from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
+from memoryadmin.core.health import check_database, check_redis
+from memoryadmin.core.pagination import Page, decode_cursor, encode_cursor
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
-from memoryadmin.health import check_database, check_redis
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus, Tombstone, TombstoneReason
 from memoryadmin.memories.queries import memories_in
-from memoryadmin.pagination import Page, decode_cursor, encode_cursor
 from memoryadmin.tenancy.models import Namespace
 
 # Up to this many rows a count is exact (an index-only scan of a few dozen pages).

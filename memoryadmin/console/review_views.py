@@ -12,7 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.errors import ServiceError
 
 PAGE_SIZE = 20
 

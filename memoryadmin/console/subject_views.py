@@ -11,17 +11,16 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from memoryadmin.audit.services import audit_record
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
 from memoryadmin.conversations.queries import sessions_page
-from memoryadmin.conversations.services import validate_app_id
-from memoryadmin.errors import InvalidInput, ServiceError
+from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.errors import InvalidInput, ServiceError
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.privacy_links import privacy_link_create
-from memoryadmin.governance.snapshots import snapshot_export_lines
+from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import memories_page
 from memoryadmin.tenancy.models import Namespace
@@ -77,18 +76,9 @@ def subject(request: HttpRequest, namespace_id: int, user_id: str) -> HttpRespon
 @role_required("operator")
 def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
     namespace, user_id = _subject(namespace_id, user_id)
-    # A person's data leaving the system is a governance action: recorded before the first byte goes.
-    audit_record(
-        actor=actor_of(request),
-        action="subject.export",
-        namespace_id=namespace.pk,
-        target_type="subject",
-        user_id=user_id,
-    )
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    response = StreamingHttpResponse(
-        snapshot_export_lines(namespace=namespace, user_id=user_id), content_type="application/x-ndjson"
-    )
+    lines = snapshot_export_stream(namespace=namespace, user_id=user_id, actor=actor_of(request))
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{namespace.slug}-subject-{stamp}.jsonl"'
     return response
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-APP_ID_RE = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
-
 
 class Role(models.TextChoices):
     SYSTEM = "system"

@@ -8,8 +8,8 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
-from memoryadmin.errors import NotFound
-from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.errors import NotFound
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
 from memoryadmin.tenancy.models import Namespace
 
 

@@ -7,17 +7,10 @@ instance or a row with the same attribute names (`values_list(..., named=True)`)
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from memoryadmin.conversations.models import Message, Session
-
-
-def rfc3339(value: datetime | None) -> str | None:
-    """UTC, microseconds kept, `Z` suffix: `2026-01-31T09:15:00.123456Z`."""
-    if value is None:
-        return None
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+from memoryadmin.core.timestamps import rfc3339
 
 
 def session_dict(session: Session) -> dict[str, Any]:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,20 +11,12 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.conversations.models import APP_ID_RE, Message, MessageKind, Role, Session
+from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.conversations.signals import messages_appended
-from memoryadmin.errors import Conflict, InvalidInput
-from memoryadmin.rows import RowLoader
+from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import Namespace
-
-_APP_ID = re.compile(APP_ID_RE)
-
-
-def validate_app_id(value: str, name: str) -> str:
-    # fullmatch: `$` alone would let a trailing newline through.
-    if not isinstance(value, str) or not _APP_ID.fullmatch(value):
-        raise InvalidInput(f"{name} must match {APP_ID_RE}", code="invalid_id", details={"field": name})
-    return value
 
 
 class UserIdRequired(InvalidInput):

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memoryadmin.errors import InvalidInput
-from memoryadmin.redis_client import get_redis
+from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.redis_client import get_redis
 
 MARKER = "\x00"
 MAX_KEYS = 1000

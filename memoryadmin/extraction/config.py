@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.strategies import STRATEGIES
 from memoryadmin.extraction.strategies.llm import clean_llm_config
 from memoryadmin.extraction.strategies.rules import clean_config as clean_rules_config

@@ -9,8 +9,8 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from memoryadmin.conversations.models import Session
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
 from memoryadmin.extraction.models import ExtractionRun
-from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
 
 
 def runs_page(session: Session, *, limit: int | None = None, cursor: str | None = None) -> Page[ExtractionRun]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryadmin.conversations.representations import rfc3339
+from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.extraction.models import ExtractionRun
 
 

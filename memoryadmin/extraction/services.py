@@ -46,7 +46,8 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
-from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
@@ -54,12 +55,11 @@ from memoryadmin.memories.models import Memory, MemorySource, MemoryType
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
-    _link_evidence,
+    link_evidence,
     memory_create,
     memory_create_many,
     memory_update,
 )
-from memoryadmin.redis_client import get_redis
 from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)
@@ -574,5 +574,5 @@ def _write_summary(session: Session, candidate: Candidate, sources: list[SourceM
         )
     except Conflict as exc:
         return Outcome.SUPPRESSED if exc.code == "tombstoned" else Outcome.DUPLICATE
-    _link_evidence(existing, candidate.evidence)
+    link_evidence(existing, candidate.evidence)
     return "updated"

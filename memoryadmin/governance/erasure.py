@@ -27,12 +27,13 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations.models import Message, Session
-from memoryadmin.conversations.representations import rfc3339
-from memoryadmin.conversations.services import validate_app_id
+from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.errors import Conflict
+from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.redis_client import get_redis
+from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin
-from memoryadmin.redis_client import get_redis
-from memoryadmin.tenancy.fingerprints import subject_hmac
 from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,24 @@ def erasure_request(
         if enqueue:
             transaction.on_commit(lambda: erasure_task.delay(erasure_id))
     return erasure
+
+
+def erasure_retry(*, erasure: ErasureRequest, actor: Actor) -> None:
+    """Queue a failed erasure again; only a failed one can be retried."""
+    from memoryadmin.governance.tasks import erasure_task  # tasks imports this module
+
+    if erasure.status != ErasureStatus.FAILED:
+        raise Conflict("Only a failed erasure can be retried.")
+    erasure_id = str(erasure.pk)
+    with transaction.atomic():
+        audit_record(
+            actor=actor,
+            action="erasure.retry",
+            namespace_id=erasure.namespace_id,
+            target_type="erasure",
+            target_id=erasure_id,
+        )
+        transaction.on_commit(lambda: erasure_task.delay(erasure_id))
 
 
 def subject_models() -> list[type[models.Model]]:

@@ -20,8 +20,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.conversations.services import validate_app_id
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.governance.models import ForgettingPolicy, ForgettingRun, ForgettingTrigger, JobStatus
 from memoryadmin.memories.models import MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import Namespace
@@ -367,6 +367,14 @@ def forgetting_run(
         )
     selected.sort()
     return RunResult(run=run, selected=selected)
+
+
+def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) -> None:
+    """Run `policy` exactly as previewed, in a worker, once the caller's transaction commits."""
+    from memoryadmin.governance.tasks import forgetting_run_task  # tasks imports this module
+
+    payload = policy.as_dict()
+    transaction.on_commit(lambda: forgetting_run_task.delay(namespace.pk, payload, actor.type, actor.id))
 
 
 def forgetting_policy_save(

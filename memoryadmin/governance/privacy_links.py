@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.conversations.services import validate_app_id
-from memoryadmin.errors import InvalidInput, ServiceError
+from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.errors import InvalidInput, ServiceError
 from memoryadmin.tenancy.models import Namespace
 
 SALT = "memoryadmin.privacy-link"

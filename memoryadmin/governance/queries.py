@@ -7,6 +7,8 @@ from datetime import datetime
 
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
+from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
 from memoryadmin.governance.models import (
     ErasureRequest,
     ErasureStatus,
@@ -15,8 +17,6 @@ from memoryadmin.governance.models import (
     SnapshotRestore,
 )
 from memoryadmin.memories.models import Memory, MemoryEvidence, Pin
-from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
-from memoryadmin.tenancy.fingerprints import subject_hmac
 from memoryadmin.tenancy.models import Namespace
 
 

@@ -18,10 +18,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.errors import Conflict, InvalidInput, ServiceError
+from memoryadmin.core.errors import Conflict, InvalidInput, ServiceError
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.governance.models import JobStatus, SnapshotChunk, SnapshotRestore
 from memoryadmin.governance.snapshots import snapshot_restore
-from memoryadmin.redis_client import get_redis
 from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)

@@ -35,10 +35,13 @@ from django.db.models import Exists, F, Max, OuterRef
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.conversations.models import APP_ID_RE, Message, MessageKind, Role, Session
-from memoryadmin.conversations.representations import message_dict, rfc3339, session_dict
-from memoryadmin.conversations.services import validate_app_id
-from memoryadmin.errors import InvalidInput, ServiceError
+from memoryadmin.conversations.models import Message, MessageKind, Role, Session
+from memoryadmin.conversations.representations import message_dict, session_dict
+from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
+from memoryadmin.core.errors import InvalidInput, ServiceError
+from memoryadmin.core.fingerprints import subject_hmac, text_fingerprint
+from memoryadmin.core.storable_json import json_problem
+from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.memories.models import (
     Memory,
@@ -53,8 +56,6 @@ from memoryadmin.memories.models import (
 )
 from memoryadmin.memories.representations import evidence_fields, memory_dict, pin_dict, revision_dict, tombstone_dict
 from memoryadmin.memories.services import clean_labels, clean_text
-from memoryadmin.storable_json import json_problem
-from memoryadmin.tenancy.fingerprints import subject_hmac, text_fingerprint
 from memoryadmin.tenancy.models import Namespace
 
 FORMAT = "memoryadmin.snapshot"
@@ -273,12 +274,26 @@ def snapshot_export_lines(*, namespace: Namespace, user_id: str | None = None) -
         yield from chunk.splitlines(keepends=True)
 
 
-def snapshot_export_stream(*, namespace: Namespace, user_id: str | None = None) -> Iterator[bytes]:
+def snapshot_export_stream(
+    *, namespace: Namespace, user_id: str | None = None, actor: Actor | None = None
+) -> Iterator[bytes]:
     """The same bytes as `snapshot_export_lines`, about a thousand lines at a time, for a response.
 
     A web server writes each yielded item on its own; a write per line would dominate the export.
     A chunk is capped in bytes as well, so long messages do not make the worker's memory grow.
+    With an `actor`, the export is a recorded governance action: the audit event is written
+    before the first byte goes.
     """
+    if user_id is not None:
+        validate_app_id(user_id, "user_id")
+    if actor is not None:
+        audit_record(
+            actor=actor,
+            action="subject.export" if user_id is not None else "snapshot.export",
+            namespace_id=namespace.pk,
+            target_type="subject" if user_id is not None else "namespace",
+            user_id=user_id,
+        )
     return _export_chunks(namespace=namespace, user_id=user_id)
 
 

@@ -21,10 +21,10 @@ from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
-from memoryadmin.errors import InvalidInput, NotFound
+from memoryadmin.core.errors import InvalidInput, NotFound
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.rows import RowLoader
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, MemoryType, Pin
-from memoryadmin.pagination import Page, clamp_limit, decode_cursor, encode_cursor
-from memoryadmin.rows import RowLoader
 from memoryadmin.tenancy.models import Namespace
 
 # A memory's access stats are written at most this often, so a hot memory

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memoryadmin.conversations.representations import rfc3339
+from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 
 

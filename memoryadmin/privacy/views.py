@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memoryadmin.audit.services import Actor
+from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.governance.privacy_links import LinkExpired, LinkInvalid, PrivacySubject, privacy_link_open
@@ -24,7 +25,6 @@ from memoryadmin.governance.queries import subject_memories, subject_open_erasur
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.services import memory_forget
-from memoryadmin.tenancy.fingerprints import subject_hmac
 
 CONFIRM_WORD = "erase"
 PAGE_SIZE = 50

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrategy, Namespace
 from memoryadmin.tenancy.roles import ROLES
 

@@ -8,7 +8,7 @@ from django.db import IntegrityError, connection, transaction
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
-from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.core.errors import Conflict, InvalidInput
 
 
 def append(namespace, n: int = 2, session_id: str = "s1", user_id: str | None = "alice"):

@@ -9,7 +9,7 @@ from memoryadmin.conversations.working_memory import (
     working_memory_patch,
     working_memory_put,
 )
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 
 
 def test_it_stores_state_with_a_ttl(redis_client) -> None:

@@ -9,7 +9,7 @@ from django.utils import timezone
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import verify_audit_chain
 from memoryadmin.conversations.models import Message
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.services import EXTRACTION_ACTOR, Tally, extraction_run, extraction_schedule
 from memoryadmin.extraction.strategies import Batch, SourceMessage
 from memoryadmin.extraction.strategies.rules import RulesStrategy

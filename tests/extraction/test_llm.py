@@ -8,7 +8,7 @@ import pytest
 
 from memoryadmin.conversations.models import Message, MessageKind
 from memoryadmin.conversations.services import NewMessage, session_append_messages
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_run, extraction_schedule

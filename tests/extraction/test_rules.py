@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.strategies import Batch, SourceMessage
 from memoryadmin.extraction.strategies.rules import RulesStrategy, facts_in, third_person

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from memoryadmin.conversations.models import Message
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction import services
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.services import (

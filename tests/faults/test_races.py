@@ -16,14 +16,14 @@ from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import verify_audit_chain
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
-from memoryadmin.errors import Conflict, NotFound
+from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.models import ExtractionRun
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
 from memoryadmin.governance.erasure import erasure_execute, erasure_request, receipt_verify
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemorySource, Pin, Tombstone
 from memoryadmin.memories.services import memory_create, memory_forget, memory_pin
-from memoryadmin.redis_client import get_redis
 from tests.conftest import SYSTEM
 
 pytestmark = pytest.mark.django_db(transaction=True)

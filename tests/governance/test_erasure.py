@@ -15,10 +15,10 @@ from memoryadmin.audit.services import verify_audit_chain
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_put
+from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.erasure import erasure_execute, erasure_request, receipt_verify, subject_models
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
-from memoryadmin.tenancy.fingerprints import subject_hmac
 from tests.conftest import SYSTEM, ApiClient
 from tests.governance.conftest import populate
 

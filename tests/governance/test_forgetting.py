@@ -213,7 +213,7 @@ def test_beat_runs_each_due_policy_once(namespace, other_namespace, eager_celery
 
 
 def test_an_enabled_policy_needs_a_rule(namespace) -> None:
-    from memoryadmin.errors import InvalidInput
+    from memoryadmin.core.errors import InvalidInput
     from memoryadmin.governance.forgetting import forgetting_policy_save, policy_clean
 
     with pytest.raises(InvalidInput):

@@ -13,10 +13,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memoryadmin.conversations.models import Message, Session
+from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.governance import snapshots
 from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_export_stream, snapshot_restore
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
-from memoryadmin.tenancy.fingerprints import text_fingerprint
 from tests.conftest import SYSTEM
 
 

@@ -32,7 +32,8 @@ from hypothesis.stateful import (
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import verify_audit_chain
-from memoryadmin.errors import Conflict, NotFound
+from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.governance.forgetting import forgetting_run, policy_clean
 from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_restore
@@ -45,7 +46,6 @@ from memoryadmin.memories.services import (
     memory_unpin,
     memory_update,
 )
-from memoryadmin.tenancy.fingerprints import text_fingerprint
 from memoryadmin.tenancy.services import namespace_create
 from tests.conftest import SYSTEM
 

@@ -12,10 +12,10 @@ from django.test.utils import CaptureQueriesContext
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import verify_audit_chain
-from memoryadmin.errors import InvalidInput
-from memoryadmin.memories import services
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemorySource, MemoryStatus, Pin
 from memoryadmin.memories.services import NewMemory, Outcome, memory_create, memory_create_many, memory_forget
+from memoryadmin.memories.services.near_duplicates import BatchNearDuplicates
 from tests.conftest import SYSTEM
 from tests.extraction.conftest import say
 
@@ -301,7 +301,7 @@ def test_the_statements_of_a_batch_do_not_grow_with_its_items(namespace) -> None
 
 @pytest.mark.django_db(transaction=True)
 def test_a_text_another_writer_stores_meanwhile_is_a_duplicate(namespace, monkeypatch) -> None:
-    original = services._NearDuplicates.__init__
+    original = BatchNearDuplicates.__init__
 
     def store_elsewhere(self, *args, **kwargs) -> None:
         original(self, *args, **kwargs)
@@ -316,7 +316,7 @@ def test_a_text_another_writer_stores_meanwhile_is_a_duplicate(namespace, monkey
         thread.start()
         thread.join(20)
 
-    monkeypatch.setattr(services._NearDuplicates, "__init__", store_elsewhere)
+    monkeypatch.setattr(BatchNearDuplicates, "__init__", store_elsewhere)
     _, said = say(namespace, "I live in Lyon.")
     results = memory_create_many(
         namespace=namespace,

@@ -8,12 +8,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memoryadmin.errors import InvalidInput, NotFound
+from memoryadmin.core.errors import InvalidInput, NotFound
+from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.queries import Recency, memories_page, memories_search, memory_get
 from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.services import memory_create, memory_pin
-from memoryadmin.pagination import InvalidCursor
 from tests.conftest import SYSTEM
 
 

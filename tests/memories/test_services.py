@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from memoryadmin.errors import Conflict, InvalidInput
+from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.fingerprints import normalise_text, text_fingerprint
 from memoryadmin.memories.models import Memory, MemoryRevision, MemoryStatus, Tombstone, TombstoneReason
 from memoryadmin.memories.services import (
     Outcome,
@@ -15,7 +16,6 @@ from memoryadmin.memories.services import (
     memory_unpin,
     memory_update,
 )
-from memoryadmin.tenancy.fingerprints import normalise_text, text_fingerprint
 from tests.conftest import SYSTEM
 
 

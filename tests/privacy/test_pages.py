@@ -11,10 +11,10 @@ from django.test import Client
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
+from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.governance.privacy_links import SALT, privacy_link_create
 from memoryadmin.memories.models import Memory, Tombstone
-from memoryadmin.tenancy.fingerprints import subject_hmac
 from tests.conftest import ApiClient
 from tests.governance.conftest import populate
 

@@ -11,13 +11,13 @@ from django.test import Client
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_put
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.governance.restore_jobs import restore_job_create
 from memoryadmin.governance.snapshots import snapshot_export_lines
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, Pin, Tombstone
 from memoryadmin.memories.services import memory_create, memory_forget
-from memoryadmin.redis_client import get_redis
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import operator_create
 from tests.conftest import SYSTEM

@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 from memoryadmin.conversations.services import NewMessage, session_append_messages
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
 from memoryadmin.extraction.strategies.llm import clean_prompt_template
 from memoryadmin.governance.privacy_links import privacy_link_create

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memoryadmin.errors import InvalidInput
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.llm import ChatClient, ChatSettings, LlmError
 from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage
 from memoryadmin.memories.models import MemoryType

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.errors import ServiceError
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.governance.management.commands._common import namespace_named
 

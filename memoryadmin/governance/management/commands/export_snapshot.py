@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.errors import ServiceError
 from memoryadmin.governance.management.commands._common import namespace_named
 from memoryadmin.governance.snapshots import snapshot_export_lines
 

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.errors import ServiceError
 from memoryadmin.tenancy.services import namespace_create
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from memoryadmin.redis_client import get_redis
+from memoryadmin.core.redis_client import get_redis
 
 
 def check_database() -> bool:

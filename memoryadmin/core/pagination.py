@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from memoryadmin.errors import InvalidInput, ServiceError
+from memoryadmin.core.errors import InvalidInput, ServiceError
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200

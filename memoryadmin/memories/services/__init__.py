@@ -1,0 +1,65 @@
+"""Every write to long-term memory. Each function is atomic and audited.
+
+`memory_create` is the one write path that API, extraction and operator writes
+share: normalise -> fingerprint -> tombstone -> exact duplicate -> near
+duplicate (when asked) -> insert -> revision 1 -> evidence -> audit.
+`memory_create_many` takes the same path for a list of memories at once (an
+extraction run's candidates), with the result of calling `memory_create` for
+each in order and a number of statements that does not grow with the list.
+
+The modules, by action family: `cleaning` (field limits), `planning` (the
+first steps and the rows a memory becomes), `near_duplicates`, `create`,
+`edit` and `lifecycle` (pin, approve, reject, forget, bulk actions).
+"""
+
+from __future__ import annotations
+
+from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
+from memoryadmin.memories.services.create import memory_create, memory_create_many
+from memoryadmin.memories.services.edit import memory_update
+from memoryadmin.memories.services.lifecycle import (
+    BULK_ACTIONS,
+    MAX_BULK_IDS,
+    BulkResult,
+    SessionForgetResult,
+    is_pinned,
+    memories_bulk_apply,
+    memory_approve,
+    memory_forget,
+    memory_pin,
+    memory_reject,
+    memory_unpin,
+    session_memories_forget,
+    tombstone_lift,
+)
+from memoryadmin.memories.services.near_duplicates import find_near_duplicates, near_duplicate_target
+from memoryadmin.memories.services.planning import NewMemory, Outcome, WriteResult, is_tombstoned, link_evidence
+
+__all__ = [
+    "BULK_ACTIONS",
+    "MAX_BULK_IDS",
+    "BulkResult",
+    "NewMemory",
+    "Outcome",
+    "SessionForgetResult",
+    "WriteResult",
+    "clean_labels",
+    "clean_memory_type",
+    "clean_text",
+    "find_near_duplicates",
+    "is_pinned",
+    "is_tombstoned",
+    "link_evidence",
+    "memories_bulk_apply",
+    "memory_approve",
+    "memory_create",
+    "memory_create_many",
+    "memory_forget",
+    "memory_pin",
+    "memory_reject",
+    "memory_unpin",
+    "memory_update",
+    "near_duplicate_target",
+    "session_memories_forget",
+    "tombstone_lift",
+]

@@ -1,0 +1,331 @@
+"""Creating memories: `memory_create` for one, `memory_create_many` for a batch with the same outcome."""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor, audit_record, audit_record_many
+from memoryadmin.core.errors import InvalidInput
+from memoryadmin.memories.models import (
+    Memory,
+    MemoryEvidence,
+    MemoryRevision,
+    MemorySource,
+    MemoryType,
+    Pin,
+    Tombstone,
+)
+from memoryadmin.memories.services.cleaning import clean_labels
+from memoryadmin.memories.services.near_duplicates import BatchNearDuplicates, near_duplicate_target
+from memoryadmin.memories.services.planning import (
+    NewMemory,
+    Outcome,
+    Planned,
+    WriteResult,
+    created_event,
+    first_revision,
+    is_tombstoned,
+    link_evidence,
+    memory_row,
+    plan_memory,
+)
+from memoryadmin.tenancy.models import Namespace
+
+
+def memory_create(
+    *,
+    namespace: Namespace,
+    user_id: str,
+    text: str,
+    actor: Actor,
+    source: str = MemorySource.API,
+    session_id: str = "",
+    agent_id: str = "",
+    memory_type: str = MemoryType.SEMANTIC,
+    topics: Iterable[str] | None = None,
+    entities: Iterable[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    pinned: bool = False,
+    pin_reason: str = "",
+    evidence_message_ids: Sequence[int] = (),
+    merge_near_duplicates: bool = False,
+    status: str | None = None,
+    memory_id: uuid.UUID | None = None,
+    created_at: datetime | None = None,
+    reason: str = "",
+) -> WriteResult:
+    item = plan_memory(
+        namespace,
+        NewMemory(
+            user_id=user_id,
+            text=text,
+            source=source,
+            session_id=session_id,
+            agent_id=agent_id,
+            memory_type=memory_type,
+            topics=topics,
+            entities=entities,
+            metadata=metadata,
+            pinned=pinned,
+            pin_reason=pin_reason,
+            evidence_message_ids=evidence_message_ids,
+            status=status,
+            memory_id=memory_id,
+            created_at=created_at,
+            reason=reason,
+        ),
+    )
+    text, topics, entities, fingerprint = item.text, item.topics, item.entities, item.fingerprint
+
+    with transaction.atomic():
+        if is_tombstoned(namespace.pk, user_id, fingerprint):
+            return WriteResult(Outcome.SUPPRESSED, None)
+
+        existing = Memory.objects.filter(namespace=namespace, user_id=user_id, fingerprint=fingerprint).first()
+        if existing is not None:
+            link_evidence(existing, evidence_message_ids)
+            return WriteResult(Outcome.DUPLICATE, existing)
+
+        if merge_near_duplicates:
+            target = near_duplicate_target(
+                namespace_id=namespace.pk, user_id=user_id, text=text, threshold=settings.NEAR_DUPLICATE_THRESHOLD
+            )
+            if target is not None:
+                link_evidence(target, evidence_message_ids)
+                merged_topics = clean_labels([*target.topics, *topics], "topics")
+                merged_entities = clean_labels([*target.entities, *entities], "entities")
+                if merged_topics != target.topics or merged_entities != target.entities:
+                    Memory.objects.filter(pk=target.pk).update(
+                        topics=merged_topics, entities=merged_entities, updated_at=timezone.now()
+                    )
+                    target.topics, target.entities = merged_topics, merged_entities
+                return WriteResult(Outcome.MERGED, target, merged_with=[target.pk])
+
+        now = timezone.now()
+        memory = memory_row(namespace, item, now)
+        try:
+            with transaction.atomic():
+                memory.save(force_insert=True)
+        except IntegrityError:
+            # A concurrent writer stored the same text first: that is a duplicate, not an error.
+            existing = Memory.objects.filter(namespace=namespace, user_id=user_id, fingerprint=fingerprint).first()
+            if existing is None:
+                raise
+            link_evidence(existing, evidence_message_ids)
+            return WriteResult(Outcome.DUPLICATE, existing)
+
+        first_revision(memory, item, actor, now).save(force_insert=True)
+        link_evidence(memory, evidence_message_ids)
+        if pinned:
+            Pin.objects.create(memory=memory, pinned_by=str(actor), reason=pin_reason)
+        audit_record(**vars(created_event(memory, item, actor)))
+    return WriteResult(Outcome.CREATED, memory)
+
+
+class _Fallback(Exception):
+    """The batch met a concurrent writer; it is written one item at a time instead."""
+
+
+def _insert_memories(memories: list[Memory]) -> None:
+    """One INSERT for new memories, or none of them and _Fallback when one is in the way of another writer's.
+
+    ON CONFLICT DO NOTHING instead of a savepoint around the insert: the batch's first
+    write then costs one statement, and a conflict leaves a transaction that goes on.
+    """
+    fields = [f for f in Memory._meta.concrete_fields if not f.generated]
+    row = f"({', '.join(['%s'] * len(fields))})"
+    params: list[object] = []
+    for memory in memories:
+        params += [f.get_db_prep_save(getattr(memory, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO memories_memory ({', '.join(connection.ops.quote_name(f.column) for f in fields)}) "
+            f"VALUES {', '.join([row] * len(memories))} ON CONFLICT DO NOTHING RETURNING id",
+            params,
+        )
+        inserted = [pk for (pk,) in cursor.fetchall()]
+        if len(inserted) < len(memories):
+            # Another writer stored one of these texts (or took one of these ids) since it was looked up.
+            if inserted:
+                cursor.execute("DELETE FROM memories_memory WHERE id = ANY(%s)", [inserted])
+            raise _Fallback
+    for memory in memories:
+        memory._state.adding, memory._state.db = False, connection.alias
+
+
+def memory_create_many(
+    *,
+    namespace: Namespace,
+    actor: Actor,
+    items: Sequence[NewMemory],
+    merge_near_duplicates: bool = False,
+) -> list[WriteResult | InvalidInput]:
+    """`memory_create` for each item in order, in one transaction, with a fixed number of statements.
+
+    Each result is what `memory_create` would return for that item after the ones
+    before it (or the InvalidInput it would raise): an item sees the memories the
+    earlier items created, as exact and as near duplicates. Tombstones, stored
+    duplicates and near-duplicate groups are read once for the whole batch; the
+    memories, revisions, evidence, pins and audit events are each one insert.
+    When another writer gets in the way (it stored the same text, or deleted a
+    merge target, meanwhile) the batch is written through `memory_create`, one
+    item at a time, which settles each such case as it always has.
+    """
+    results: list[WriteResult | InvalidInput | None] = [None] * len(items)
+    planned: list[tuple[int, Planned]] = []
+    for index, new in enumerate(items):
+        try:
+            planned.append((index, plan_memory(namespace, new)))
+        except InvalidInput as exc:
+            results[index] = exc
+    if not planned:
+        return results  # type: ignore[return-value]
+    # No savepoint of its own: nothing is written before the step that may fall back, and that step undoes itself.
+    with transaction.atomic(savepoint=False):
+        try:
+            _create_planned(namespace, actor, planned, results, merge_near_duplicates)
+        except _Fallback:
+            for index, item in planned:
+                try:
+                    results[index] = memory_create(
+                        namespace=namespace,
+                        actor=actor,
+                        merge_near_duplicates=merge_near_duplicates,
+                        **vars(item.new),
+                    )
+                except InvalidInput as exc:
+                    results[index] = exc
+    return results  # type: ignore[return-value]
+
+
+def _create_planned(
+    namespace: Namespace,
+    actor: Actor,
+    planned: list[tuple[int, Planned]],
+    results: list[WriteResult | InvalidInput | None],
+    merge_near_duplicates: bool,
+) -> None:
+    users = {item.new.user_id for _, item in planned}
+    fingerprints = {item.fingerprint for _, item in planned}
+    tombstoned = set(
+        Tombstone.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints).values_list(
+            "user_id", "fingerprint"
+        )
+    )
+    known: dict[tuple[str, str], Memory] = {
+        (m.user_id, m.fingerprint): m
+        for m in Memory.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints)
+    }
+    near = None
+    if merge_near_duplicates:
+        settled = tombstoned | known.keys()
+        near = BatchNearDuplicates(
+            namespace.pk,
+            ((item.new.user_id, item.text) for _, item in planned if item.key not in settled),
+            settings.NEAR_DUPLICATE_THRESHOLD,
+        )
+
+    now = timezone.now()
+    for _, item in planned:
+        if item.key in tombstoned:
+            item.outcome = Outcome.SUPPRESSED
+        elif item.key in known:
+            item.outcome, item.memory = Outcome.DUPLICATE, known[item.key]
+        elif near is not None and (target := near.target(item)) is not None:
+            item.outcome, item.target = Outcome.MERGED, target
+        else:
+            item.outcome = Outcome.CREATED
+            item.memory = memory_row(namespace, item, now)
+            known[item.key] = item.memory
+            if near is not None:
+                near.add_created(item)
+
+    stored_targets = {item.target for _, item in planned if isinstance(item.target, uuid.UUID)}
+    locked: dict[uuid.UUID, Memory] = {}
+    if stored_targets:
+        locked = {m.pk: m for m in Memory.objects.select_for_update().filter(pk__in=stored_targets).order_by("pk")}
+        if len(locked) != len(stored_targets):
+            raise _Fallback
+
+    # The memories as the batch goes: the stored ones (a merge target as locked) and those it creates.
+    live: dict[uuid.UUID, Memory] = {memory.pk: memory for memory in known.values()}
+    live.update(locked)
+    seen: list[Memory] = []
+
+    def as_at_its_turn(memory: Memory) -> Memory:
+        # memory_create returns the memory as that call left it; later merges must not show in it.
+        snapshot = copy.copy(memory)
+        seen.append(snapshot)
+        return snapshot
+
+    evidence: dict[tuple[uuid.UUID, int], None] = {}
+    relabelled: dict[uuid.UUID, Memory] = {}
+    for index, item in planned:
+        if item.outcome is Outcome.SUPPRESSED:
+            results[index] = WriteResult(Outcome.SUPPRESSED, None)
+            continue
+        if item.outcome is Outcome.MERGED:
+            target = live[item.target if isinstance(item.target, uuid.UUID) else item.target.memory.pk]  # type: ignore[union-attr]
+            try:
+                merged_topics = clean_labels([*target.topics, *item.topics], "topics")
+                merged_entities = clean_labels([*target.entities, *item.entities], "entities")
+            except InvalidInput as exc:
+                results[index] = exc
+                continue
+            if merged_topics != target.topics or merged_entities != target.entities:
+                # A memory created in this batch is inserted with its merged labels; revision 1 keeps its own.
+                target.topics, target.entities = merged_topics, merged_entities
+                if isinstance(item.target, uuid.UUID):
+                    relabelled[target.pk] = target
+            results[index] = WriteResult(Outcome.MERGED, as_at_its_turn(target), merged_with=[target.pk])
+            memory = target
+        else:
+            memory = live[item.memory.pk]  # type: ignore[union-attr]
+            results[index] = WriteResult(item.outcome, as_at_its_turn(memory))  # type: ignore[arg-type]
+        for message_id in item.new.evidence_message_ids:
+            evidence[(memory.pk, message_id)] = None
+
+    created = [item for _, item in planned if item.outcome is Outcome.CREATED]
+    if created:
+        _insert_memories([item.memory for item in created])  # type: ignore[misc]
+    for snapshot in seen:
+        snapshot._state.adding, snapshot._state.db = False, connection.alias
+    if created:
+        MemoryRevision.objects.bulk_create([first_revision(item.memory, item, actor, now) for item in created])  # type: ignore[arg-type]
+    if evidence:
+        MemoryEvidence.objects.bulk_create(
+            [MemoryEvidence(memory_id=memory_id, message_id=message_id) for memory_id, message_id in evidence],
+            ignore_conflicts=True,
+        )
+    pins = [
+        Pin(memory=item.memory, pinned_by=str(actor), reason=item.new.pin_reason) for item in created if item.new.pinned
+    ]
+    if pins:
+        Pin.objects.bulk_create(pins)
+    if relabelled:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """
+                UPDATE memories_memory AS m
+                SET topics = ARRAY(
+                        SELECT e FROM jsonb_array_elements_text(v.labels -> 0) WITH ORDINALITY AS x(e, i) ORDER BY i
+                    ),
+                    entities = ARRAY(
+                        SELECT e FROM jsonb_array_elements_text(v.labels -> 1) WITH ORDINALITY AS x(e, i) ORDER BY i
+                    ),
+                    updated_at = %s
+                FROM jsonb_each(%s::jsonb) AS v(id, labels)
+                WHERE m.id = v.id::uuid
+                """,
+                [now, json.dumps({str(pk): [m.topics, m.entities] for pk, m in relabelled.items()})],
+            )
+    audit_record_many([created_event(item.memory, item, actor) for item in created])  # type: ignore[arg-type]

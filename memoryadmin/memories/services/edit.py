@@ -1,0 +1,108 @@
+"""Changing a memory's content: every change appends a revision."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.memories.models import (
+    Memory,
+    MemoryRevision,
+)
+from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
+from memoryadmin.memories.services.planning import is_tombstoned
+
+
+def locked_memory(memory: Memory) -> Memory:
+    locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+    if locked is None:
+        raise NotFound("memory not found")
+    return locked
+
+
+def memory_update(
+    *,
+    memory: Memory,
+    actor: Actor,
+    text: str | None = None,
+    memory_type: str | None = None,
+    topics: Iterable[str] | None = None,
+    entities: Iterable[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    reason: str = "",
+) -> Memory:
+    """Change a memory's content; every change appends a revision."""
+    with transaction.atomic():
+        memory = locked_memory(memory)
+        changed: list[str] = []
+        if text is not None:
+            text = clean_text(text)
+            if text != memory.text:
+                fingerprint = text_fingerprint(text)
+                if fingerprint != memory.fingerprint:
+                    if is_tombstoned(memory.namespace_id, memory.user_id, fingerprint):
+                        raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
+                    clash = (
+                        Memory.objects.filter(
+                            namespace_id=memory.namespace_id, user_id=memory.user_id, fingerprint=fingerprint
+                        )
+                        .exclude(pk=memory.pk)
+                        .values_list("id", flat=True)
+                        .first()
+                    )
+                    if clash is not None:
+                        raise Conflict(
+                            "another memory of this user already has this text",
+                            code="duplicate",
+                            details={"memory_id": str(clash)},
+                        )
+                memory.text, memory.fingerprint = text, fingerprint
+                changed.append("text")
+        if memory_type is not None and clean_memory_type(memory_type) != memory.memory_type:
+            memory.memory_type = memory_type
+            changed.append("memory_type")
+        if topics is not None and (cleaned := clean_labels(topics, "topics")) != memory.topics:
+            memory.topics = cleaned
+            changed.append("topics")
+        if entities is not None and (cleaned := clean_labels(entities, "entities")) != memory.entities:
+            memory.entities = cleaned
+            changed.append("entities")
+        if metadata is not None and metadata != memory.metadata:
+            memory.metadata = metadata
+            changed.append("metadata")
+        if not changed:
+            return memory
+        now = timezone.now()
+        memory.revision += 1
+        memory.updated_at = now
+        memory.save(update_fields=[*changed, "fingerprint", "revision", "updated_at"])
+        MemoryRevision.objects.create(
+            memory=memory,
+            revision=memory.revision,
+            text=memory.text,
+            memory_type=memory.memory_type,
+            topics=memory.topics,
+            entities=memory.entities,
+            metadata=memory.metadata,
+            actor=str(actor),
+            reason=reason,
+            created_at=now,
+        )
+        audit_record(
+            actor=actor,
+            action="memory.update",
+            namespace_id=memory.namespace_id,
+            target_type="memory",
+            target_id=str(memory.pk),
+            user_id=memory.user_id,
+            reason=reason,
+            data={"fields": changed, "revision": memory.revision},
+        )
+    memory.refresh_from_db()
+    return memory

@@ -1,0 +1,238 @@
+"""A memory's life after creation: pin, approve, reject, forget (with tombstones), and bulk actions."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
+from memoryadmin.memories.models import (
+    Memory,
+    MemoryStatus,
+    Pin,
+    Tombstone,
+    TombstoneReason,
+)
+from memoryadmin.memories.services.edit import locked_memory
+from memoryadmin.tenancy.models import Namespace
+
+
+def is_pinned(memory: Memory) -> bool:
+    return Pin.objects.filter(memory_id=memory.pk).exists()
+
+
+def memory_forget(
+    *,
+    memory: Memory,
+    actor: Actor,
+    reason: str = "",
+    force: bool = False,
+    tombstone_reason: str = TombstoneReason.FORGOTTEN,
+) -> Tombstone:
+    """Delete a memory and leave a tombstone so the same text never comes back for that user."""
+    with transaction.atomic():
+        memory = locked_memory(memory)
+        if not force and is_pinned(memory):
+            raise Conflict("the memory is pinned; forget it with force", code="pinned")
+        # Only an operator's rejection keeps the text (so reviewers see what was refused).
+        keep_text = tombstone_reason == TombstoneReason.REJECTED
+        tombstone, _ = Tombstone.objects.get_or_create(
+            namespace_id=memory.namespace_id,
+            user_id=memory.user_id,
+            fingerprint=memory.fingerprint,
+            defaults={
+                "reason": tombstone_reason,
+                "text": memory.text if keep_text else "",
+                "memory_type": memory.memory_type,
+                "actor": str(actor),
+            },
+        )
+        memory_id = memory.pk
+        memory.delete()
+        audit_record(
+            actor=actor,
+            action="memory.reject" if tombstone_reason == TombstoneReason.REJECTED else "memory.forget",
+            namespace_id=tombstone.namespace_id,
+            target_type="memory",
+            target_id=str(memory_id),
+            user_id=tombstone.user_id,
+            reason=reason,
+            data={"tombstone_reason": tombstone_reason, "forced": force},
+        )
+    return tombstone
+
+
+def memory_pin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
+    with transaction.atomic():
+        memory = locked_memory(memory)
+        _, created = Pin.objects.get_or_create(memory=memory, defaults={"pinned_by": str(actor), "reason": reason})
+        if created:
+            audit_record(
+                actor=actor,
+                action="memory.pin",
+                namespace_id=memory.namespace_id,
+                target_type="memory",
+                target_id=str(memory.pk),
+                user_id=memory.user_id,
+                reason=reason,
+            )
+    return memory
+
+
+def memory_unpin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
+    with transaction.atomic():
+        memory = locked_memory(memory)
+        deleted, _ = Pin.objects.filter(memory=memory).delete()
+        if deleted:
+            audit_record(
+                actor=actor,
+                action="memory.unpin",
+                namespace_id=memory.namespace_id,
+                target_type="memory",
+                target_id=str(memory.pk),
+                user_id=memory.user_id,
+                reason=reason,
+            )
+    return memory
+
+
+def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
+    with transaction.atomic():
+        memory = locked_memory(memory)
+        if memory.status != MemoryStatus.CANDIDATE:
+            raise Conflict("only a candidate can be approved", code="not_candidate")
+        memory.status = MemoryStatus.ACTIVE
+        memory.updated_at = timezone.now()
+        memory.save(update_fields=["status", "updated_at"])
+        audit_record(
+            actor=actor,
+            action="memory.approve",
+            namespace_id=memory.namespace_id,
+            target_type="memory",
+            target_id=str(memory.pk),
+            user_id=memory.user_id,
+            reason=reason,
+        )
+    return memory
+
+
+def memory_reject(*, memory: Memory, actor: Actor, reason: str = "") -> Tombstone:
+    if memory.status != MemoryStatus.CANDIDATE:
+        raise Conflict("only a candidate can be rejected", code="not_candidate")
+    return memory_forget(
+        memory=memory, actor=actor, reason=reason, force=True, tombstone_reason=TombstoneReason.REJECTED
+    )
+
+
+def tombstone_lift(*, tombstone: Tombstone, actor: Actor, reason: str) -> None:
+    """Remove a tombstone (an admin decision) so the text may be stored again."""
+    if not reason.strip():
+        raise InvalidInput("lifting a tombstone needs a reason", details={"field": "reason"})
+    with transaction.atomic():
+        deleted, _ = Tombstone.objects.filter(pk=tombstone.pk).delete()
+        if deleted:
+            audit_record(
+                actor=actor,
+                action="tombstone.lift",
+                namespace_id=tombstone.namespace_id,
+                target_type="tombstone",
+                target_id=str(tombstone.pk),
+                user_id=tombstone.user_id,
+                reason=reason,
+                data={"tombstone_reason": tombstone.reason},
+            )
+
+
+@dataclass
+class SessionForgetResult:
+    forgotten: int
+    kept_pinned: int
+
+
+def session_memories_forget(
+    *, namespace: Namespace, session_id: str, actor: Actor, reason: str = "", force: bool = False
+) -> SessionForgetResult:
+    """Forget the memories taken from one session (tombstones included) before the session goes.
+
+    A memory belongs to the session when it names it or has evidence among its
+    messages. Pinned memories stay unless `force`.
+    """
+    ids = list(
+        Memory.objects.filter(namespace=namespace)
+        .filter(
+            Q(session_id=session_id)
+            | Q(evidence__message__session__namespace=namespace, evidence__message__session__session_id=session_id)
+        )
+        .values_list("id", flat=True)
+        .distinct()
+    )
+    forgotten = kept = 0
+    with transaction.atomic():
+        for memory in Memory.objects.filter(pk__in=ids).order_by("id").defer("search_vector"):
+            try:
+                memory_forget(memory=memory, actor=actor, reason=reason, force=force)
+            except Conflict:
+                kept += 1
+            else:
+                forgotten += 1
+    return SessionForgetResult(forgotten, kept)
+
+
+BULK_ACTIONS = ("pin", "unpin", "forget", "approve", "reject")
+
+
+MAX_BULK_IDS = 1000
+
+
+@dataclass
+class BulkResult:
+    done: list[str] = field(default_factory=list)
+    failed: list[tuple[str, ServiceError]] = field(default_factory=list)
+
+
+def memories_bulk_apply(
+    *, namespace: Namespace, action: str, ids: Sequence[str], actor: Actor, reason: str = ""
+) -> BulkResult:
+    """Apply one action to many memories; each id succeeds or fails on its own (its own transaction)."""
+    if action not in BULK_ACTIONS:
+        raise InvalidInput(f"action must be one of {', '.join(BULK_ACTIONS)}", details={"field": "action"})
+    if len(ids) > MAX_BULK_IDS:
+        raise InvalidInput(f"at most {MAX_BULK_IDS} ids at once", details={"field": "ids"})
+    wanted: dict[str, uuid.UUID | None] = {}
+    for raw in ids:
+        try:
+            wanted[raw] = uuid.UUID(str(raw))
+        except ValueError:
+            wanted[raw] = None
+    found = {
+        m.pk: m
+        for m in Memory.objects.filter(namespace=namespace, pk__in=[pk for pk in wanted.values() if pk]).defer(
+            "search_vector"
+        )
+    }
+    apply = {
+        "pin": lambda m: memory_pin(memory=m, actor=actor, reason=reason),
+        "unpin": lambda m: memory_unpin(memory=m, actor=actor, reason=reason),
+        "forget": lambda m: memory_forget(memory=m, actor=actor, reason=reason),
+        "approve": lambda m: memory_approve(memory=m, actor=actor, reason=reason),
+        "reject": lambda m: memory_reject(memory=m, actor=actor, reason=reason),
+    }[action]
+    result = BulkResult()
+    for raw, pk in wanted.items():
+        memory = found.get(pk) if pk else None
+        if memory is None:
+            result.failed.append((raw, NotFound("memory not found")))
+            continue
+        try:
+            apply(memory)
+        except ServiceError as exc:
+            result.failed.append((raw, exc))
+        else:
+            result.done.append(raw)
+    return result

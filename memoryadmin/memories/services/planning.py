@@ -1,0 +1,174 @@
+"""The first steps of the write path: normalise, fingerprint, and the rows a new memory becomes."""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memoryadmin.audit.services import Actor, AuditEntry
+from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.memories.models import (
+    Memory,
+    MemoryEvidence,
+    MemoryRevision,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    Tombstone,
+)
+from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
+from memoryadmin.tenancy.models import Namespace
+
+
+class Outcome(enum.StrEnum):
+    CREATED = "created"
+    DUPLICATE = "duplicate"
+    MERGED = "merged"
+    SUPPRESSED = "suppressed"
+
+
+@dataclass
+class WriteResult:
+    outcome: Outcome
+    memory: Memory | None
+    merged_with: list[uuid.UUID] = field(default_factory=list)
+
+    @property
+    def created(self) -> bool:
+        return self.outcome is Outcome.CREATED
+
+
+def is_tombstoned(namespace_id: int, user_id: str, fingerprint: str) -> bool:
+    return Tombstone.objects.filter(namespace_id=namespace_id, user_id=user_id, fingerprint=fingerprint).exists()
+
+
+def link_evidence(memory: Memory, message_ids: Sequence[int]) -> int:
+    if not message_ids:
+        return 0
+    created = MemoryEvidence.objects.bulk_create(
+        [MemoryEvidence(memory=memory, message_id=mid) for mid in message_ids],
+        ignore_conflicts=True,
+    )
+    return len(created)
+
+
+@dataclass
+class NewMemory:
+    """One memory for `memory_create_many`: what `memory_create` takes besides the namespace and the actor."""
+
+    user_id: str
+    text: str
+    source: str = MemorySource.API
+    session_id: str = ""
+    agent_id: str = ""
+    memory_type: str = MemoryType.SEMANTIC
+    topics: Iterable[str] | None = None
+    entities: Iterable[str] | None = None
+    metadata: dict[str, Any] | None = None
+    pinned: bool = False
+    pin_reason: str = ""
+    evidence_message_ids: Sequence[int] = ()
+    status: str | None = None
+    memory_id: uuid.UUID | None = None
+    created_at: datetime | None = None
+    reason: str = ""
+
+
+@dataclass
+class Planned:
+    """A cleaned item of a batch and, once planned, what becomes of it."""
+
+    new: NewMemory
+    text: str
+    memory_type: str
+    topics: list[str]
+    entities: list[str]
+    fingerprint: str
+    status: str
+    outcome: Outcome | None = None
+    memory: Memory | None = None
+    # A merge's target: the id of a stored memory, or an item of this batch created before this one.
+    target: uuid.UUID | Planned | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.new.user_id, self.fingerprint)
+
+
+def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
+    """Normalise and fingerprint one memory, or raise InvalidInput: the first step of the write path."""
+    text = clean_text(new.text)
+    memory_type = clean_memory_type(new.memory_type)
+    topics = clean_labels(new.topics, "topics")
+    entities = clean_labels(new.entities, "entities")
+    status = new.status
+    if status is None:
+        needs_review = namespace.review_required and new.source == MemorySource.EXTRACTION
+        status = MemoryStatus.CANDIDATE if needs_review else MemoryStatus.ACTIVE
+    return Planned(
+        new=new,
+        text=text,
+        memory_type=memory_type,
+        topics=topics,
+        entities=entities,
+        fingerprint=text_fingerprint(text),
+        status=status,
+    )
+
+
+def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
+    new = item.new
+    return Memory(
+        id=new.memory_id or uuid.uuid4(),
+        namespace=namespace,
+        user_id=new.user_id,
+        session_id=new.session_id,
+        agent_id=new.agent_id,
+        text=item.text,
+        memory_type=item.memory_type,
+        status=item.status,
+        topics=item.topics,
+        entities=item.entities,
+        metadata=new.metadata or {},
+        source=new.source,
+        fingerprint=item.fingerprint,
+        created_at=new.created_at or now,
+        updated_at=now,
+    )
+
+
+def first_revision(memory: Memory, item: Planned, actor: Actor, now: datetime) -> MemoryRevision:
+    return MemoryRevision(
+        memory=memory,
+        revision=1,
+        text=item.text,
+        memory_type=item.memory_type,
+        topics=item.topics,
+        entities=item.entities,
+        metadata=memory.metadata,
+        actor=str(actor),
+        reason=item.new.reason or f"created ({item.new.source})",
+        created_at=now,
+    )
+
+
+def created_event(memory: Memory, item: Planned, actor: Actor) -> AuditEntry:
+    return AuditEntry(
+        actor=actor,
+        action="memory.create",
+        namespace_id=memory.namespace_id,
+        target_type="memory",
+        target_id=str(memory.pk),
+        user_id=item.new.user_id,
+        reason=item.new.reason,
+        data={
+            "source": item.new.source,
+            "status": item.status,
+            "memory_type": item.memory_type,
+            "pinned": item.new.pinned,
+        },
+    )
