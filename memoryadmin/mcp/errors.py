@@ -19,8 +19,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from memoryadmin.api.errors import INVALID_ID, ApiError
-from memoryadmin.conversations.models import APP_ID_RE
-from memoryadmin.errors import ServiceError
+from memoryadmin.core.app_ids import APP_ID_RE
+from memoryadmin.core.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 

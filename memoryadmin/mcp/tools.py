@@ -39,7 +39,7 @@ from memoryadmin.conversations.queries import session_get
 from memoryadmin.conversations.representations import message_dict
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_get, working_memory_patch, working_memory_put
-from memoryadmin.errors import Conflict, InvalidInput, NotFound
+from memoryadmin.core.errors import Conflict, InvalidInput, NotFound
 from memoryadmin.memories.models import MemorySource
 from memoryadmin.memories.queries import memories_search, memory_get, session_context
 from memoryadmin.memories.representations import memory_dict

@@ -29,7 +29,7 @@ from redis import Redis
 from redis.commands.core import Script
 from redis.exceptions import RedisError
 
-from memoryadmin.redis_client import get_redis
+from memoryadmin.core.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
 
