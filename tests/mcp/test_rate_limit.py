@@ -3,44 +3,41 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from memoryadmin.tenancy.access_log import access_summary
-from tests.asgi_server import AsgiServer
+from tests.conftest import LIMITED_RATE
 from tests.mcp.conftest import McpCaller
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-LIMIT = 6
+LIMIT = LIMITED_RATE
 
 
-@pytest.fixture(scope="module")
-def limited_server(django_db_setup, django_db_blocker) -> Iterator[AsgiServer]:
-    server = AsgiServer(API_RATE_LIMIT_PER_MINUTE=str(LIMIT)).wait_ready()
-    yield server
-    server.stop()
-
-
-def _not_near_a_minute_boundary() -> None:
+def not_near_a_minute_boundary() -> None:
     # The limit counts per clock minute; a test that straddled two would see two budgets.
     if time.time() % 60 > 45:
         time.sleep(61 - time.time() % 60)
 
 
-def test_mcp_and_rest_calls_share_one_budget_and_the_limit_answers_429(limited_server, namespace, make_key) -> None:
+def test_mcp_and_rest_calls_share_one_budget_and_the_limit_answers_429(
+    limited_asgi_server, namespace, make_key
+) -> None:
     key, raw = make_key(namespace)
-    _not_near_a_minute_boundary()
-    rest = httpx.Client(base_url=limited_server.url, headers={"Authorization": f"Bearer {raw}"})
+    not_near_a_minute_boundary()
+    rest = httpx.Client(base_url=limited_asgi_server.url, headers={"Authorization": f"Bearer {raw}"})
     for _ in range(3):
         assert rest.post("/api/v1/memories/search", json={"query": "x"}).status_code == 200
     # The SDK's client makes three requests: discovery, the tool list (for its output schemas), the call.
-    assert McpCaller(limited_server.url, raw).ok("search_memory", {"query": "x"}) == {"items": [], "next_cursor": None}
+    assert McpCaller(limited_asgi_server.url, raw).ok("search_memory", {"query": "x"}) == {
+        "items": [],
+        "next_cursor": None,
+    }
 
     refused = httpx.post(
-        f"{limited_server.url}/mcp",
+        f"{limited_asgi_server.url}/mcp",
         json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
         headers={"Authorization": f"Bearer {raw}", "Accept": "application/json, text/event-stream"},
     )
