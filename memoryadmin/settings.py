@@ -137,6 +137,8 @@ TEMPLATES = [
 ]
 
 WSGI_APPLICATION = "memoryadmin.wsgi.application"
+# Threads per web process (memoryadmin.asgi) that run Django's requests and the MCP tools.
+WEB_THREADS = env_int("WEB_THREADS", 4, minimum=1)
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/memoryadmin")
 try:

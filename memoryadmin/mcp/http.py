@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
@@ -28,7 +27,7 @@ from starlette.types import Receive, Scope, Send
 
 from memoryadmin.api.auth import api_key_for_token
 from memoryadmin.api.ratelimit import MAX_TOKEN_CHARS, RateLimiter, RateVerdict
-from memoryadmin.mcp.server import KeyResolver, build_server
+from memoryadmin.mcp.server import KeyResolver, SyncRunner, build_server, in_django_thread
 from memoryadmin.tenancy.access_log import access_record
 from memoryadmin.tenancy.models import ApiKey, hash_api_key
 
@@ -71,7 +70,7 @@ def _host_allowed(scope: Scope) -> bool:
 
 
 def _admit(token: str) -> tuple[ApiKey | None, RateVerdict | None]:
-    """In Django's thread: the rate limit first (it needs no query, as for the REST API), then the key."""
+    """In a Django thread: the rate limit first (it needs no query, as for the REST API), then the key."""
     close_old_connections()
     try:
         verdict = _limiter.hit(token)
@@ -103,8 +102,9 @@ def _key_of_request(ctx: ServerRequestContext[Any, Any]) -> KeyResolver:
 class McpHttpApp:
     """The ASGI app for /mcp. Its `running()` must be entered for the app's life (the ASGI lifespan)."""
 
-    def __init__(self) -> None:
-        self.server = build_server(_key_of_request)
+    def __init__(self, run_sync: SyncRunner = in_django_thread) -> None:
+        self.run_sync = run_sync
+        self.server = build_server(_key_of_request, run_sync)
         self.manager = StreamableHTTPSessionManager(
             app=self.server,
             json_response=True,
@@ -140,7 +140,7 @@ class McpHttpApp:
             )
             return
         token = _bearer(scope)
-        key, verdict = (None, None) if token is None else await sync_to_async(_admit, thread_sensitive=True)(token)
+        key, verdict = (None, None) if token is None else await self.run_sync(_admit, token)
         rate_headers = verdict.headers() if verdict is not None else {}
         if verdict is not None and verdict.limited:
             message, details = verdict.refusal()
