@@ -139,16 +139,25 @@ WORDS = [
 ]
 
 
+# How Django's requests can be served (--handlers): the web process as shipped, Django's own ASGI
+# handler under the same uvicorn workers, and the threaded WSGI server the app was served by before.
+HANDLERS = {
+    "asgi": ("memoryadmin.asgi:application", ["--worker-class", "uvicorn.workers.UvicornWorker"]),
+    "django-asgi": ("django.core.asgi:get_asgi_application()", ["--worker-class", "uvicorn.workers.UvicornWorker"]),
+    "wsgi-gthread": ("memoryadmin.wsgi:application", ["--worker-class", "gthread", "--threads", "2"]),
+}
+
+
 class AsgiServer(Process):
-    def __init__(self, *, database_url: str, redis_url: str, port: int, workers: int) -> None:
+    def __init__(self, *, database_url: str, redis_url: str, port: int, workers: int, handler: str = "asgi") -> None:
         self.port = port
+        app, options = HANDLERS[handler]
         super().__init__(
-            "asgi-mcp",
+            f"web-{handler}",
             [
                 str(VENV_BIN / "gunicorn"),
-                "memoryadmin.asgi:application",
-                "--worker-class",
-                "uvicorn.workers.UvicornWorker",
+                app,
+                *options,
                 "--bind",
                 f"127.0.0.1:{port}",
                 "--workers",
@@ -158,7 +167,7 @@ class AsgiServer(Process):
                 "--log-level",
                 "warning",
             ],
-            bench_environ(database_url, redis_url),
+            bench_environ(database_url, redis_url) | {"DJANGO_SETTINGS_MODULE": "memoryadmin.settings"},
         )
 
     def wait_ready(self, timeout: float = 60.0) -> None:
@@ -330,7 +339,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--sequential-calls", type=int, default=300)
     parser.add_argument("--port", type=int, default=8471)
     parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument(
+        "--handlers",
+        action="store_true",
+        help="instead: the REST search alone through each way of serving Django (see HANDLERS)",
+    )
     args = parser.parse_args(argv)
+    if args.handlers:
+        return compare_handlers(args)
 
     key, people = prepare(args.database_url, args.redis_url, args.users, args.memories_per_user, args.seed)
     pool = searches(people, 5000, args.seed)
@@ -394,6 +410,52 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return results
 
 
+def compare_handlers(args: argparse.Namespace) -> dict[str, Any]:
+    """The same REST searches through each way of serving Django, one server at a time, runs interleaved."""
+    key, people = prepare(args.database_url, args.redis_url, args.users, args.memories_per_user, args.seed)
+    pool = searches(people, 5000, args.seed)
+    measured: dict[str, list[dict[str, Any]]] = {name: [] for name in HANDLERS}
+    for run in range(args.runs):
+        for name in HANDLERS:
+            server = AsgiServer(
+                database_url=args.database_url,
+                redis_url=args.redis_url,
+                port=args.port,
+                workers=args.workers,
+                handler=name,
+            )
+            try:
+                server.wait_ready()
+                drive(args.port, key, lambda c, s: rest_request(pool[s % len(pool)]), clients=args.clients, seconds=2)
+                offset = run * 997
+                result = drive(
+                    args.port,
+                    key,
+                    lambda c, s, offset=offset: rest_request(pool[(offset + c * 131 + s) % len(pool)]),
+                    clients=args.clients,
+                    seconds=args.seconds,
+                )
+            finally:
+                server.stop()
+            measured[name].append(result.summary())
+            log(f"run {run + 1} {name}: p95 {result.summary()['p95_ms']} ms, {result.summary()['throughput_per_s']}/s")
+    results = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": "python bench/mcp_latency.py " + " ".join(sys.argv[1:]),
+        "handlers": {
+            name: {f: round(statistics.median(r[f] for r in runs), 2) for f in ("p50_ms", "p95_ms", "throughput_per_s")}
+            | {"errors": sum(r["errors"] for r in runs)}
+            for name, runs in measured.items()
+        },
+        "settings": {"clients": args.clients, "workers": args.workers, "runs": args.runs},
+        "load_average_end": os.getloadavg(),
+    }
+    path = ROOT / "bench" / "results-handlers.json"
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    log(json.dumps(results["handlers"], indent=2))
+    return results
+
+
 def section(results: dict[str, Any]) -> list[str]:
     """The section of docs/benchmarks.md for these results."""
     s = results["settings"]
@@ -423,6 +485,37 @@ def section(results: dict[str, Any]) -> list[str]:
         f"calls): memoryadmin's Python client p50 {seq['rest_client']['p50_ms']} ms, p95 "
         f"{seq['rest_client']['p95_ms']} ms; the MCP SDK's client p50 {seq['mcp_sdk_client']['p50_ms']} ms, p95 "
         f"{seq['mcp_sdk_client']['p95_ms']} ms (its own JSON-RPC, validation and output-schema checks included).",
+        "- Load average (1, 5, 15 min) at the start "
+        + ", ".join(f"{x:.2f}" for x in results["load_average"]["start"])
+        + " and at the end "
+        + ", ".join(f"{x:.2f}" for x in results["load_average"]["end"])
+        + ": the machine was shared with other work.",
+        "",
+        *handlers_section(),
+    ]
+
+
+def handlers_section() -> list[str]:
+    path = ROOT / "bench" / "results-handlers.json"
+    if not path.exists():
+        return []
+    results = json.loads(path.read_text())
+    rows = [
+        f"| {name} | {r['p50_ms']} ms | {r['p95_ms']} ms | {r['throughput_per_s']}/s | {r['errors']} |"
+        for name, r in results["handlers"].items()
+    ]
+    return [
+        "### How the web process serves Django",
+        "",
+        f"The same scoped REST searches through each way of serving Django (gunicorn, {results['settings']['workers']}"
+        f" workers, {results['settings']['clients']} clients, medians of {results['settings']['runs']} interleaved"
+        f" runs), measured {results['measured_at']} by `{results['command'].strip()}`: `asgi` is"
+        " `memoryadmin.asgi:application` as shipped (Django's WSGI handler in a thread pool, MCP beside it),"
+        " `django-asgi` Django's own ASGI handler, `wsgi-gthread` the threaded WSGI server.",
+        "",
+        "| served by | p50 | p95 | throughput | errors |",
+        "| --- | --- | --- | --- | --- |",
+        *rows,
         "",
     ]
 
