@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
+from django.conf import settings
 from redis import Redis
 from redis.commands.core import Script
 from redis.exceptions import RedisError
@@ -51,13 +52,8 @@ return 1
 """
 
 
-@dataclass
-class _Pause:
-    until: float = 0.0
-
-
-# After Redis fails, the log stays out of the way until then.
-_pause = _Pause()
+# After a Redis fails, the log stays out of its way until then (by URL: another Redis is not paused).
+_paused_until: dict[str, float] = {}
 
 
 @lru_cache(maxsize=8)
@@ -76,7 +72,8 @@ def _bucket(key_hash: str, hour: int) -> str:
 def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: bool = False) -> None:
     """Count one call of the key with this hash (`ApiKey.key_hash`)."""
     now = time.time()
-    if now < _pause.until:
+    url = settings.REDIS_URL
+    if now < _paused_until.get(url, 0.0):
         return
     hour = math.floor(now / HOUR_SECONDS)
     try:
@@ -92,7 +89,7 @@ def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: 
             ],
         )
     except RedisError as exc:
-        _pause.until = now + BACKOFF_SECONDS
+        _paused_until[url] = now + BACKOFF_SECONDS
         logger.warning("the access log is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
 
 

@@ -50,10 +50,20 @@ def test_without_redis_calls_go_uncounted_and_the_summary_says_so(settings, monk
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
     settings.REDIS_TIMEOUT_SECONDS = 0.2
     access_record(key_hash=KEY, endpoint="GET /api/v1/sessions", status=200)
-    assert access_log._pause.until > time.time()
+    assert access_log._paused_until["redis://127.0.0.1:1/0"] > time.time()
     assert access_summary(key_hash=KEY).available is False
 
 
 @pytest.fixture(autouse=True)
 def _fresh_backoff(monkeypatch) -> None:
-    monkeypatch.setattr(access_log._pause, "until", 0.0)
+    monkeypatch.setattr(access_log, "_paused_until", {})
+
+
+def test_a_redis_that_failed_pauses_only_its_own_log(settings, redis_client) -> None:
+    healthy = settings.REDIS_URL
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    settings.REDIS_TIMEOUT_SECONDS = 0.2
+    access_record(key_hash=KEY, endpoint="GET /api/v1/sessions", status=200)
+    settings.REDIS_URL = healthy
+    access_record(key_hash=KEY, endpoint="GET /api/v1/sessions", status=200)
+    assert access_summary(key_hash=KEY).total == 1
