@@ -7,6 +7,7 @@ import sys
 
 import anyio
 import pytest
+from django.core.management import CommandError, call_command
 from mcp import Client, StdioServerParameters
 
 from memoryadmin.audit.models import AuditEvent
@@ -47,21 +48,24 @@ def test_it_serves_the_tools_for_its_key_and_sees_a_revocation_at_once(namespace
     assert (event.actor, event.data["via"]) == (key.prefix, "mcp")
 
 
-def test_it_will_not_start_without_a_live_key(namespace, make_key) -> None:
+def test_it_will_not_start_with_a_revoked_key(namespace, make_key) -> None:
     key, raw = make_key(namespace)
     api_key_revoke(key=key, actor=SYSTEM)
-    env = server_environ()
-    env.pop("MEMORYADMIN_API_KEY", None)
-    for args in (["--key", raw], []):
-        done = subprocess.run(
-            [sys.executable, "manage.py", "mcp_stdio", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode != 0
-        assert "unknown or revoked" in done.stderr or "an API key is needed" in done.stderr
-        assert done.stdout == ""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio", "--key", raw],
+        cwd=ROOT,
+        env=server_environ(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "this API key is unknown or revoked" in done.stderr
+    assert done.stdout == ""
+
+
+def test_it_needs_a_key(monkeypatch, db) -> None:
+    monkeypatch.delenv("MEMORYADMIN_API_KEY", raising=False)
+    with pytest.raises(CommandError, match="an API key is needed"):
+        call_command("mcp_stdio")
