@@ -14,8 +14,14 @@ from django.test.utils import CaptureQueriesContext
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.fingerprints import text_fingerprint
-from memoryadmin.governance import snapshots
-from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_export_stream, snapshot_restore
+from memoryadmin.governance.snapshots import (
+    apply,
+    export,
+    snapshot_export_lines,
+    snapshot_export_stream,
+    snapshot_restore,
+    validate,
+)
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from tests.conftest import SYSTEM
 
@@ -23,8 +29,8 @@ from tests.conftest import SYSTEM
 @pytest.fixture
 def tiny_batches(monkeypatch) -> None:
     """Every record in a batch of its own, every validation lookup two records at a time."""
-    monkeypatch.setattr(snapshots, "BATCH", 1)
-    monkeypatch.setattr(snapshots, "LOOKUP_BATCH", 2)
+    monkeypatch.setattr(apply, "BATCH", 1)
+    monkeypatch.setattr(validate, "LOOKUP_BATCH", 2)
 
 
 def wipe(namespace) -> None:
@@ -121,7 +127,7 @@ def test_a_session_created_after_validation_is_kept_not_duplicated(
     body = b"".join(snapshot_export_lines(namespace=namespace))
     Message.objects.filter(session__namespace=namespace).delete()
     # As if the sessions had been written by someone else between validation and apply.
-    monkeypatch.setattr(snapshots._Committed, "_look_up_sessions", lambda self: None)
+    monkeypatch.setattr(validate.Committed, "_look_up_sessions", lambda self: None)
     result = restore(namespace, body)
     assert result.by_type["session"]["unchanged"] == 2 and result.by_type["session"]["created"] == 0
     assert result.by_type["message"]["created"] == 6
@@ -134,7 +140,7 @@ def test_a_tombstone_written_after_validation_still_wins(namespace, make_person,
     header, records = orjson.loads(body.splitlines()[0]), records_of(body)
     memory = next(r for r in records if r["type"] == "memory")
     records.insert(records.index(memory), {**memory, "id": str(uuid.uuid4()), "text": "alice secret"})
-    monkeypatch.setattr(snapshots._Committed, "_look_up_pairs", lambda self: None)
+    monkeypatch.setattr(validate.Committed, "_look_up_pairs", lambda self: None)
     result = restore(namespace, snapshot(header, records))
     assert result.by_type["tombstone"]["unchanged"] == 1
     assert result.by_type["memory"]["suppressed"] == 1
@@ -165,7 +171,7 @@ def test_no_batch_reads_rows_by_namespace(namespace, make_person, tiny_batches) 
 def test_the_export_stream_sends_whole_lines_a_chunk_at_a_time(namespace, make_person, monkeypatch) -> None:
     make_person("alice")
     make_person("bob")
-    monkeypatch.setattr(snapshots, "EXPORT_LINES", 4)
+    monkeypatch.setattr(export, "EXPORT_LINES", 4)
     chunks = list(snapshot_export_stream(namespace=namespace))
     body = b"".join(chunks)
     lines = body.splitlines(keepends=True)
@@ -179,7 +185,7 @@ def test_the_export_stream_sends_whole_lines_a_chunk_at_a_time(namespace, make_p
 
 def test_a_chunk_is_capped_in_bytes_too(namespace, make_person, monkeypatch) -> None:
     make_person("alice")
-    monkeypatch.setattr(snapshots, "EXPORT_CHUNK_BYTES", 1)
+    monkeypatch.setattr(export, "EXPORT_CHUNK_BYTES", 1)
     chunks = list(snapshot_export_stream(namespace=namespace))
     assert all(chunk.count(b"\n") == 1 for chunk in chunks)
     assert len(chunks) == 2 + 19

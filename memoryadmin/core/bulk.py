@@ -1,0 +1,107 @@
+"""Bulk writes for the apps that load many rows at once (a snapshot restore): multi-row INSERT,
+COPY, ids drawn from a table's sequence. Each app calls them on its own tables only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Model
+
+GIN_PENDING_LIST_LIMIT = "64MB"
+
+
+def as_json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def insert_rows(
+    table: str,
+    columns: tuple[str, ...],
+    rows: list[list[Any]],
+    *,
+    values: str | None = None,
+    suffix: str = "",
+) -> list[tuple[Any, ...]]:
+    """One multi-row INSERT for a batch; `values` is the placeholder list of one row (casts, defaults)."""
+    if not rows:
+        return []
+    row_sql = f"({values or ', '.join(['%s'] * len(columns))})"
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row_sql] * len(rows))} {suffix}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
+        return cursor.fetchall() if "RETURNING" in suffix else []
+
+
+def copy_rows(table: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+    """A batch through COPY: no statement to build or parse, whatever the batch's size."""
+    if not rows:
+        return
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def next_ids(table: str, count: int) -> list[int]:
+    """`count` ids drawn from the table's sequence, for rows written by COPY."""
+    if not count:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, count])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def bump_sequence(table: str, kept_ids: list[int]) -> None:
+    """Move the id sequence past ids kept from elsewhere (a snapshot), before anything draws from it."""
+    if not kept_ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+        sequence = cursor.fetchone()[0]
+        cursor.execute(
+            f"SELECT setval(%s, GREATEST(%s, (SELECT last_value FROM {sequence})))", [sequence, max(kept_ids)]
+        )
+
+
+def free_ids(model: type[Model], ids: list[int]) -> set[int]:
+    """Which of `ids` no row of `model` holds yet."""
+    taken = set(model._default_manager.filter(pk__in=ids).values_list("pk", flat=True))
+    return {i for i in ids if i not in taken}
+
+
+def bulk_load_settings() -> None:
+    """A bulk load writes many rows into tables with GIN indexes (memory text and search vectors).
+
+    Each GIN index first collects new entries in a pending list and merges it into the
+    index when it outgrows `gin_pending_list_limit` (4 MB by default); merging fewer,
+    larger lists is about twice as fast for a restore's volume. SET LOCAL lasts until the
+    end of the transaction, so it is used only when the load's transaction is its own.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL gin_pending_list_limit = '{GIN_PENDING_LIST_LIMIT}'")
+        cursor.execute(f"SET LOCAL work_mem = '{GIN_PENDING_LIST_LIMIT}'")
+
+
+def merge_gin_pending_lists(tables: Iterable[str]) -> None:
+    """Leave no large pending list behind: every search would scan it until the next merge."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT i.indexrelid::regclass::text
+            FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+            WHERE a.amname = 'gin' AND i.indrelid = ANY(%s::regclass[])
+            ORDER BY 1
+            """,
+            [sorted(tables)],
+        )
+        indexes = [row[0] for row in cursor.fetchall()]
+    for index in indexes:
+        try:
+            # Merging needs to own the index; without that right, the next insert merges as usual.
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
+        except DatabaseError:
+            pass

@@ -1,0 +1,380 @@
+"""The second pass of a restore: decide each record's fate and have its app write it.
+
+Records are applied in batches of one type, in the format's order. What the namespace
+held before the restore comes from validation (`Committed`), what the restore wrote is
+kept here, and everything else is looked up by primary key or by a parent's key, so a
+batch's cost stays flat however much the restore has written. A tombstone or a later
+erasure always wins over a record; ids and timestamps are kept; restoring the same file
+again changes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, BinaryIO
+
+from django.db import connection, transaction
+from django.db.models import Max
+
+from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.conversations import records as conversation_records
+from memoryadmin.core.bulk import bulk_load_settings, merge_gin_pending_lists
+from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.timestamps import rfc3339
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+from memoryadmin.governance.snapshots.format import OUTCOMES, lines, loads
+from memoryadmin.governance.snapshots.parse import PARSERS, Fields
+from memoryadmin.governance.snapshots.validate import Committed, snapshot_validate
+from memoryadmin.memories import records as memory_records
+from memoryadmin.tenancy.models import Namespace
+
+BATCH = 1000
+SAMPLES_PER_OUTCOME = 5
+
+
+@dataclass
+class RestoreResult:
+    dry_run: bool
+    counts: dict[str, int]
+    by_type: dict[str, dict[str, int]]
+    samples: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    records: int = 0
+
+
+class _DryRunRollback(Exception):
+    pass
+
+
+class Applier:
+    """The second pass: batches of one record type at a time, set-based where it counts."""
+
+    def __init__(
+        self, namespace: Namespace, progress: Callable[[int], None] | None, committed: Committed | None = None
+    ) -> None:
+        self.namespace = namespace
+        self.progress = progress
+        self.committed = committed or Committed(namespace)
+        self.by_type: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
+        self.samples: dict[str, list[dict[str, str]]] = defaultdict(list)
+        self.done = 0
+        ledger = (
+            ErasureRequest.objects.filter(namespace=namespace, status=ErasureStatus.COMPLETED)
+            .values("subject_hash")
+            .annotate(last=Max("completed_at"))
+        )
+        self.erased_at = {row["subject_hash"]: row["last"] for row in ledger}
+        self.sessions: dict[str, tuple[int, str] | None] = {}
+        self.touched_sessions: set[int] = set()
+        # (user_id, fingerprint) of the snapshot's tombstones that this restore wrote or found.
+        self.restored_tombstones: set[tuple[str, str]] = set()
+
+    # helpers
+
+    def erased_after(self, user_id: str, written_at: datetime | None) -> bool:
+        if not self.erased_at:
+            return False
+        when = self.erased_at.get(subject_hmac(self.namespace.pk, user_id))
+        return when is not None and (written_at is None or written_at <= when)
+
+    def outcome(self, kind: str, outcome: str, label: str = "") -> None:
+        self.by_type[kind][outcome] += 1
+        if outcome != "unchanged" and len(self.samples[outcome]) < SAMPLES_PER_OUTCOME:
+            self.samples[outcome].append({"type": kind, "label": label[:120]})
+
+    def session_of(self, session_ids: Iterable[str]) -> None:
+        """Sessions a record names that the snapshot's session records did not (rare: hand-made files)."""
+        missing = [s for s in set(session_ids) if s not in self.sessions]
+        if not missing:
+            return
+        found = conversation_records.session_owners(self.namespace, missing)
+        for sid in missing:
+            self.sessions[sid] = found.get(sid)
+
+    def tombstoned(self, r: dict[str, Any]) -> bool:
+        return r["line"] in self.committed.tombstoned or (r["user_id"], r["fingerprint"]) in self.restored_tombstones
+
+    # per type
+
+    def apply(self, kind: str, batch: list[dict[str, Any]]) -> None:
+        getattr(self, f"_apply_{kind}")(batch)
+        self.done += len(batch)
+        if self.progress:
+            self.progress(self.done)
+
+    def _apply_tombstone(self, batch: list[dict[str, Any]]) -> None:
+        wanted = []
+        for r in batch:
+            if self.erased_after(r["user_id"], r["created_at"]):
+                self.outcome("tombstone", "skipped_erased", r["fingerprint"][:12])
+            elif self.tombstoned(r):
+                self.outcome("tombstone", "unchanged")
+            else:
+                wanted.append(r)
+        if not wanted:
+            return
+        created = memory_records.tombstones_restore_insert(self.namespace, wanted)
+        # Written now or already there: either way the pair is tombstoned from here on.
+        self.restored_tombstones.update((r["user_id"], r["fingerprint"]) for r in wanted)
+        for r in wanted:
+            key = (r["user_id"], r["fingerprint"])
+            if key in created:
+                created.discard(key)
+                self.outcome("tombstone", "created", r["fingerprint"][:12])
+            else:
+                self.outcome("tombstone", "unchanged")
+
+    def _apply_session(self, batch: list[dict[str, Any]]) -> None:
+        known = self.committed.sessions
+        current = conversation_records.sessions_by_pk(known[r["session_id"]] for r in batch if r["session_id"] in known)
+        inserts = []
+        for r in batch:
+            sid = r["session_id"]
+            if self.erased_after(r["user_id"], r["updated_at"]):
+                self.sessions[sid] = None
+                self.outcome("session", "skipped_erased", sid)
+                continue
+            existing = current.get(sid)
+            if existing is None:
+                if sid in self.sessions:
+                    # The same session twice in one snapshot: the first one stands.
+                    self.outcome("session", "unchanged")
+                    continue
+                self.sessions[sid] = None
+                inserts.append(r)
+                continue
+            if existing.user_id != r["user_id"]:
+                self.sessions[sid] = None
+                self.outcome("session", "skipped", f"{sid}: belongs to another user")
+                continue
+            self.sessions[sid] = (existing.pk, existing.user_id)
+            if conversation_records.session_is_same(existing, r) or existing.updated_at > r["updated_at"]:
+                self.outcome("session", "unchanged")
+                continue
+            conversation_records.session_restore_update(existing.pk, r)
+            self.outcome("session", "updated", sid)
+        if not inserts:
+            return
+        # Inserted in the snapshot's order, so the new ids (and a re-export) keep it.
+        ids = conversation_records.sessions_restore_insert(self.namespace, inserts)
+        raced = {}
+        for r in inserts:
+            sid = r["session_id"]
+            if sid in ids:
+                self.sessions[sid] = (ids[sid], r["user_id"])
+                self.outcome("session", "created", sid)
+            else:
+                raced[sid] = r["user_id"]
+                del self.sessions[sid]
+        if raced:
+            # Created by someone else since validation: theirs stands, as an existing one would.
+            self.session_of(raced)
+            for sid, user_id in raced.items():
+                theirs = self.sessions[sid]
+                if theirs is not None and theirs[1] != user_id:
+                    self.sessions[sid] = None
+                    self.outcome("session", "skipped", f"{sid}: belongs to another user")
+                else:
+                    self.outcome("session", "unchanged")
+
+    def _apply_message(self, batch: list[dict[str, Any]]) -> None:
+        self.session_of(r["session_id"] for r in batch)
+        existing = conversation_records.message_seqs_taken(
+            {s[0] for r in batch if (s := self.sessions.get(r["session_id"]))}
+        )
+        rows = []
+        for r in batch:
+            session = self.sessions.get(r["session_id"])
+            if session is None:
+                self.outcome("message", "skipped", f"{r['session_id']}#{r['seq']}: no session")
+                continue
+            pk, user_id = session
+            if self.erased_after(user_id, r["persisted_at"]):
+                self.outcome("message", "skipped_erased", f"{r['session_id']}#{r['seq']}")
+            elif (pk, r["seq"]) in existing:
+                self.outcome("message", "unchanged")
+            else:
+                existing.add((pk, r["seq"]))
+                rows.append((pk, r))
+                self.touched_sessions.add(pk)
+                self.outcome("message", "created", f"{r['session_id']}#{r['seq']}")
+        conversation_records.messages_restore_insert(rows)
+
+    def _apply_memory(self, batch: list[dict[str, Any]]) -> None:
+        current = memory_records.memories_by_pk(r["id"] for r in batch)
+        inserts: list[dict[str, Any]] = []
+        for r in batch:
+            if self.erased_after(r["user_id"], r["updated_at"]):
+                self.outcome("memory", "skipped_erased", str(r["id"]))
+                continue
+            if self.tombstoned(r):
+                self.outcome("memory", "suppressed", str(r["id"]))
+                continue
+            existing = current.get(r["id"])
+            if existing is None:
+                inserts.append(r)
+            elif existing.namespace_id != self.namespace.pk or existing.user_id != r["user_id"]:
+                self.outcome("memory", "skipped", f"{r['id']}: the id belongs to another memory")
+            elif memory_records.memory_is_same(existing, r) or existing.updated_at > r["updated_at"]:
+                self.outcome("memory", "unchanged")
+            elif existing.fingerprint != r["fingerprint"] and memory_records.memory_text_taken(
+                self.namespace, r["user_id"], r["fingerprint"]
+            ):
+                self.outcome("memory", "skipped", f"{r['id']}: another memory already has this text")
+            else:
+                memory_records.memory_restore_update(self.namespace, r)
+                self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})")
+        created = memory_records.memories_restore_insert(self.namespace, inserts)
+        for r in inserts:
+            if r["id"] in created:
+                created.discard(r["id"])
+                self.outcome("memory", "created", f"{r['id']} ({r['memory_type']})")
+            else:
+                self.outcome("memory", "unchanged")
+
+    def _apply_revision(self, batch: list[dict[str, Any]]) -> None:
+        owners = memory_records.memory_owners(self.namespace, (r["memory_id"] for r in batch))
+        existing = memory_records.revisions_taken(owners)
+        rows = []
+        for r in batch:
+            user_id = owners.get(r["memory_id"])
+            if user_id is None:
+                self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: no memory")
+            elif self.erased_after(user_id, r["created_at"]):
+                self.outcome("revision", "skipped_erased", f"{r['memory_id']} r{r['revision']}")
+            elif (r["memory_id"], r["revision"]) in existing:
+                self.outcome("revision", "unchanged")
+            else:
+                existing.add((r["memory_id"], r["revision"]))
+                rows.append(r)
+                self.outcome("revision", "created", f"{r['memory_id']} r{r['revision']}")
+        memory_records.revisions_restore_insert(rows)
+
+    def _apply_evidence(self, batch: list[dict[str, Any]]) -> None:
+        owners = memory_records.memory_owners(self.namespace, (r["memory_id"] for r in batch))
+        self.session_of(r["session_id"] for r in batch)
+        wanted = {(s[0], r["seq"]) for r in batch if (s := self.sessions.get(r["session_id"]))}
+        messages = conversation_records.message_pks((w[0] for w in wanted), (w[1] for w in wanted))
+        existing = memory_records.evidence_taken(owners, messages.values())
+        inserts: list[tuple[uuid.UUID, int, Any]] = []
+        for r in batch:
+            label = f"{r['memory_id']} <- {r['session_id']}#{r['seq']}"
+            user_id = owners.get(r["memory_id"])
+            session = self.sessions.get(r["session_id"])
+            message_pk = messages.get((session[0], r["seq"])) if session else None
+            if user_id is None or message_pk is None:
+                self.outcome("evidence", "skipped", f"{label}: no memory or message")
+            elif self.erased_after(user_id, r["created_at"]):
+                self.outcome("evidence", "skipped_erased", label)
+            elif (r["memory_id"], message_pk) in existing:
+                self.outcome("evidence", "unchanged")
+            else:
+                existing.add((r["memory_id"], message_pk))
+                inserts.append((r["memory_id"], message_pk, r["created_at"]))
+                self.outcome("evidence", "created", label)
+        memory_records.evidence_restore_insert(inserts)
+
+    def _apply_pin(self, batch: list[dict[str, Any]]) -> None:
+        owners = memory_records.memory_owners(self.namespace, (r["memory_id"] for r in batch))
+        existing = memory_records.pins_taken(owners)
+        inserts = []
+        for r in batch:
+            user_id = owners.get(r["memory_id"])
+            if user_id is None:
+                self.outcome("pin", "skipped", f"{r['memory_id']}: no memory")
+            elif self.erased_after(user_id, r["created_at"]):
+                self.outcome("pin", "skipped_erased", str(r["memory_id"]))
+            elif r["memory_id"] in existing:
+                self.outcome("pin", "unchanged")
+            else:
+                existing.add(r["memory_id"])
+                inserts.append(r)
+                self.outcome("pin", "created", str(r["memory_id"]))
+        memory_records.pins_restore_insert(inserts)
+
+    def finish(self) -> None:
+        conversation_records.sessions_catch_up_counters(self.touched_sessions)
+
+    def totals(self) -> dict[str, int]:
+        totals = dict.fromkeys(OUTCOMES, 0)
+        for counts in self.by_type.values():
+            for outcome, n in counts.items():
+                totals[outcome] += n
+        return totals
+
+
+def _apply_all(applier: Applier, source: BinaryIO) -> None:
+    kind: str | None = None
+    batch: list[dict[str, Any]] = []
+    for line_no, line in lines(source):
+        if line_no == 1:
+            continue
+        raw = loads(line_no, line)
+        record_type = raw.get("type")
+        if record_type == "end":
+            break
+        if record_type != kind or len(batch) >= BATCH:
+            if batch:
+                applier.apply(kind, batch)  # type: ignore[arg-type]
+            kind, batch = record_type, []
+        record = PARSERS[record_type](Fields(raw, line_no))
+        record["line"] = line_no
+        batch.append(record)
+    if batch:
+        applier.apply(kind, batch)  # type: ignore[arg-type]
+    applier.finish()
+
+
+def snapshot_restore(
+    *,
+    namespace: Namespace,
+    source: BinaryIO,
+    actor: Actor,
+    dry_run: bool = True,
+    progress: Callable[[int], None] | None = None,
+    reason: str = "",
+) -> RestoreResult:
+    """Validate the whole file, then apply it in one transaction (rolled back for a dry run).
+
+    A dry run does every write and then undoes it, so its counts are exactly
+    what a real restore would report.
+    """
+    committed = Committed(namespace)
+    records = snapshot_validate(namespace=namespace, source=source, committed=committed)
+    applier = Applier(namespace, progress, committed)
+    try:
+        outermost = not connection.in_atomic_block
+        with transaction.atomic():
+            if outermost:
+                bulk_load_settings()
+            _apply_all(applier, source)
+            merge_gin_pending_lists([*conversation_records.BULK_TABLES, *memory_records.BULK_TABLES])
+            totals = applier.totals()
+            audit_record(
+                actor=actor,
+                action="snapshot.restore",
+                namespace_id=namespace.pk,
+                target_type="snapshot",
+                target_id=rfc3339(records.header.created_at) or "",
+                user_id=records.header.user_id,
+                reason=reason,
+                data={
+                    "records": records.total,
+                    "counts": totals,
+                    "scope": "user" if records.header.user_id else "namespace",
+                },
+            )
+            if dry_run:
+                raise _DryRunRollback
+    except _DryRunRollback:
+        pass
+    return RestoreResult(
+        dry_run=dry_run,
+        counts=applier.totals(),
+        by_type={k: dict(v) for k, v in applier.by_type.items()},
+        samples=dict(applier.samples),
+        records=records.total,
+    )

@@ -1,0 +1,267 @@
+"""Reading records: typed fields, one parser a record type, every problem naming its line and field.
+
+What the API would refuse to store, a snapshot may not bring in either: the same cleaning
+functions and limits apply.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from memoryadmin.conversations.models import MessageKind, Role
+from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
+from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.core.storable_json import json_problem
+from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
+from memoryadmin.memories.models import MemorySource, MemoryStatus, MemoryType, TombstoneReason
+from memoryadmin.memories.services import clean_labels, clean_text
+
+# Django's `.values` builds a new list on every access; a restore asks millions of times.
+TOMBSTONE_REASONS = tuple(TombstoneReason.values)
+ROLES = tuple(Role.values)
+MESSAGE_KINDS = tuple(MessageKind.values)
+MEMORY_TYPES = tuple(MemoryType.values)
+MEMORY_STATUSES = tuple(MemoryStatus.values)
+MEMORY_SOURCES = tuple(MemorySource.values)
+
+
+class Fields:
+    """Typed reads of one record; every problem names the line and the field."""
+
+    def __init__(self, record: dict[str, Any], line_no: int) -> None:
+        self.record = record
+        self.line_no = line_no
+
+    def _get(self, key: str, required: bool) -> Any:
+        if key not in self.record:
+            if required:
+                raise fail(self.line_no, f"missing field {key!r}", field=key)
+            return None
+        return self.record[key]
+
+    def text(self, key: str, *, required: bool = True, nullable: bool = False, max_len: int = 10_000_000) -> str | None:
+        value = self._get(key, required)
+        if value is None:
+            if required and not nullable:
+                raise fail(self.line_no, f"{key} must not be null", field=key)
+            return None
+        if not isinstance(value, str) or "\x00" in value or len(value) > max_len:
+            raise fail(self.line_no, f"{key} must be a string of at most {max_len} characters", field=key)
+        return value
+
+    def app_id(self, key: str, *, nullable: bool = False) -> str | None:
+        value = self.text(key, nullable=nullable, max_len=128)
+        if value is None or (nullable and value == ""):
+            return None
+        try:
+            validate_app_id(value, key)
+        except InvalidInput:
+            raise fail(self.line_no, f"{key} must match {APP_ID_RE}", field=key) from None
+        return value
+
+    def when(self, key: str, *, nullable: bool = False) -> datetime | None:
+        value = self.text(key, nullable=nullable, max_len=64)
+        if value is None:
+            return None
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+        if parsed is None or parsed.tzinfo is None:
+            raise fail(self.line_no, f"{key} must be an RFC 3339 timestamp with offset", field=key)
+        return parsed
+
+    def number(self, key: str, *, minimum: int = 0, maximum: int = 2**31 - 1) -> int:
+        value = self._get(key, True)
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+            raise fail(self.line_no, f"{key} must be an integer between {minimum} and {maximum}", field=key)
+        return value
+
+    def uuid(self, key: str) -> uuid.UUID:
+        value = self.text(key, max_len=64)
+        try:
+            return uuid.UUID(value)
+        except (TypeError, ValueError):
+            raise fail(self.line_no, f"{key} must be a UUID", field=key) from None
+
+    def object(self, key: str) -> dict[str, Any]:
+        value = self._get(key, True)
+        if not isinstance(value, dict):
+            raise fail(self.line_no, f"{key} must be an object", field=key)
+        # Whatever the API would refuse to store, a snapshot may not bring in either.
+        if problem := json_problem(value):
+            raise fail(self.line_no, f"{key} {problem}", field=key)
+        return value
+
+    def labels(self, key: str) -> list[str]:
+        value = self._get(key, True)
+        if not isinstance(value, list):
+            raise fail(self.line_no, f"{key} must be a list of strings", field=key)
+        try:
+            return clean_labels(value, key)
+        except InvalidInput as exc:
+            raise fail(self.line_no, exc.message, field=key) from None
+
+    def choice(self, key: str, choices: tuple[str, ...], *, nullable: bool = False) -> str | None:
+        value = self.text(key, nullable=nullable, max_len=40)
+        if value is None:
+            return None
+        if value not in choices:
+            raise fail(self.line_no, f"{key} must be one of {', '.join(choices)}", field=key)
+        return value
+
+
+def _parse_tombstone(f: Fields) -> dict[str, Any]:
+    fingerprint = f.text("fingerprint", max_len=64)
+    if not fingerprint or len(fingerprint) != 64 or any(c not in "0123456789abcdef" for c in fingerprint):
+        raise fail(f.line_no, "fingerprint must be 64 hex digits", field="fingerprint")
+    return {
+        "id": _int_id(f),
+        "user_id": f.app_id("user_id"),
+        "fingerprint": fingerprint,
+        "reason": f.choice("reason", TOMBSTONE_REASONS),
+        "text": f.text("text", nullable=True) or "",
+        "memory_type": f.text("memory_type", nullable=True, max_len=12) or "",
+        "actor": f.text("actor", max_len=220),
+        "created_at": f.when("created_at"),
+    }
+
+
+def _parse_session(f: Fields) -> dict[str, Any]:
+    return {
+        "session_id": f.app_id("session_id"),
+        "user_id": f.app_id("user_id"),
+        "agent_id": f.app_id("agent_id", nullable=True) or "",
+        "metadata": f.object("metadata"),
+        "message_count": f.number("message_count"),
+        "created_at": f.when("created_at"),
+        "updated_at": f.when("updated_at"),
+        "last_message_at": f.when("last_message_at", nullable=True),
+    }
+
+
+def _parse_message(f: Fields) -> dict[str, Any]:
+    tool_calls = f.record.get("tool_calls")
+    if tool_calls is not None and not isinstance(tool_calls, list | dict):
+        raise fail(f.line_no, "tool_calls must be a list, an object or null", field="tool_calls")
+    if problem := json_problem(tool_calls):
+        raise fail(f.line_no, f"tool_calls {problem}", field="tool_calls")
+    run_id = f.app_id("run_id", nullable=True) or ""
+    return {
+        "session_id": f.app_id("session_id"),
+        "id": _int_id(f),
+        "seq": f.number("seq", minimum=1),
+        "role": f.choice("role", ROLES),
+        "kind": f.choice("kind", MESSAGE_KINDS),
+        "content": f.text("content", max_len=1_000_000) or "",
+        "name": f.text("name", nullable=True, max_len=128) or "",
+        "run_id": run_id,
+        "tool_calls": tool_calls,
+        "tool_call_id": f.text("tool_call_id", nullable=True, max_len=128) or "",
+        "metadata": f.object("metadata"),
+        "created_at": f.when("created_at"),
+        "persisted_at": f.when("persisted_at"),
+        "extracted_at": f.when("extracted_at", nullable=True) if "extracted_at" in f.record else None,
+    }
+
+
+def _int_id(f: Fields) -> int:
+    """Integer ids travel as strings (as the API shows them); plain integers are accepted too."""
+    raw = f.record.get("id")
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = str(raw)
+        f = Fields({**f.record, "id": raw}, f.line_no)
+    value = f.text("id", max_len=20)
+    if not value or not value.isdigit() or not 1 <= int(value) < 2**63:
+        raise fail(f.line_no, "id must be a positive integer", field="id")
+    return int(value)
+
+
+def _parse_memory(f: Fields) -> dict[str, Any]:
+    try:
+        text = clean_text(f.text("text", max_len=1_000_000) or "")
+    except InvalidInput as exc:
+        raise fail(f.line_no, exc.message, **exc.details) from None
+    memory_type = f.choice("memory_type", MEMORY_TYPES)
+    return {
+        "id": f.uuid("id"),
+        "text": text,
+        "user_id": f.app_id("user_id"),
+        "session_id": f.app_id("session_id", nullable=True) or "",
+        "agent_id": f.app_id("agent_id", nullable=True) or "",
+        "memory_type": memory_type,
+        "status": f.choice("status", MEMORY_STATUSES),
+        "topics": f.labels("topics"),
+        "entities": f.labels("entities"),
+        "metadata": f.object("metadata"),
+        "source": f.choice("source", MEMORY_SOURCES),
+        "created_at": f.when("created_at"),
+        "updated_at": f.when("updated_at"),
+        "last_accessed_at": f.when("last_accessed_at", nullable=True),
+        "revision": f.number("revision", minimum=1),
+        "fingerprint": text_fingerprint(text),
+    }
+
+
+def _parse_revision(f: Fields) -> dict[str, Any]:
+    memory_type = f.choice("memory_type", MEMORY_TYPES)
+    return {
+        "memory_id": f.uuid("memory_id"),
+        "revision": f.number("revision", minimum=1),
+        "text": f.text("text", max_len=1_000_000) or "",
+        "memory_type": memory_type,
+        "topics": f.labels("topics"),
+        "entities": f.labels("entities"),
+        "metadata": f.object("metadata"),
+        "actor": f.text("actor", max_len=220),
+        "reason": f.text("reason", max_len=100_000) or "",
+        "created_at": f.when("created_at"),
+    }
+
+
+def _parse_evidence(f: Fields) -> dict[str, Any]:
+    return {
+        "memory_id": f.uuid("memory_id"),
+        "session_id": f.app_id("session_id"),
+        "seq": f.number("seq", minimum=1),
+        "created_at": f.when("created_at"),
+    }
+
+
+def _parse_pin(f: Fields) -> dict[str, Any]:
+    return {
+        "memory_id": f.uuid("memory_id"),
+        "pinned_by": f.text("pinned_by", max_len=220),
+        "reason": f.text("reason", max_len=100_000) or "",
+        "created_at": f.when("created_at"),
+    }
+
+
+PARSERS: dict[str, Callable[[Fields], dict[str, Any]]] = {
+    "tombstone": _parse_tombstone,
+    "session": _parse_session,
+    "message": _parse_message,
+    "memory": _parse_memory,
+    "revision": _parse_revision,
+    "evidence": _parse_evidence,
+    "pin": _parse_pin,
+}
+
+
+def parse_header(raw: dict[str, Any]) -> Header:
+    f = Fields(raw, 1)
+    if raw.get("format") != FORMAT:
+        raise fail(1, f"format must be {FORMAT!r}", field="format")
+    if raw.get("version") != VERSION:
+        raise fail(1, f"unsupported version {raw.get('version')!r}; this server reads version {VERSION}")
+    counts = f.object("counts")
+    return Header(
+        namespace=f.text("namespace", max_len=63) or "",
+        user_id=f.app_id("user_id", nullable=True),
+        created_at=f.when("created_at"),  # type: ignore[arg-type]
+        counts={k: v for k, v in counts.items() if isinstance(v, int)},
+    )

@@ -1,0 +1,293 @@
+"""Tombstones, memories, revisions, evidence and pins as snapshot records, out and back in: all the SQL a
+snapshot needs on this app's tables.
+
+Export hands rows to the representation functions the API uses. Import takes records the
+snapshot format has already validated and decided on (tombstones and erasures win), and
+writes them in batches; every lookup is by primary key or by a parent's key, because a
+filter on the namespace would let the planner read every row the restore has written so far.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import connection
+from django.db.models import Exists, F, OuterRef
+
+from memoryadmin.core.bulk import as_json, bump_sequence, copy_rows, free_ids, insert_rows
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
+from memoryadmin.memories.representations import evidence_fields, memory_dict, pin_dict, revision_dict, tombstone_dict
+from memoryadmin.tenancy.models import Namespace
+
+RECORD_TYPES = ("tombstone", "memory", "revision", "evidence", "pin")
+BULK_TABLES = (Memory._meta.db_table,)
+# A restore's memories pass through this temporary table on their way in (COPY cannot skip conflicts).
+MEMORY_STAGE = "snapshot_restore_memory"
+
+# The columns each representation reads (search_vector, fingerprints of memories and other
+# internals stay out of the snapshot).
+TOMBSTONE_FIELDS = ("id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at")
+MEMORY_FIELDS = (
+    "id",
+    "text",
+    "user_id",
+    "session_id",
+    "agent_id",
+    "memory_type",
+    "status",
+    "topics",
+    "entities",
+    "metadata",
+    "source",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "revision",
+)
+REVISION_FIELDS = (
+    "memory_id",
+    "revision",
+    "text",
+    "memory_type",
+    "topics",
+    "entities",
+    "metadata",
+    "actor",
+    "reason",
+    "created_at",
+)
+PIN_FIELDS = ("memory_id", "pinned_by", "reason", "created_at")
+# A memory's columns as a restore writes them, after its id and namespace.
+_MEMORY_COLUMNS = (
+    "user_id",
+    "session_id",
+    "agent_id",
+    "text",
+    "memory_type",
+    "status",
+    "topics",
+    "entities",
+    "metadata",
+    "source",
+    "fingerprint",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "revision",
+)
+
+# --- export ------------------------------------------------------------------------------------
+
+
+def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any]:
+    tombstones = Tombstone.objects.filter(namespace=namespace)
+    memories = Memory.objects.filter(namespace=namespace)
+    revisions = MemoryRevision.objects.filter(memory__namespace=namespace)
+    evidence = MemoryEvidence.objects.filter(memory__namespace=namespace)
+    pins = Pin.objects.filter(memory__namespace=namespace)
+    if user_id is not None:
+        tombstones = tombstones.filter(user_id=user_id)
+        memories = memories.filter(user_id=user_id)
+        revisions = revisions.filter(memory__user_id=user_id)
+        # A person's export holds only messages of their own sessions, even as evidence.
+        evidence = evidence.filter(memory__user_id=user_id, message__session__user_id=user_id)
+        pins = pins.filter(memory__user_id=user_id)
+    return {
+        "tombstone": tombstones.order_by("user_id", "fingerprint").values_list(*TOMBSTONE_FIELDS, named=True),
+        "memory": memories.annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
+        .order_by("id")
+        .values_list(*MEMORY_FIELDS, "is_pinned", named=True),
+        "revision": revisions.order_by("memory_id", "revision").values_list(*REVISION_FIELDS, named=True),
+        "evidence": evidence.order_by("memory_id", "message_id").values(
+            "memory_id",
+            "message_id",
+            "created_at",
+            session_id=F("message__session__session_id"),
+            seq=F("message__seq"),
+            role=F("message__role"),
+            content=F("message__content"),
+        ),
+        "pin": pins.order_by("memory_id").values_list(*PIN_FIELDS, named=True),
+    }
+
+
+def export_record(kind: str, row: Any) -> dict[str, Any]:
+    if kind == "tombstone":
+        return {"type": kind, **tombstone_dict(row)}
+    if kind == "memory":
+        return {"type": kind, **memory_dict(row, pinned=row.is_pinned)}
+    if kind == "revision":
+        return {"type": kind, **revision_dict(row)}
+    if kind == "evidence":
+        return {"type": kind, **evidence_fields(**row)}
+    return {"type": kind, **pin_dict(row)}
+
+
+# --- import: lookups ---------------------------------------------------------------------------
+
+
+def tombstoned_keys(namespace: Namespace, keys: list[tuple[Any, str, str]]) -> set[Any]:
+    """Of (key, user_id, fingerprint) triples, the keys whose pair has a tombstone: one statement."""
+    if not keys:
+        return set()
+    tags, users, fingerprints = zip(*keys, strict=True)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT p.tag FROM unnest(%s::int[], %s::text[], %s::text[]) AS p(tag, user_id, fingerprint)
+            WHERE EXISTS (SELECT 1 FROM memories_tombstone t
+                          WHERE t.namespace_id = %s AND t.user_id = p.user_id AND t.fingerprint = p.fingerprint)
+            """,
+            [list(tags), list(users), list(fingerprints), namespace.pk],
+        )
+        return {tag for (tag,) in cursor.fetchall()}
+
+
+def memories_by_pk(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
+    return {m.pk: m for m in Memory.objects.filter(pk__in=list(ids)).defer("search_vector")}
+
+
+def memory_text_taken(namespace: Namespace, user_id: str, fingerprint: str) -> bool:
+    """Whether a memory of this namespace has this text: one probe of the unique index."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM memories_memory WHERE namespace_id = %s AND user_id = %s AND fingerprint = %s",
+            [namespace.pk, user_id, fingerprint],
+        )
+        return cursor.fetchone() is not None
+
+
+def memory_owners(namespace: Namespace, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """memory id -> user_id, for the ids that are memories of this namespace."""
+    # By primary key alone, then filtered here: see the module's note on namespace filters.
+    rows = Memory.objects.filter(pk__in=list(set(ids))).values_list("pk", "namespace_id", "user_id")
+    return {pk: user_id for pk, namespace_id, user_id in rows if namespace_id == namespace.pk}
+
+
+def memory_is_same(m: Memory, r: dict[str, Any]) -> bool:
+    return (
+        m.text == r["text"]
+        and m.memory_type == r["memory_type"]
+        and m.status == r["status"]
+        and list(m.topics) == r["topics"]
+        and list(m.entities) == r["entities"]
+        and m.metadata == r["metadata"]
+        and m.session_id == r["session_id"]
+        and m.agent_id == r["agent_id"]
+        and m.source == r["source"]
+        and m.created_at == r["created_at"]
+        and m.updated_at == r["updated_at"]
+        and m.last_accessed_at == r["last_accessed_at"]
+        and m.revision == r["revision"]
+    )
+
+
+def revisions_taken(memory_ids: Iterable[uuid.UUID]) -> set[tuple[uuid.UUID, int]]:
+    return set(MemoryRevision.objects.filter(memory_id__in=list(memory_ids)).values_list("memory_id", "revision"))
+
+
+def evidence_taken(memory_ids: Iterable[uuid.UUID], message_ids: Iterable[int]) -> set[tuple[uuid.UUID, int]]:
+    return set(
+        MemoryEvidence.objects.filter(memory_id__in=list(memory_ids), message_id__in=list(message_ids)).values_list(
+            "memory_id", "message_id"
+        )
+    )
+
+
+def pins_taken(memory_ids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
+    return set(Pin.objects.filter(memory_id__in=list(memory_ids)).values_list("memory_id", flat=True))
+
+
+# --- import: writes ----------------------------------------------------------------------------
+
+
+def tombstones_restore_insert(namespace: Namespace, records: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """Insert tombstones, keeping each record's id where it is free; the (user_id, fingerprint) pairs written.
+
+    A pair twice in the batch, or written meanwhile by someone else, is not written again.
+    """
+    if not records:
+        return set()
+    free = free_ids(Tombstone, [r["id"] for r in records])
+    rows = []
+    for r in records:
+        tid = r["id"] if r["id"] in free else None
+        free.discard(r["id"])
+        rows.append(
+            [
+                tid,
+                namespace.pk,
+                r["user_id"],
+                r["fingerprint"],
+                r["reason"],
+                r["text"],
+                r["memory_type"],
+                r["actor"],
+                r["created_at"],
+            ]
+        )
+    table = Tombstone._meta.db_table
+    bump_sequence(table, [row[0] for row in rows if row[0]])
+    written = insert_rows(
+        table,
+        ("id", "namespace_id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at"),
+        rows,
+        values=f"COALESCE(%s, nextval(pg_get_serial_sequence('{table}', 'id'))), %s, %s, %s, %s, %s, %s, %s, %s",
+        suffix="ON CONFLICT DO NOTHING RETURNING user_id, fingerprint",
+    )
+    return set(written)
+
+
+def _memory_values(r: dict[str, Any]) -> list[Any]:
+    return [r[c] if c != "metadata" else as_json(r[c]) for c in _MEMORY_COLUMNS]
+
+
+def memory_restore_update(namespace: Namespace, r: dict[str, Any]) -> None:
+    """A newer version of a stored memory of this namespace, as the snapshot has it."""
+    assignments = ", ".join(f"{c} = %s::jsonb" if c == "metadata" else f"{c} = %s" for c in _MEMORY_COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE memories_memory SET {assignments} WHERE id = %s AND namespace_id = %s",
+            [*_memory_values(r), r["id"], namespace.pk],
+        )
+
+
+def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]]) -> set[uuid.UUID]:
+    """Insert new memories by COPY through a staging table; the ids written.
+
+    A text the user already has (from before, or earlier in this snapshot) is not written
+    again: the unique index answers, at the cost of the insert's own probe.
+    """
+    if not records:
+        return set()
+    columns = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
+    copy_rows(MEMORY_STAGE, columns, [[r["id"], namespace.pk, *_memory_values(r), 0] for r in records])
+    names = ", ".join(columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH staged AS (DELETE FROM {MEMORY_STAGE} RETURNING {names}) "
+            f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
+            "ON CONFLICT DO NOTHING RETURNING id"
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def revisions_restore_insert(records: list[dict[str, Any]]) -> None:
+    copy_rows(
+        MemoryRevision._meta.db_table,
+        REVISION_FIELDS,
+        [[as_json(r[c]) if c == "metadata" else r[c] for c in REVISION_FIELDS] for r in records],
+    )
+
+
+def evidence_restore_insert(rows: list[tuple[uuid.UUID, int, Any]]) -> None:
+    """(memory id, message pk, created_at) triples."""
+    copy_rows(MemoryEvidence._meta.db_table, ("memory_id", "message_id", "created_at"), [list(row) for row in rows])
+
+
+def pins_restore_insert(records: list[dict[str, Any]]) -> None:
+    copy_rows(Pin._meta.db_table, PIN_FIELDS, [[r[c] for c in PIN_FIELDS] for r in records])
