@@ -390,7 +390,8 @@ def section(results: dict[str, Any]) -> list[str]:
         f"{s['clients']} clients | MCP p95 ≤ {results['goal_ratio']}× REST p95 | MCP p95 {results['mcp']['p95_ms']} ms "
         f"(p50 {results['mcp']['p50_ms']} ms, {results['mcp']['throughput_per_s']}/s) vs REST p95 "
         f"{results['rest']['p95_ms']} ms (p50 {results['rest']['p50_ms']} ms, {results['rest']['throughput_per_s']}/s):"
-        f" ratio {results['ratio_p95']} (medians of {s['runs']} alternating runs), {results['errors']} errors | "
+        f" ratio {results['ratio_p95']} (medians of {s['runs']} alternating runs; per run {_ratio_range(results)}),"
+        f" {results['errors']} errors | "
         f"{results['verdict']} |",
         "",
         f"- Server: `memoryadmin.asgi:application` under gunicorn with {s['workers']} uvicorn workers, `DEBUG=false`, "
@@ -411,6 +412,11 @@ def section(results: dict[str, Any]) -> list[str]:
         "",
         *handlers_section(),
     ]
+
+
+def _ratio_range(results: dict[str, Any]) -> str:
+    ratios = [r["mcp"]["p95_ms"] / r["rest"]["p95_ms"] for r in results["runs"] if r["rest"]["p95_ms"]]
+    return f"{min(ratios):.2f} to {max(ratios):.2f}" if ratios else "n/a"
 
 
 def handlers_section() -> list[str]:
