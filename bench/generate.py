@@ -383,6 +383,7 @@ def generate_memories(
             "actor",
             "reason",
             "created_at",
+            "fingerprint",
         ],
     )
     evidence: list[str] = []
@@ -429,14 +430,15 @@ def generate_memories(
                 evidence.append(f"{evidence_pk}\t{memory_id}\t{message_id}\t{created_s}\n")
                 evidence_pk += 1
             agent = f"agent-{rng.randint(1, 5)}" if session_key else ""
+            text_print = fingerprint(text)
             memories.add(
                 f"{memory_id}\t{plan.namespace_id}\t{uid}\t{session_key}\t{agent}\t{text}\t{memory_type}\t{status}\t"
-                f"{topics}\t{entities}\t{{}}\t{source}\t{fingerprint(text)}\t{created_s}\t{created_s}\t{accessed}\t"
+                f"{topics}\t{entities}\t{{}}\t{source}\t{text_print}\t{created_s}\t{created_s}\t{accessed}\t"
                 f"{access_count}\t1\n"
             )
             revisions.add(
                 f"{revision_pk}\t{memory_id}\t1\t{text}\t{memory_type}\t{topics}\t{entities}\t{{}}\t"
-                f"system:bench\tcreated ({source})\t{created_s}\n"
+                f"system:bench\tcreated ({source})\t{created_s}\t{text_print}\n"
             )
             revision_pk += 1
             if rng.random() < 0.01:
@@ -762,12 +764,12 @@ def add_subject(
             copy.write("".join(lines))
         with conn.cursor().copy(
             "COPY memories_memoryrevision (memory_id, revision, text, memory_type, topics, entities, metadata, actor,"
-            " reason, created_at) FROM STDIN"
+            " reason, created_at, fingerprint) FROM STDIN"
         ) as copy:
             stamp = ts(now)
             copy.write(
                 "".join(
-                    f"{mid}\t1\t{text}\tsemantic\t{{}}\t{{}}\t{{}}\tsystem:bench\tcreated\t{stamp}\n"
+                    f"{mid}\t1\t{text}\tsemantic\t{{}}\t{{}}\t{{}}\tsystem:bench\tcreated\t{stamp}\t{fingerprint(text)}\n"
                     for mid, text in memory_ids
                 )
             )

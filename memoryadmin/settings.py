@@ -174,6 +174,17 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A countdown longer than this would be redelivered early by the Redis broker.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TIMEZONE = "UTC"
+
+EXTRACTION_DEBOUNCE_SECONDS = env_float("EXTRACTION_DEBOUNCE_SECONDS", 5.0, minimum=0.0)
+# A running run renews its lease every third of this; beat takes over a run whose lease ran out.
+EXTRACTION_LEASE_SECONDS = env_float("EXTRACTION_LEASE_SECONDS", 60.0, minimum=1.0)
+# How often beat looks for runs whose worker died and for messages no schedule will reach.
+EXTRACTION_RECOVERY_SECONDS = env_int("EXTRACTION_RECOVERY_SECONDS", 60, minimum=1)
+# A session whose run failed (model down, bad config) is tried again by beat after this long.
+EXTRACTION_RETRY_SECONDS = env_int("EXTRACTION_RETRY_SECONDS", 900, minimum=1)
+# At most this many sessions are scheduled by one recovery tick.
+EXTRACTION_RECOVERY_BATCH = env_int("EXTRACTION_RECOVERY_BATCH", 500, minimum=1)
+
 # Every periodic schedule lives here.
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "forgetting-policies": {
@@ -184,9 +195,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "memoryadmin.governance.tasks.requeue_lost_erasures",
         "schedule": env_int("ERASURE_REQUEUE_SECONDS", 600, minimum=10),
     },
+    "extraction-recovery": {
+        "task": "memoryadmin.extraction.tasks.recover_extraction",
+        "schedule": EXTRACTION_RECOVERY_SECONDS,
+        # A tick that waited for a busy worker longer than the interval is dropped: the next one comes soon.
+        "options": {"expires": EXTRACTION_RECOVERY_SECONDS},
+    },
 }
-
-EXTRACTION_DEBOUNCE_SECONDS = env_float("EXTRACTION_DEBOUNCE_SECONDS", 5.0, minimum=0.0)
 
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("LLM_API_KEY", "")

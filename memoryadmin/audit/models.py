@@ -19,6 +19,9 @@ class AuditEvent(models.Model):
     person leaves nothing readable here.
     """
 
+    # Names its subject only by a keyed hash; an erasure redacts the free text of the person's events.
+    PERSONAL_DATA = "redacted"
+
     namespace = models.ForeignKey(
         "tenancy.Namespace", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

@@ -22,10 +22,14 @@ INJECTED_KINDS = (MessageKind.INSTRUCTION, MessageKind.COMMENTARY, MessageKind.S
 
 
 class Session(models.Model):
+    ERASURE_STORE = "sessions"
+
     # Every index and constraint of the table starts with the namespace: a FK index of its own
     # would only cost a write per append (the counter's UPDATE cannot be HOT).
+    # Deletes cascade in the database (DB_CASCADE) down the whole chain: a session's messages,
+    # extraction runs and evidence go with it whoever deletes it, raw SQL included.
     namespace = models.ForeignKey(
-        "tenancy.Namespace", on_delete=models.CASCADE, related_name="sessions", db_index=False
+        "tenancy.Namespace", on_delete=models.DB_CASCADE, related_name="sessions", db_index=False
     )
     session_id = models.CharField(max_length=128)
     user_id = models.CharField(max_length=128)
@@ -53,8 +57,10 @@ class Session(models.Model):
 
 
 class Message(models.Model):
+    ERASURE_STORE = "messages"
+
     # (session, seq) is unique, and that index serves every lookup by session.
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages", db_index=False)
+    session = models.ForeignKey(Session, on_delete=models.DB_CASCADE, related_name="messages", db_index=False)
     seq = models.PositiveIntegerField()
     role = models.CharField(max_length=10, choices=Role.choices)
     kind = models.CharField(max_length=20, choices=MessageKind.choices, default=MessageKind.MESSAGE)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
@@ -114,3 +116,49 @@ def messages_within_budget(
 
 def last_user_message(session: Session) -> Message | None:
     return Message.objects.filter(session=session, role="user", kind=MessageKind.MESSAGE).order_by("-seq").first()
+
+
+# A loose index scan of the partial index `message_unextracted` (session_id, seq) WHERE extracted_at IS NULL:
+# each step jumps to the next session that has an unextracted message, and the LATERAL reads that
+# session's oldest one. The cost follows how many sessions wait for extraction, never how many messages
+# the table holds; rows come out in session order, so `after` pages through them.
+_WAITING_SQL = f"""
+    WITH RECURSIVE waiting(session_id) AS (
+        (SELECT session_id FROM {Message._meta.db_table}
+         WHERE extracted_at IS NULL AND session_id > %(after)s ORDER BY session_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT m.session_id FROM {Message._meta.db_table} m
+                WHERE m.extracted_at IS NULL AND m.session_id > waiting.session_id ORDER BY m.session_id LIMIT 1)
+        FROM waiting WHERE waiting.session_id IS NOT NULL
+    )
+    SELECT waiting.session_id, s.namespace_id
+    FROM waiting
+    CROSS JOIN LATERAL (
+        SELECT m.persisted_at FROM {Message._meta.db_table} m
+        WHERE m.session_id = waiting.session_id AND m.extracted_at IS NULL ORDER BY m.seq LIMIT 1
+    ) oldest
+    JOIN {Session._meta.db_table} s ON s.id = waiting.session_id
+    WHERE oldest.persisted_at < %(before)s
+    LIMIT %(limit)s
+"""
+
+
+def sessions_waiting_for_extraction(*, persisted_before: datetime, after: int = 0, limit: int) -> list[tuple[int, int]]:
+    """(session pk, namespace id) of sessions with a message left unextracted since before `persisted_before`.
+
+    In session pk order, from the first pk above `after`; at most `limit` of them.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_WAITING_SQL, {"after": after, "before": persisted_before, "limit": limit})
+        return [(session_pk, namespace_id) for session_pk, namespace_id in cursor.fetchall()]
+
+
+def sessions_with_unextracted_messages(session_pks: Sequence[int]) -> set[int]:
+    """Which of these sessions still have a message no run has marked."""
+    if not session_pks:
+        return set()
+    return set(
+        Message.objects.filter(session_id__in=session_pks, extracted_at__isnull=True)
+        .values_list("session_id", flat=True)
+        .distinct()
+    )

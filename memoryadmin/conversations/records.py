@@ -22,6 +22,8 @@ from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.tenancy.models import Namespace
 
 RECORD_TYPES = ("session", "message")
+# The table each record type carries.
+MODELS = {"session": Session, "message": Message}
 # Tables a restore fills in bulk (their GIN indexes' pending lists are merged afterwards).
 BULK_TABLES = (Message._meta.db_table,)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.personal_data import KeyFamily
 from memoryadmin.core.redis_client import get_redis
 
 MARKER = "\x00"
@@ -142,3 +143,13 @@ def working_memory_delete_for_sessions(namespace_id: int, session_ids: Iterable[
     for start in range(0, len(keys), _DELETE_CHUNK):
         removed += redis.delete(*keys[start : start + _DELETE_CHUNK])
     return removed
+
+
+# The keys a person's sessions hold here, for erasure (see core.personal_data).
+WORKING_MEMORY_KEYS = KeyFamily(
+    store="working_memory_keys",
+    keys=lambda namespace_id, sessions: [working_memory_key(namespace_id, s.session_id) for s in sessions],
+    clear=lambda namespace_id, sessions: working_memory_delete_for_sessions(
+        namespace_id, [s.session_id for s in sessions]
+    ),
+)

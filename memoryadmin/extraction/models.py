@@ -14,9 +14,13 @@ class RunStatus(models.TextChoices):
 
 
 class ExtractionRun(models.Model):
+    ERASURE_STORE = "extraction_runs"
+    # Operational records (counts, timings) of a session: erased with it, not part of a snapshot.
+    SNAPSHOT_EXPORT = False
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="extraction_runs")
-    session = models.ForeignKey("conversations.Session", on_delete=models.CASCADE, related_name="extraction_runs")
+    namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.DB_CASCADE, related_name="extraction_runs")
+    session = models.ForeignKey("conversations.Session", on_delete=models.DB_CASCADE, related_name="extraction_runs")
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
     strategy = models.CharField(max_length=20)
     from_seq = models.PositiveIntegerField(null=True, blank=True)
@@ -30,6 +34,8 @@ class ExtractionRun(models.Model):
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Renewed by the worker while the run is running (its lease); a run whose heartbeat stopped lost its worker.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
@@ -43,6 +49,8 @@ class ExtractionRun(models.Model):
         indexes = [
             models.Index(fields=["session", "-created_at"], name="run_session_created"),
             models.Index(fields=["namespace", "-created_at"], name="run_ns_created"),
+            # Beat's look for runs whose worker died reads only the few runs that are running.
+            models.Index(fields=["heartbeat_at"], name="run_running_heartbeat", condition=Q(status="running")),
         ]
 
     def __str__(self) -> str:

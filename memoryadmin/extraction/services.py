@@ -9,9 +9,10 @@ fires it runs only if the key still holds its token, and first looks at the
 session's newest message: when one arrived after the schedule was made, it
 moves the key to the end of the new quiet period and re-schedules itself, so
 a burst of appends ends in one run after the last of them (trailing
-debounce). The key is released only once the run has finished, so a task
-redelivered after its worker died still finds it; messages appended while
-the run went on get a schedule of their own right after it.
+debounce). The key is released only once the run has finished; messages
+appended while the run went on get a schedule of their own right after it.
+While the run works it holds a lease (`leases.RunLease`): the key lives only as
+long as the lease, renewed with the run's heartbeat.
 
 `extraction_schedule` (`POST .../extract`, the console) replaces the key
 instead: the task it starts owns the run, and an older task finds itself
@@ -26,10 +27,17 @@ written in one transaction that locks the session's row (so a deletion or
 an erasure waits for it, while appends do not) and first checks that the
 session and its unmarked messages are still there: a run that loses a race
 with another run, a redelivery or an erasure writes nothing.
+
+Recovery. Beat's `extraction_recover` takes over a run whose heartbeat stopped
+(its worker died) and schedules sessions whose messages no schedule will reach
+(an append that could not reach Redis, a task lost with its worker). Both are
+safe to repeat: messages carry `extracted_at`, a run writes only for messages no
+other run marked, and a schedule is claimed in Redis by one caller.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -41,14 +49,17 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, Now
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
+from memoryadmin.conversations.queries import sessions_waiting_for_extraction, sessions_with_unextracted_messages
 from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.personal_data import KeyFamily
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
+from memoryadmin.extraction.leases import RunLease, lease_seconds, stale_before
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.strategies import Batch, Candidate, SourceMessage, Strategy, StrategyError, strategy_for
 from memoryadmin.memories.models import Memory, MemorySource, MemoryType
@@ -67,6 +78,7 @@ logger = logging.getLogger(__name__)
 EXTRACTION_ACTOR = Actor.system("extraction")
 SOURCE_ROLES = (Role.USER, Role.ASSISTANT)
 MAX_ERROR_CHARS = 1000
+INTERRUPTED = "interrupted: its worker was lost; a later run took its messages"
 # One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
 _WRITER_LOCK_BASE = 0x6578 << 48
 # Compare-and-delete: release the schedule only if it is still ours.
@@ -79,6 +91,7 @@ _MOVE = (
 
 __all__ = [
     "extraction_cancel_for_sessions",
+    "extraction_recover",
     "extraction_run",
     "extraction_run_due",
     "extraction_schedule",
@@ -225,24 +238,30 @@ def extraction_cancel_for_sessions(namespace_id: int, session_pks: Sequence[int]
     return removed
 
 
+# The keys a person's sessions hold here, for erasure (see core.personal_data).
+SCHEDULE_KEYS = KeyFamily(
+    store="extraction_schedules",
+    keys=lambda namespace_id, sessions: [schedule_key(namespace_id, s.pk) for s in sessions],
+    clear=lambda namespace_id, sessions: extraction_cancel_for_sessions(namespace_id, [s.pk for s in sessions]),
+)
+
+
 def _retire(run: ExtractionRun, *, cancelled: bool) -> None:
     """A task that no longer owns its schedule leaves its run in a final state where nobody else will.
 
-    A queued run whose schedule was removed was cancelled. A run still marked running long
-    after it started lost its worker, and a later schedule has taken over its messages.
-    Anything else belongs to the task that now holds the schedule.
+    A queued run whose schedule was removed was cancelled. A run still marked running whose
+    lease ran out lost its worker, and a later schedule has taken over its messages (beat's
+    recovery usually got there first). Anything else belongs to the task that now holds the schedule.
     """
     now = timezone.now()
     if cancelled and run.status == RunStatus.QUEUED:
         ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
             status=RunStatus.FAILED, error="cancelled", finished_at=now
         )
-    elif run.status == RunStatus.RUNNING and run.started_at and run.started_at < now - _abandoned_after():
-        ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, started_at=run.started_at).update(
-            status=RunStatus.FAILED,
-            error="interrupted: its worker was lost; a later run took its messages",
-            finished_at=now,
-        )
+    elif run.status == RunStatus.RUNNING:
+        ExtractionRun.objects.filter(
+            pk=run.pk, status=RunStatus.RUNNING, started_at=run.started_at, heartbeat_at__lt=stale_before()
+        ).update(status=RunStatus.FAILED, error=INTERRUPTED, finished_at=now)
 
 
 def _abandoned_after() -> timedelta:
@@ -282,15 +301,161 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float |
         if _unextracted(session_pk).exists():
             queued = _queued_run(namespace_id, session_pk)
             if queued is not None:
-                result = extraction_run(run=queued)
+                result = extraction_run(run=queued, schedule_token=token)
     else:
-        result = extraction_run(run=run)
+        result = extraction_run(run=run, schedule_token=token)
     _release(namespace_id, session_pk, token)
     # Released first, then looked at: an append committed before the release is seen here,
     # one committed after it finds the key free and schedules itself.
     if _unextracted(session_pk).filter(seq__gt=seen).exists():
         extraction_schedule_after_append(namespace_id=namespace_id, session_pk=session_pk)
     return result
+
+
+# --- recovery ------------------------------------------------------------------
+
+_INTERRUPT_STALE = f"""
+    UPDATE {ExtractionRun._meta.db_table} SET status = 'failed', error = %(error)s, finished_at = now()
+    WHERE id IN (
+        SELECT id FROM {ExtractionRun._meta.db_table}
+        WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => %(lease)s)
+        ORDER BY heartbeat_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED
+    )
+    RETURNING namespace_id, session_id
+"""
+# Sessions recovery must leave alone: a run is running (its lease is live: stale ones were just taken
+# over), or the latest run failed by itself (not interrupted) less than the retry delay ago.
+_BUSY = f"""
+    SELECT s.id FROM unnest(%(sessions)s::bigint[]) AS s(id)
+    WHERE EXISTS (SELECT 1 FROM {ExtractionRun._meta.db_table} r WHERE r.session_id = s.id AND r.status = 'running')
+       OR (SELECT r.status = 'failed' AND r.error <> %(interrupted)s
+                  AND COALESCE(r.finished_at, r.created_at) > %(retry_after)s
+           FROM {ExtractionRun._meta.db_table} r WHERE r.session_id = s.id ORDER BY r.created_at DESC LIMIT 1)
+"""
+
+
+def extraction_recover(*, limit: int | None = None) -> dict[str, int]:
+    """Beat's tick: take over runs whose worker died, and schedule messages no schedule will reach.
+
+    1. A running run whose heartbeat is older than the lease lost its worker: it is marked
+       failed (interrupted) and its session, if messages are left, scheduled again at once.
+    2. A session with a message unextracted for longer than the debounce and the lease
+       together, no live run, and no failure of its own within the retry delay, is scheduled
+       when nothing holds its schedule (the append could not reach Redis or the broker) or
+       the schedule is overdue by more than the lease (its task went with a dead worker).
+
+    At most `limit` (EXTRACTION_RECOVERY_BATCH) of each per tick. Returns how many runs were
+    interrupted and how many sessions scheduled.
+    """
+    limit = settings.EXTRACTION_RECOVERY_BATCH if limit is None else limit
+    with connection.cursor() as cursor:
+        cursor.execute(_INTERRUPT_STALE, {"error": INTERRUPTED, "lease": lease_seconds(), "limit": limit})
+        interrupted = cursor.fetchall()
+    for namespace_id, session_pk in interrupted:
+        logger.warning("extraction of session %s of namespace %s lost its worker: taken over", session_pk, namespace_id)
+    # The schedule a dead run held is gone with its lease or, due before the run started, overdue: replaced.
+    sessions = list(dict.fromkeys(interrupted))
+    left = sessions_with_unextracted_messages([session_pk for _, session_pk in sessions])
+    scheduled = _schedule_lost([(namespace_id, pk) for namespace_id, pk in sessions if pk in left])
+
+    now = timezone.now()
+    persisted_before = now - timedelta(seconds=float(settings.EXTRACTION_DEBOUNCE_SECONDS) + lease_seconds())
+    retry_after = now - timedelta(seconds=settings.EXTRACTION_RETRY_SECONDS)
+    after = 0
+    while scheduled < limit:
+        page = sessions_waiting_for_extraction(persisted_before=persisted_before, after=after, limit=limit)
+        if not page:
+            break
+        after = page[-1][0]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _BUSY, {"sessions": [pk for pk, _ in page], "interrupted": INTERRUPTED, "retry_after": retry_after}
+            )
+            busy = {pk for (pk,) in cursor.fetchall()}
+        due = [(namespace_id, pk) for pk, namespace_id in page if pk not in busy]
+        scheduled += _schedule_lost(due[: limit - scheduled])
+        if len(page) < limit:
+            break
+    return {"interrupted": len(interrupted), "scheduled": scheduled}
+
+
+def _due_time(token: str) -> float:
+    try:
+        return float(token)
+    except ValueError:
+        return 0.0
+
+
+def _schedule_lost(sessions: Sequence[tuple[int, int]]) -> int:
+    """Schedule these (namespace id, session pk) now, unless a live schedule holds one. Returns how many.
+
+    A schedule due more than the lease ago whose run has not started lost its task (reserved
+    by a worker that died, until its countdown) and is replaced. Set-based: one MGET, one
+    pipeline of claims, a fixed number of statements for the queued runs, then one publish each.
+    """
+    if not sessions:
+        return 0
+    redis = get_redis()
+    keys = [schedule_key(namespace_id, session_pk) for namespace_id, session_pk in sessions]
+    overdue_before = time.time() - lease_seconds()
+    lost = [
+        (session, key, held)
+        for session, key, held in zip(sessions, keys, redis.mget(keys), strict=True)
+        if held is None or _due_time(held) < overdue_before
+    ]
+    if not lost:
+        return 0
+    runs = _queued_runs([session_pk for (_, session_pk), _, _ in lost])
+    token, ttl = _token(0), _schedule_ttl(0)
+    claims = redis.pipeline(transaction=False)
+    for _, key, held in lost:
+        if held is None:
+            claims.set(key, token, nx=True, ex=ttl)
+        else:
+            # Replaced only if it still holds the overdue token: a schedule made meanwhile wins.
+            claims.eval(_MOVE, 1, key, held, token, ttl)
+    claimed = [session for (session, _, _), ok in zip(lost, claims.execute(), strict=True) if ok]
+    debounce = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
+    published = 0
+    for index, (namespace_id, session_pk) in enumerate(claimed):
+        run_id = runs.get(session_pk)
+        if run_id is None:  # the session went meanwhile
+            _release(namespace_id, session_pk, token)
+            continue
+        try:
+            _publish(run_id, token, 0, debounce=debounce)
+        except BaseException:
+            # Keys without a task would hold off these sessions' appends until they expired.
+            with contextlib.suppress(Exception):
+                for later_namespace_id, later_pk in claimed[index:]:
+                    _release(later_namespace_id, later_pk, token)
+            raise
+        published += 1
+    return published
+
+
+def _queued_runs(session_pks: list[int]) -> dict[int, uuid.UUID]:
+    """The queued run of each session (session pk -> run id), created where there is none."""
+    queued = ExtractionRun.objects.filter(status=RunStatus.QUEUED)
+    runs = dict(queued.filter(session_id__in=session_pks).values_list("session_id", "pk"))
+    missing = [pk for pk in session_pks if pk not in runs]
+    if not missing:
+        return runs
+    fresh = [
+        ExtractionRun(namespace_id=namespace_id, session_id=pk, strategy=strategy, status=RunStatus.QUEUED)
+        for pk, namespace_id, strategy in Session.objects.filter(pk__in=missing).values_list(
+            "pk", "namespace_id", "namespace__extraction_strategy"
+        )
+    ]
+    try:
+        # A conflict is another schedule's queued run, shared like any other.
+        ExtractionRun.objects.bulk_create(fresh, ignore_conflicts=True)
+    except IntegrityError:
+        # A session was deleted meanwhile and fails the batch: one at a time, as an append would.
+        for run in fresh:
+            _queued_run(run.namespace_id, run.session_id, run.strategy)
+    runs.update(queued.filter(session_id__in=missing).values_list("session_id", "pk"))
+    return runs
 
 
 # --- runs ----------------------------------------------------------------------
@@ -324,28 +489,35 @@ def _short(error: BaseException) -> str:
     return text[:MAX_ERROR_CHARS]
 
 
-def extraction_run(*, run: ExtractionRun) -> ExtractionRun | None:
-    """Execute a queued (or interrupted) run now, in this process.
+def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> ExtractionRun | None:
+    """Execute a queued (or interrupted) run now, in this process, holding its lease while it works.
 
-    Returns the finished run, or None when the session was deleted meanwhile.
-    A strategy failure marks the run failed with the reason, and the messages
-    it did not get to stay unextracted for a later run.
+    `schedule_token` is the session's schedule the caller holds; its key lives only as
+    long as the lease from now on. Returns the finished run, or None when the session was
+    deleted meanwhile. A strategy failure marks the run failed with the reason, and the
+    messages it did not get to stay unextracted for a later run.
     """
     session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
     if session is None:
         return None
     namespace = session.namespace
     claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
-        status=RunStatus.RUNNING, started_at=timezone.now(), error="", strategy=namespace.extraction_strategy
+        status=RunStatus.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=Now(),
+        error="",
+        strategy=namespace.extraction_strategy,
     )
     if not claimed:
         return ExtractionRun.objects.filter(pk=run.pk).first()
     started = time.monotonic()
     strategy: Strategy | None = None
+    key = schedule_key(run.namespace_id, run.session_id) if schedule_token else None
     try:
-        config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
-        strategy = strategy_for(namespace.extraction_strategy, config)
-        finished = _run_chunks(run, session, strategy)
+        with RunLease(run.pk, key, schedule_token):
+            config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
+            strategy = strategy_for(namespace.extraction_strategy, config)
+            finished = _run_chunks(run, session, strategy)
     except (StrategyError, InvalidInput) as exc:
         logger.warning("extraction run %s failed: %s", run.pk, exc)
         return _finish(run, RunStatus.FAILED, started, _short(exc))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from memoryadmin.extraction.services import extraction_run_due
+from memoryadmin.extraction.services import extraction_recover, extraction_run_due
 
 
 @shared_task(name="memoryadmin.extraction.tasks.extract_session", acks_late=True, reject_on_worker_lost=True)
@@ -14,3 +14,9 @@ def extract_session(run_id: str, token: str, debounce: float | None = None) -> N
     `debounce` (seconds) marks a schedule an append started: it first waits for that much quiet.
     """
     extraction_run_due(run_id=run_id, token=token, debounce=debounce)
+
+
+@shared_task(name="memoryadmin.extraction.tasks.recover_extraction", ignore_result=True)
+def recover_extraction() -> dict[str, int]:
+    """Beat's tick: take over runs whose worker died, and schedule messages no schedule will reach."""
+    return extraction_recover()

@@ -1,10 +1,11 @@
 """Erasure: the right to be forgotten, done and proven.
 
 A request is recorded and a worker does the rest: it deletes everything held
-about one person in one namespace (sessions, messages, memories, revisions,
-evidence, pins, tombstones, working memory, pending extraction), then checks
-every table that has a user_id and the Redis keys of the person's sessions,
-and writes a receipt chained to the audit trail. The plain user id is then
+about one person in one namespace, then checks every table that holds rows
+about a person and the Redis keys of the person's sessions, and writes a
+receipt chained to the audit trail. What "everything" is comes from
+`core.personal_data`: tables found from the models (a user_id, or a chain of
+foreign keys to one) and the Redis key families the apps declare. The plain user id is then
 dropped from the request; its HMAC stays, so a restore of an older snapshot
 cannot bring the person back.
 """
@@ -14,26 +15,29 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import operator
 import uuid
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import reduce
 from typing import Any
 
-from django.apps import apps
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
-from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.models import Session
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.locks import lock_namespace_writes
+from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_families, subject_tables
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
-from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin
+from memoryadmin.governance.restore_jobs import restore_uploads_discard
 from memoryadmin.tenancy.models import Namespace
 
 logger = logging.getLogger(__name__)
@@ -41,17 +45,6 @@ logger = logging.getLogger(__name__)
 STALE_RUN = timedelta(minutes=30)
 # A writer that raced the deletion (an append, an extraction) gets this many more sweeps.
 MAX_SWEEPS = 5
-# What the receipt calls each store.
-STORE_NAMES = {
-    "conversations.Session": "sessions",
-    "conversations.Message": "messages",
-    "memories.Memory": "memories",
-    "memories.MemoryRevision": "revisions",
-    "memories.MemoryEvidence": "evidence",
-    "memories.Pin": "pins",
-    "memories.Tombstone": "tombstones",
-    "extraction.ExtractionRun": "extraction_runs",
-}
 ACTIVE = (ErasureStatus.PENDING, ErasureStatus.RUNNING)
 
 
@@ -116,107 +109,95 @@ def erasure_retry(*, erasure: ErasureRequest, actor: Actor) -> None:
         transaction.on_commit(lambda: erasure_task.delay(erasure_id))
 
 
-def subject_models() -> list[type[models.Model]]:
-    """Every model that names a data subject by user_id, scoped by namespace (the ledger itself excepted)."""
-    found = []
-    for model in apps.get_models():
-        if model is ErasureRequest:
-            continue
-        names = {f.name for f in model._meta.get_fields()}
-        if "user_id" in names and "namespace" in names:
-            user_field = model._meta.get_field("user_id")
-            if isinstance(user_field, models.CharField):
-                found.append(model)
-    return sorted(found, key=lambda m: m._meta.label)
-
-
-def _add(counts: Counter[str], deleted: dict[str, int]) -> None:
-    for label, n in deleted.items():
-        if n:
-            counts[STORE_NAMES.get(label, label)] += n
-
-
 @dataclass
 class Sweep:
+    """What the sweeps of one erasure removed: counts per store, the sessions and the subject rows' keys."""
+
     deleted: Counter[str] = field(default_factory=Counter)
-    session_ids: set[str] = field(default_factory=set)
-    session_pks: set[int] = field(default_factory=set)
-    memory_ids: set[uuid.UUID] = field(default_factory=set)
+    sessions: dict[int, SessionRef] = field(default_factory=dict)
+    # subject table label -> primary keys deleted (what a dependent row would point at).
+    roots: dict[str, set[Any]] = field(default_factory=lambda: defaultdict(set))
+
+
+def _rows_about(holding: Holding, namespace: Namespace, user_id: str) -> models.QuerySet:
+    lookups = holding.lookups(namespace.pk, user_id)
+    return holding.model._default_manager.filter(reduce(operator.or_, lookups))
 
 
 def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
-    """Delete one pass of everything about the person; counts are added only once it commits."""
+    """Delete one pass of everything about the person; counts are added only once it commits.
+
+    Every subject row of the person is locked first: an append in flight finishes before we
+    delete (and is deleted with the rest), one that starts later waits and then finds its
+    session gone, and no dependent row (evidence, a revision) can be added meanwhile, since
+    inserting one needs a lock on its parent. So the counts taken then are exactly what the
+    deletes remove: subject rows go by primary key, dependent rows with them by cascade.
+    """
     deleted: Counter[str] = Counter()
+    locked: dict[str, list[Any]] = {}
     with transaction.atomic():
-        # Lock the person's sessions first: an append in flight finishes before we
-        # delete (and is deleted with the rest), and one that starts later waits
-        # and then finds its session gone.
+        lock_namespace_writes(namespace.pk)
         sessions = list(
             Session.objects.select_for_update()
             .filter(namespace=namespace, user_id=user_id)
+            .order_by("pk")
             .values_list("pk", "session_id")
         )
-        memory_ids = list(Memory.objects.filter(namespace=namespace, user_id=user_id).values_list("pk", flat=True))
-        # Exactly what was locked and listed: anything newer is the next sweep's, so the
-        # Redis keys cleared below always match the sessions deleted here.
-        _add(deleted, Memory.objects.filter(pk__in=memory_ids).delete()[1])
-        _add(deleted, Session.objects.filter(pk__in=[pk for pk, _ in sessions]).delete()[1])
-        for model in subject_models():
-            if model not in (Memory, Session):
-                _add(deleted, model._default_manager.filter(namespace=namespace, user_id=user_id).delete()[1])
-    sweep.session_pks.update(pk for pk, _ in sessions)
-    sweep.session_ids.update(sid for _, sid in sessions)
-    sweep.memory_ids.update(memory_ids)
+        for model in subject_tables():
+            qs = model._default_manager.select_for_update().filter(namespace=namespace, user_id=user_id)
+            locked[model._meta.label] = list(qs.order_by("pk").values_list("pk", flat=True))
+        for holding in holdings():
+            if holding.is_subject_table:
+                deleted[holding.store] += len(locked[holding.label])
+            else:
+                deleted[holding.store] += _rows_about(holding, namespace, user_id).count()
+        for model in subject_tables():
+            model._default_manager.filter(pk__in=locked[model._meta.label]).delete()
+    sweep.sessions.update((pk, SessionRef(pk, sid)) for pk, sid in sessions)
+    for label, pks in locked.items():
+        sweep.roots[label].update(pks)
     sweep.deleted += deleted
 
 
 def _subject_rows(namespace: Namespace, user_id: str, written_by: datetime | None = None) -> dict[str, int]:
-    """Rows about the person per model; with `written_by`, only those created by then (where a model says when)."""
+    """Rows about the person per table; with `written_by`, only those created by then (where a table says when)."""
     found: dict[str, int] = {}
-    for model in subject_models():
-        qs = model._default_manager.filter(namespace=namespace, user_id=user_id)
-        if written_by is not None and "created_at" in {f.name for f in model._meta.get_fields()}:
+    for holding in holdings():
+        qs = _rows_about(holding, namespace, user_id)
+        if written_by is not None and "created_at" in {f.name for f in holding.model._meta.get_fields()}:
             qs = qs.filter(created_at__lte=written_by)
         if n := qs.count():
-            found[model._meta.label] = n
+            found[holding.label] = n
     return found
 
 
 def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: datetime) -> dict[str, int]:
-    """What the erasure should have removed and did not: rows written before its last sweep began.
+    """What the erasure should have removed and did not: rows written before its last sweep began,
+    and any row that still points at a subject row it deleted.
 
     Rows written later are the person's new data (an app still writing while the erasure
     runs); the receipt counts them, and a later erasure removes them.
     """
     remaining = _subject_rows(namespace, user_id, cutoff)
-    children = {
-        "conversations.Message": Message.objects.filter(session_id__in=sweep.session_pks),
-        "memories.MemoryRevision": MemoryRevision.objects.filter(memory_id__in=sweep.memory_ids),
-        "memories.MemoryEvidence": MemoryEvidence.objects.filter(memory_id__in=sweep.memory_ids),
-        "memories.Pin": Pin.objects.filter(memory_id__in=sweep.memory_ids),
-    }
-    for label, qs in children.items():
-        n = qs.count()
-        if n:
-            remaining[label] = n
+    for holding in holdings():
+        for path in holding.paths:
+            hops = path.prefix.split("__")[:-1]
+            if len(hops) != 1:
+                continue  # reached through another dependent table, which is checked itself
+            pks = sweep.roots.get(path.root._meta.label)
+            if pks and (n := holding.model._default_manager.filter(**{f"{hops[0]}_id__in": list(pks)}).count()):
+                remaining[holding.label] = remaining.get(holding.label, 0) + n
     return remaining
 
 
-def subject_redis_keys(namespace_id: int, session_ids: set[str], session_pks: set[int]) -> list[str]:
-    """The Redis keys a person's sessions may hold: working memory and pending extraction."""
-    return [f"wm:{namespace_id}:{sid}" for sid in sorted(session_ids)] + [
-        f"extract:{namespace_id}:{pk}" for pk in sorted(session_pks)
-    ]
+def subject_redis_keys(namespace_id: int, sessions: list[SessionRef]) -> list[str]:
+    """The Redis keys a person's sessions may hold, as each app that keeps keys declares them."""
+    return [key for family in key_families() for key in family.keys(namespace_id, sessions)]
 
 
 def _clear_redis(namespace_id: int, sweep: Sweep) -> Counter[str]:
-    from memoryadmin.conversations.working_memory import working_memory_delete_for_sessions
-    from memoryadmin.extraction.services import extraction_cancel_for_sessions
-
-    counts: Counter[str] = Counter()
-    counts["working_memory_keys"] += working_memory_delete_for_sessions(namespace_id, sorted(sweep.session_ids))
-    counts["extraction_schedules"] += extraction_cancel_for_sessions(namespace_id, sorted(sweep.session_pks)) or 0
-    return counts
+    sessions = sorted(sweep.sessions.values(), key=lambda s: s.pk)
+    return Counter({family.store: family.clear(namespace_id, sessions) for family in key_families()})
 
 
 def _remaining_keys(keys: list[str]) -> list[str]:
@@ -271,7 +252,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 continue
             redis_counts += _clear_redis(namespace.pk, sweep)
             remaining = _remaining_rows(namespace, user_id, sweep, cutoff)
-            keys = subject_redis_keys(namespace.pk, sweep.session_ids, sweep.session_pks)
+            keys = subject_redis_keys(namespace.pk, sorted(sweep.sessions.values(), key=lambda s: s.pk))
             leftover_keys = _remaining_keys(keys)
             if not remaining and not leftover_keys:
                 break
@@ -280,6 +261,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 f"rows written before the erasure are still there: {sum(remaining.values())} rows, "
                 f"{len(leftover_keys)} keys"
             )
+        sweep.deleted["snapshot_uploads"] += restore_uploads_discard(namespace=namespace)
         arrived = sum(_subject_rows(namespace, user_id).values())
         return _complete(erasure, sweep, redis_counts, keys, arrived_since=arrived, cutoff=cutoff)
     except Exception as exc:
@@ -301,7 +283,7 @@ def _complete(
     cutoff: datetime,
 ) -> ErasureRequest:
     namespace = erasure.namespace
-    stores = [*STORE_NAMES.values(), "working_memory_keys", "extraction_schedules"]
+    stores = [*(h.store for h in holdings()), *(f.store for f in key_families()), "snapshot_uploads"]
     counts = {**dict.fromkeys(stores, 0), **sweep.deleted, **redis_counts}
     completed_at = timezone.now()
     body = {
@@ -314,8 +296,7 @@ def _complete(
         "completed_at": rfc3339(completed_at),
         "deleted": dict(sorted(counts.items())),
         "verification": {
-            "tables_scanned": [m._meta.db_table for m in subject_models()]
-            + ["conversations_message", "memories_memoryrevision", "memories_memoryevidence", "memories_pin"],
+            "tables_scanned": [h.model._meta.db_table for h in holdings()],
             "rows_remaining": 0,
             "redis_keys_checked": len(keys),
             "redis_keys_remaining": 0,

@@ -1,17 +1,15 @@
-"""Forgetting policies: which memories to let go, and letting them go.
+"""Forgetting policies: validated, stored, run on schedule or on demand, and recorded.
 
-Selection is one SQL statement (the API contract's rule, evaluated where the
-rows are): age, inactivity and the hard-age multiplier mark memories by rule,
-then a window over the recency score keeps the `budget` freshest of the rest.
-A real run deletes the selection in batches inside one transaction, leaves a
-`policy` tombstone for each memory and one audit event with the counts.
+The rules (age, inactivity, the hard-age multiplier, a budget over a recency score)
+are evaluated by the memories app in one SQL statement where the rows are
+(`memories.forgetting`); a real run deletes the selection in batches inside one
+transaction with a `policy` tombstone for every text, and this module records the
+run and one audit event with the counts.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections import Counter
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -23,17 +21,9 @@ from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.governance.models import ForgettingPolicy, ForgettingRun, ForgettingTrigger, JobStatus
+from memoryadmin.memories.forgetting import ForgettingRules, Selection, forget_selection, select_for_forgetting
 from memoryadmin.memories.models import MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import Namespace
-
-REASONS = ("hard_age", "inactive_and_age", "age", "inactive", "budget")
-DELETE_BATCH = 2000
-FRESHNESS_HALF_LIFE_DAYS = 7.0
-NOVELTY_HALF_LIFE_DAYS = 30.0
-FRESHNESS_WEIGHT = 0.6
-NOVELTY_WEIGHT = 0.4
-# power(0.5, x) underflows to an error in PostgreSQL past ~1074; 0.5**1000 is already 0 for ranking.
-MAX_HALF_LIVES = 1000
 
 
 @dataclass(frozen=True)
@@ -108,91 +98,20 @@ def policy_of(stored: ForgettingPolicy) -> Policy:
     )
 
 
-RANK_BY_RECENCY = f"""
-    SELECT id, rule,
-           row_number() OVER (
-               PARTITION BY rule IS NULL
-               ORDER BY {FRESHNESS_WEIGHT} * power(0.5, LEAST(idle_days / {FRESHNESS_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
-                      + {NOVELTY_WEIGHT} * power(0.5, LEAST(age_days / {NOVELTY_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
-                        DESC,
-                        id
-           ) AS rank
-    FROM judged"""
-# Without a budget there is nothing to rank: no window, no sort of the whole scope.
-NO_RANKING = "SELECT id, rule, NULL::bigint AS rank FROM judged"
-
-# One statement. Rows: (scanned, id, reason); a single (scanned, NULL, NULL) row when nothing is selected.
-SELECTION_TEMPLATE = """
-WITH scope AS (
-    SELECT m.id, m.memory_type,
-           EXTRACT(EPOCH FROM (%(now)s::timestamptz - m.created_at))::float8 / 86400.0 AS age_days,
-           EXTRACT(EPOCH FROM (%(now)s::timestamptz - COALESCE(m.last_accessed_at, m.created_at)))::float8
-               / 86400.0 AS idle_days,
-           EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id) AS pinned
-    FROM memories_memory m
-    WHERE m.namespace_id = %(namespace_id)s
-      AND (%(user_id)s::text IS NULL OR m.user_id = %(user_id)s::text)
-      AND (%(session_id)s::text IS NULL OR m.session_id = %(session_id)s::text)
-),
-judged AS (
-    SELECT id, age_days, idle_days,
-           CASE
-               WHEN %(max_age)s::float8 IS NOT NULL AND %(max_idle)s::float8 IS NOT NULL THEN
-                   CASE
-                       WHEN age_days > %(max_age)s::float8 * %(multiplier)s::float8 THEN 'hard_age'
-                       WHEN age_days > %(max_age)s::float8 AND idle_days > %(max_idle)s::float8
-                           THEN 'inactive_and_age'
-                   END
-               WHEN %(max_age)s::float8 IS NOT NULL AND age_days > %(max_age)s::float8 THEN 'age'
-               WHEN %(max_idle)s::float8 IS NOT NULL AND idle_days > %(max_idle)s::float8 THEN 'inactive'
-           END AS rule
-    FROM scope
-    WHERE NOT pinned
-      AND (%(types)s::text[] IS NULL OR memory_type = ANY(%(types)s::text[]))
-),
-ranked AS (
-    {ranking}
-),
-selected AS (
-    SELECT id, COALESCE(rule, 'budget') AS reason
-    FROM ranked
-    WHERE rule IS NOT NULL OR (%(budget)s::bigint IS NOT NULL AND rank > %(budget)s::bigint)
-)
-SELECT counted.scanned, selected.id, selected.reason
-FROM (SELECT count(*) AS scanned FROM scope) AS counted
-LEFT JOIN selected ON true
-ORDER BY selected.id
-"""
-
-
-def selection_sql(policy: Policy) -> str:
-    return SELECTION_TEMPLATE.format(ranking=RANK_BY_RECENCY if policy.budget is not None else NO_RANKING)
-
-
-def _tune_for_selection(cursor: Any) -> None:
-    """Give the selection's sorts room in memory and skip JIT, whose compile time outweighs it here.
-
-    SET LOCAL lasts until the end of the caller's transaction; outside one it would not stick.
-    """
-    if connection.in_atomic_block:
-        cursor.execute("SET LOCAL work_mem = '128MB'")
-        cursor.execute("SET LOCAL jit = off")
-
-
-def _selection_params(
-    *, namespace: Namespace, policy: Policy, user_id: str | None, session_id: str | None, now: datetime
-) -> dict[str, Any]:
-    return {
-        "now": now,
-        "namespace_id": namespace.pk,
-        "user_id": user_id or None,
-        "session_id": session_id or None,
-        "max_age": policy.max_age_days,
-        "max_idle": policy.max_inactive_days,
-        "multiplier": policy.hard_age_multiplier,
-        "budget": policy.budget,
-        "types": list(policy.memory_type_allowlist) if policy.memory_type_allowlist else None,
-    }
+def rules_of(
+    policy: Policy, *, namespace: Namespace, user_id: str | None, session_id: str | None, now: datetime
+) -> ForgettingRules:
+    return ForgettingRules(
+        namespace_id=namespace.pk,
+        now=now,
+        user_id=user_id or None,
+        session_id=session_id or None,
+        max_age_days=policy.max_age_days,
+        max_inactive_days=policy.max_inactive_days,
+        hard_age_multiplier=policy.hard_age_multiplier,
+        budget=policy.budget,
+        memory_types=policy.memory_type_allowlist,
+    )
 
 
 def _clean_scope(user_id: str | None, session_id: str | None) -> None:
@@ -200,14 +119,6 @@ def _clean_scope(user_id: str | None, session_id: str | None) -> None:
         validate_app_id(user_id, "user_id")
     if session_id:
         validate_app_id(session_id, "session_id")
-
-
-@dataclass
-class Selection:
-    """A dry run: how many memories were looked at, and every selected id with its reason."""
-
-    scanned: int
-    rows: Iterator[tuple[uuid.UUID, str]]
 
 
 def forgetting_select(
@@ -218,65 +129,19 @@ def forgetting_select(
     session_id: str | None = None,
     now: datetime | None = None,
 ) -> Selection:
-    """Run the selection with a server-side cursor; rows stream in id order.
+    """The dry run: the selection streamed in id order, with the reason for each memory.
 
     Iterate `rows` inside the transaction (or autocommit block) that called this.
     """
     _clean_scope(user_id, session_id)
-    params = _selection_params(
-        namespace=namespace, policy=policy, user_id=user_id, session_id=session_id, now=now or timezone.now()
-    )
-    with connection.cursor() as tuning:
-        _tune_for_selection(tuning)
-    cursor = connection.chunked_cursor()
-    cursor.execute(selection_sql(policy), params)
-    first = cursor.fetchone()
-    scanned = int(first[0])
-
-    def rows() -> Iterator[tuple[uuid.UUID, str]]:
-        try:
-            if first[1] is not None:
-                yield first[1], first[2]
-            while batch := cursor.fetchmany(2000):
-                for _, memory_id, reason in batch:
-                    yield memory_id, reason
-        finally:
-            cursor.close()
-
-    return Selection(scanned=scanned, rows=rows())
+    now = now or timezone.now()
+    return select_for_forgetting(rules_of(policy, namespace=namespace, user_id=user_id, session_id=session_id, now=now))
 
 
 @dataclass
 class RunResult:
     run: ForgettingRun
     selected: list[tuple[uuid.UUID, str]] = field(default_factory=list)
-
-
-_BATCH_SQL = """
-WITH batch AS (
-    DELETE FROM {table} WHERE id IN (SELECT id FROM {table} ORDER BY id LIMIT %(limit)s)
-    RETURNING id, reason
-),
-victims AS (
-    SELECT m.id, m.namespace_id, m.user_id, m.fingerprint, m.memory_type, b.reason
-    FROM memories_memory m JOIN batch b ON b.id = m.id
-    WHERE NOT EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id)
-    FOR UPDATE OF m
-),
-stones AS (
-    INSERT INTO memories_tombstone (namespace_id, user_id, fingerprint, reason, text, memory_type, actor, created_at)
-    SELECT namespace_id, user_id, fingerprint, %(tombstone_reason)s, '', memory_type, %(actor)s, %(now)s
-    FROM victims
-    ON CONFLICT (namespace_id, user_id, fingerprint) DO NOTHING
-    RETURNING 1
-),
-revisions AS (DELETE FROM memories_memoryrevision r USING victims v WHERE r.memory_id = v.id RETURNING 1),
-evidence AS (DELETE FROM memories_memoryevidence e USING victims v WHERE e.memory_id = v.id RETURNING 1),
-gone AS (DELETE FROM memories_memory m USING victims v WHERE m.id = v.id RETURNING m.id, v.reason)
-SELECT id, reason, (SELECT count(*) FROM batch) FROM gone
-UNION ALL
-SELECT NULL, NULL, (SELECT count(*) FROM batch) WHERE NOT EXISTS (SELECT 1 FROM gone)
-"""
 
 
 def forgetting_run(
@@ -291,48 +156,16 @@ def forgetting_run(
     collect_ids: bool = True,
     reason: str = "",
 ) -> RunResult:
-    """Select and delete in one transaction: batches of deletes, tombstones, one audit event.
-
-    The selection is materialised once (a temporary table, the same single
-    statement as the dry run), then drained in batches so no statement and
-    no Python list grows with the namespace. A memory pinned after it was
-    selected is left alone.
-    """
+    """Select and delete in one transaction (see `forget_selection`), then record the run and one audit event."""
     _clean_scope(user_id, session_id)
     now = now or timezone.now()
     scope = "session" if session_id else "user" if user_id else "namespace"
-    table = f"forget_{uuid.uuid4().hex}"
-    params = _selection_params(namespace=namespace, policy=policy, user_id=user_id, session_id=session_id, now=now)
-    selected: list[tuple[uuid.UUID, str]] = []
-    reasons: Counter[str] = Counter()
+    rules = rules_of(policy, namespace=namespace, user_id=user_id, session_id=session_id, now=now)
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            _tune_for_selection(cursor)
-            cursor.execute(f"CREATE TEMPORARY TABLE {table} ON COMMIT DROP AS {selection_sql(policy)}", params)
-            cursor.execute(f"SELECT max(scanned), count(id) FROM {table}")
-            scanned, selected_count = cursor.fetchone()
-            cursor.execute(f"DELETE FROM {table} WHERE id IS NULL")
-            cursor.execute(f"ALTER TABLE {table} ADD PRIMARY KEY (id)")
-            batch_sql = _BATCH_SQL.format(table=table)
-            while True:
-                batch_params = {
-                    "limit": DELETE_BATCH,
-                    "tombstone_reason": TombstoneReason.POLICY,
-                    "actor": str(actor),
-                    "now": now,
-                }
-                cursor.execute(batch_sql, batch_params)
-                rows = cursor.fetchall()
-                if not rows or rows[0][2] == 0:
-                    break
-                for memory_id, why, _ in rows:
-                    if memory_id is None:
-                        continue
-                    reasons[why] += 1
-                    if collect_ids:
-                        selected.append((memory_id, why))
-            cursor.execute(f"DROP TABLE {table}")
-        deleted = sum(reasons.values())
+        forgotten = forget_selection(
+            rules=rules, tombstone_reason=TombstoneReason.POLICY, actor=str(actor), collect_ids=collect_ids
+        )
+        deleted, reasons = forgotten.deleted, forgotten.reasons
         run = ForgettingRun.objects.create(
             namespace=namespace,
             trigger=trigger,
@@ -340,8 +173,8 @@ def forgetting_run(
             policy=policy.as_dict(),
             scope=scope,
             status=JobStatus.SUCCEEDED,
-            scanned=scanned or 0,
-            selected=selected_count or 0,
+            scanned=forgotten.scanned,
+            selected=forgotten.selected,
             deleted=deleted,
             reasons=dict(reasons),
             started_at=now,
@@ -365,8 +198,7 @@ def forgetting_run(
                 "reasons": dict(reasons),
             },
         )
-    selected.sort()
-    return RunResult(run=run, selected=selected)
+    return RunResult(run=run, selected=forgotten.ids)
 
 
 def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) -> None:

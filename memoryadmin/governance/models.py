@@ -9,6 +9,8 @@ from django.db import models
 class ForgettingPolicy(models.Model):
     """A namespace's standing rule for forgetting; beat runs it every `interval_hours`."""
 
+    PERSONAL_DATA = "none"
+
     namespace = models.OneToOneField("tenancy.Namespace", on_delete=models.CASCADE, related_name="forgetting_policy")
     enabled = models.BooleanField(default=False)
     max_age_days = models.PositiveIntegerField(null=True, blank=True)
@@ -37,6 +39,9 @@ class ErasureRequest(models.Model):
     Completed requests double as the erasure ledger: a restore skips records of a
     subject erased after the record was written.
     """
+
+    # The ledger: after completion only the keyed hash of the person stays.
+    PERSONAL_DATA = "ledger"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="erasures")
@@ -81,6 +86,8 @@ class ForgettingRun(models.Model):
     scoped, so erasing that person leaves nothing here to clean.
     """
 
+    PERSONAL_DATA = "none"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="forgetting_runs")
     trigger = models.CharField(max_length=10, choices=ForgettingTrigger.choices)
@@ -109,6 +116,9 @@ class SnapshotRestore(models.Model):
     The upload itself is kept in SnapshotChunk rows so any worker can read it;
     they are deleted when the restore is applied or abandoned.
     """
+
+    # An upload may hold anyone's data: an erasure discards the uploads that hold the person's.
+    PERSONAL_DATA = "discarded"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     namespace = models.ForeignKey("tenancy.Namespace", on_delete=models.CASCADE, related_name="snapshot_restores")
@@ -141,6 +151,8 @@ class SnapshotRestore(models.Model):
 
 
 class SnapshotChunk(models.Model):
+    PERSONAL_DATA = "discarded"
+
     restore = models.ForeignKey(SnapshotRestore, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
     data = models.BinaryField()

@@ -106,6 +106,25 @@ def restore_job_discard(*, job: SnapshotRestore, actor: Actor) -> None:
         )
 
 
+def restore_uploads_discard(*, namespace: Namespace) -> int:
+    """An erasure in this namespace: uploads not yet applied may hold the person's data, so they go.
+
+    Their chunks are deleted and their restores marked failed (a running one has read its
+    upload already, and its apply still meets the erasure's ledger); every restore's samples
+    of the namespace are cleared, since their labels may name the person's sessions. Returns
+    how many uploads were discarded.
+    """
+    jobs = SnapshotRestore.objects.filter(namespace=namespace)
+    with transaction.atomic():
+        holding = list(jobs.filter(chunks__isnull=False).distinct().values_list("pk", flat=True))
+        SnapshotChunk.objects.filter(restore__namespace=namespace).delete()
+        jobs.filter(pk__in=holding).exclude(status=JobStatus.RUNNING).update(
+            status=JobStatus.FAILED, error="The upload was discarded by an erasure in this namespace."
+        )
+        jobs.exclude(samples={}).update(samples={})
+    return len(holding)
+
+
 def _spool(job: SnapshotRestore) -> BinaryIO:
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - closed by the caller
     for data in (

@@ -34,10 +34,14 @@ class TombstoneReason(models.TextChoices):
 
 
 class Memory(models.Model):
+    ERASURE_STORE = "memories"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # No index of its own: every index of the table starts with the namespace.
+    # Deletes cascade in the database (DB_CASCADE): revisions, evidence, pins and every other
+    # child of a memory go with it whoever deletes it, raw SQL included.
     namespace = models.ForeignKey(
-        "tenancy.Namespace", on_delete=models.CASCADE, related_name="memories", db_index=False
+        "tenancy.Namespace", on_delete=models.DB_CASCADE, related_name="memories", db_index=False
     )
     user_id = models.CharField(max_length=128)
     session_id = models.CharField(max_length=128, blank=True, default="")
@@ -85,10 +89,14 @@ class Memory(models.Model):
 
 
 class MemoryRevision(models.Model):
+    ERASURE_STORE = "revisions"
+
     # Indexed by revision_unique_per_memory, which starts with the memory.
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="revisions", db_index=False)
+    memory = models.ForeignKey(Memory, on_delete=models.DB_CASCADE, related_name="revisions", db_index=False)
     revision = models.PositiveIntegerField()
     text = models.TextField()
+    # The fingerprint of this revision's text: forgetting tombstones every text a memory ever had.
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
     memory_type = models.CharField(max_length=12, choices=MemoryType.choices)
     topics = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
@@ -108,9 +116,11 @@ class MemoryRevision(models.Model):
 
 
 class MemoryEvidence(models.Model):
+    ERASURE_STORE = "evidence"
+
     # Indexed by evidence_unique, which starts with the memory.
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence", db_index=False)
-    message = models.ForeignKey("conversations.Message", on_delete=models.CASCADE, related_name="evidence")
+    memory = models.ForeignKey(Memory, on_delete=models.DB_CASCADE, related_name="evidence", db_index=False)
+    message = models.ForeignKey("conversations.Message", on_delete=models.DB_CASCADE, related_name="evidence")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -123,7 +133,9 @@ class MemoryEvidence(models.Model):
 
 
 class Pin(models.Model):
-    memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True, related_name="pin")
+    ERASURE_STORE = "pins"
+
+    memory = models.OneToOneField(Memory, on_delete=models.DB_CASCADE, primary_key=True, related_name="pin")
     pinned_by = models.CharField(max_length=220)
     reason = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -133,6 +145,8 @@ class Pin(models.Model):
 
 
 class Tombstone(models.Model):
+    ERASURE_STORE = "tombstones"
+
     # Indexed by tombstone_unique (namespace, user_id, fingerprint), which also serves lookups
     # by (namespace, user_id).
     namespace = models.ForeignKey(

@@ -22,6 +22,14 @@ from memoryadmin.memories.representations import evidence_fields, memory_dict, p
 from memoryadmin.tenancy.models import Namespace
 
 RECORD_TYPES = ("tombstone", "memory", "revision", "evidence", "pin")
+# The table each record type carries.
+MODELS = {
+    "tombstone": Tombstone,
+    "memory": Memory,
+    "revision": MemoryRevision,
+    "evidence": MemoryEvidence,
+    "pin": Pin,
+}
 BULK_TABLES = (Memory._meta.db_table,)
 # A restore's memories pass through this temporary table on their way in (COPY cannot skip conflicts).
 MEMORY_STAGE = "snapshot_restore_memory"
@@ -277,10 +285,11 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
 
 
 def revisions_restore_insert(records: list[dict[str, Any]]) -> None:
+    columns = (*REVISION_FIELDS, "fingerprint")
     copy_rows(
         MemoryRevision._meta.db_table,
-        REVISION_FIELDS,
-        [[as_json(r[c]) if c == "metadata" else r[c] for c in REVISION_FIELDS] for r in records],
+        columns,
+        [[as_json(r[c]) if c == "metadata" else r[c] for c in columns] for r in records],
     )
 
 

@@ -20,6 +20,8 @@ class ExtractionStrategy(models.TextChoices):
 
 
 class Namespace(models.Model):
+    PERSONAL_DATA = "none"
+
     slug = models.CharField(
         max_length=63,
         unique=True,
@@ -46,6 +48,8 @@ def hash_api_key(raw: str) -> str:
 
 
 class ApiKey(models.Model):
+    PERSONAL_DATA = "none"
+
     namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="api_keys")
     name = models.CharField(max_length=200)
     prefix = models.CharField(max_length=16, db_index=True)

@@ -238,9 +238,9 @@ def test_a_run_abandoned_by_a_lost_worker_is_retired_when_a_later_schedule_took_
     with django_capture_on_commit_callbacks(execute=True):
         run = extraction_schedule(session=session, delay=0)
     token = redis_client.get(key_of(session))
-    # Its worker died after claiming it; meanwhile a later append scheduled a new run.
-    lost_at = timezone.now() - timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 1)
-    ExtractionRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=lost_at)
+    # Its worker died after claiming it, so its lease ran out; meanwhile a later append scheduled a new run.
+    lost_at = timezone.now() - timedelta(seconds=settings.EXTRACTION_LEASE_SECONDS + 1)
+    ExtractionRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=lost_at, heartbeat_at=lost_at)
     with django_capture_on_commit_callbacks(execute=True):
         later = extraction_schedule(session=session, delay=0)
     assert later.pk != run.pk
@@ -260,6 +260,10 @@ def test_a_live_run_is_left_alone_by_a_late_superseded_task(
     old_token = redis_client.get(key_of(session))
     with django_capture_on_commit_callbacks(execute=True):
         extraction_schedule(session=session, delay=5)
-    ExtractionRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=timezone.now())
+    # Claimed long ago, but its lease is live: a slow run, not a lost one.
+    long_ago = timezone.now() - timedelta(hours=2)
+    ExtractionRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.RUNNING, started_at=long_ago, heartbeat_at=timezone.now()
+    )
     assert extraction_run_due(run_id=run.pk, token=old_token) is None
     assert ExtractionRun.objects.get(pk=run.pk).status == RunStatus.RUNNING

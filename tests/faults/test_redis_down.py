@@ -10,14 +10,19 @@ from datetime import timedelta
 import httpx
 import pytest
 import redis
+from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
+from memoryadmin.celery import app as celery_app
 from memoryadmin.conversations.models import Message, Session
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.extraction.tasks import recover_extraction
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.governance.tasks import requeue_lost_erasures
 from memoryadmin.memories.models import Memory
 from memoryadmin.tenancy.services import operator_create
 from tests.conftest import SYSTEM
+from tests.extraction.conftest import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -133,3 +138,29 @@ def test_an_erasure_whose_task_never_reached_the_queue_is_queued_again_by_beat(c
     assert requeue_lost_erasures() == [str(pending.pk)]
     queued = [json.loads(m) for m in redis.Redis.from_url(own_redis.url).lrange("celery", 0, -1)]
     assert [m["headers"]["argsrepr"] for m in queued] == [repr((str(pending.pk),))]
+
+
+def test_a_message_appended_while_redis_is_down_is_found_by_beat_and_extracted(client, own_redis, settings) -> None:
+    settings.EXTRACTION_DEBOUNCE_SECONDS = 0
+    settings.EXTRACTION_LEASE_SECONDS = 1
+    own_redis.stop()
+    message = {"role": "user", "content": "I live in Lyon."}
+    said = client.post("/api/v1/sessions/s1/messages", json={"messages": [message]})
+    assert said.status_code == 201, said.text
+    own_redis.start()
+    broker = redis.Redis.from_url(own_redis.url)
+    time.sleep(settings.EXTRACTION_LEASE_SECONDS + 0.5)
+    # Nothing else will ever schedule it: no schedule key, no task, no run.
+    assert broker.keys("extract:*") == [] and broker.llen("celery") == 0
+    assert not ExtractionRun.objects.exists()
+
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=15):
+        assert recover_extraction() == {"interrupted": 0, "scheduled": 1}
+        wait_for(lambda: ExtractionRun.objects.filter(status=RunStatus.SUCCEEDED).exists(), timeout=20)
+
+    (memory,) = Memory.objects.filter(source="extraction")
+    assert memory.text == "User lives in Lyon"
+    message = Message.objects.get(session__session_id="s1")
+    assert list(memory.evidence.values_list("message_id", flat=True)) == [message.pk]
+    assert message.extracted_at is not None
+    assert recover_extraction() == {"interrupted": 0, "scheduled": 0}

@@ -16,7 +16,8 @@ from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_put
 from memoryadmin.core.fingerprints import subject_hmac
-from memoryadmin.governance.erasure import erasure_execute, erasure_request, receipt_verify, subject_models
+from memoryadmin.core.personal_data import subject_tables
+from memoryadmin.governance.erasure import erasure_execute, erasure_request, receipt_verify
 from memoryadmin.governance.models import ErasureRequest
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from tests.conftest import SYSTEM, ApiClient
@@ -183,7 +184,7 @@ def test_running_a_finished_erasure_again_changes_nothing(namespace) -> None:
 
 
 def test_every_model_with_a_user_id_is_covered() -> None:
-    labels = {m._meta.label for m in subject_models()}
+    labels = {m._meta.label for m in subject_tables()}
     assert {"conversations.Session", "memories.Memory", "memories.Tombstone"} <= labels
     assert "governance.ErasureRequest" not in labels
 

@@ -142,7 +142,7 @@ def test_forgotten_text_does_not_come_back(api, namespace) -> None:
 
 
 def test_it_deletes_in_batches(api, namespace, monkeypatch) -> None:
-    from memoryadmin.governance import forgetting
+    from memoryadmin.memories import forgetting
 
     monkeypatch.setattr(forgetting, "DELETE_BATCH", 2)
     for i in range(5):

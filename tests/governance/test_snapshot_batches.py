@@ -163,7 +163,9 @@ def test_no_batch_reads_rows_by_namespace(namespace, make_person, tiny_batches) 
         sql for sql in statements[first_write:] if sql.lstrip().startswith("SELECT") and "audit_auditevent" not in sql
     ]
     assert reads
-    by_namespace = [sql for sql in reads if re.search(r'namespace_id"? = ', sql)]
+    # A probe of the tombstones' unique key, which starts with the namespace, costs the same however much was written.
+    unique_probe = r"t\.namespace_id = \d+ AND t\.user_id = p\.user_id AND t\.fingerprint = p\.fingerprint"
+    by_namespace = [sql for sql in reads if re.search(r'namespace_id"? = ', sql) and not re.search(unique_probe, sql)]
     assert not by_namespace
     assert MemoryRevision.objects.count() == 6 and MemoryEvidence.objects.count() == 8 and Pin.objects.count() == 2
 

@@ -4,7 +4,8 @@ Steps: create (with dedupe and tombstones), update, pin, unpin, forget (with
 and without force), a forgetting policy, snapshot, restore, erase. A simple
 model says what must hold; after every step the database is checked against
 it:
-- forgotten text never comes back for that user (not by create, update or restore);
+- forgotten text never comes back for that user (not by create, update or restore), and
+  forgetting a memory forgets every text it ever had, not only its last (edit, then forget);
 - a pinned memory is never removed by a policy;
 - revisions only grow, and each memory has exactly revisions 1..n;
 - every change has its audit event, and the namespace's chain verifies;
@@ -74,6 +75,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
         self.forgotten: set[str] = set()  # fingerprints that must not come back for USER
         self.pinned: set[uuid.UUID] = set()
         self.revisions: dict[uuid.UUID, int] = {}
+        self.texts: dict[uuid.UUID, set[str]] = {}  # every fingerprint each memory has had
         self.erasures = 0
         self.last_event = self._last_event_id()
 
@@ -96,11 +98,16 @@ class MemoryLifecycle(RuleBasedStateMachine):
             self.last_event = events[-1][0]
         return [action for _, action in events]
 
+    def held_fingerprints(self) -> list[str]:
+        return list(Memory.objects.filter(namespace=self.namespace, user_id=USER).values_list("fingerprint", flat=True))
+
     def live(self, memory_id: uuid.UUID) -> Memory | None:
         return Memory.objects.filter(namespace=self.namespace, pk=memory_id).first()
 
-    def forget_in_model(self, memory_id: uuid.UUID, fingerprint: str) -> None:
+    def forget_in_model(self, memory_id: uuid.UUID, fingerprint: str, held_by_others: set[str] = frozenset()) -> None:
+        """Every text the memory had is forgotten, but one another memory of the person holds now."""
         self.forgotten.add(fingerprint)
+        self.forgotten |= self.texts.pop(memory_id, set()) - held_by_others
         self.pinned.discard(memory_id)
         self.revisions.pop(memory_id, None)
 
@@ -122,6 +129,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
         assert result.outcome is Outcome.CREATED
         assert self.new_actions() == ["memory.create"]
         self.revisions[result.memory.pk] = 1
+        self.texts[result.memory.pk] = {fingerprint}
         if pinned:
             self.pinned.add(result.memory.pk)
         return result.memory.pk
@@ -143,6 +151,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
             assert updated.revision == self.revisions[memory_id] + 1
             assert self.new_actions() == ["memory.update"]
             self.revisions[memory_id] = updated.revision
+            self.texts.setdefault(memory_id, set()).add(updated.fingerprint)
         else:
             assert self.new_actions() == []
 
@@ -178,9 +187,10 @@ class MemoryLifecycle(RuleBasedStateMachine):
                 memory_forget(memory=memory, actor=SYSTEM)
             assert self.new_actions() == []
             return
+        others = set(self.held_fingerprints()) - {memory.fingerprint}
         memory_forget(memory=memory, actor=SYSTEM, force=force)
         assert self.new_actions() == ["memory.forget"]
-        self.forget_in_model(memory_id, memory.fingerprint)
+        self.forget_in_model(memory_id, memory.fingerprint, others)
 
     # The argument-free rules wait for something to act on, so steps go to the memories' own lifecycle.
     @precondition(lambda self: len(self.revisions) >= 2)
@@ -190,9 +200,10 @@ class MemoryLifecycle(RuleBasedStateMachine):
         result = forgetting_run(namespace=self.namespace, policy=policy_clean(max_age_days=0), actor=SYSTEM)
         after = set(Memory.objects.filter(namespace=self.namespace).values_list("pk", flat=True))
         assert self.pinned <= after, "a policy removed a pinned memory"
+        kept = {before[memory_id] for memory_id in after}
         for memory_id, fingerprint in before.items():
             if memory_id not in after:
-                self.forget_in_model(memory_id, fingerprint)
+                self.forget_in_model(memory_id, fingerprint, kept)
         assert result.run.deleted == len(before) - len(after)
         actions = self.new_actions()
         assert len(actions) == 1 and actions[0].startswith("forgetting"), actions
@@ -215,6 +226,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
         for memory in restored:
             assert memory.fingerprint not in self.forgotten
             self.revisions[memory.pk] = memory.revision
+            self.texts[memory.pk] = {memory.fingerprint, *memory.revisions.values_list("fingerprint", flat=True)}
         # A restore brings back the snapshot's pins on every memory of it that is here now,
         # unpinned since or restored just now; it unpins nothing.
         here = set(Memory.objects.filter(namespace=self.namespace).values_list("pk", flat=True))
@@ -231,6 +243,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
         self.forgotten.clear()
         self.pinned.clear()
         self.revisions.clear()
+        self.texts.clear()
         self.erasures += 1
 
     # --- invariants ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
 from django.db import connection, transaction
@@ -24,6 +24,7 @@ from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations import records as conversation_records
 from memoryadmin.core.bulk import bulk_load_settings, merge_gin_pending_lists
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.locks import lock_namespace_writes
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.governance.snapshots.format import OUTCOMES, lines, loads
@@ -33,6 +34,7 @@ from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
 
 BATCH = 1000
+ALWAYS = datetime.max.replace(tzinfo=UTC)
 SAMPLES_PER_OUTCOME = 5
 
 
@@ -53,9 +55,18 @@ class Applier:
     """The second pass: batches of one record type at a time, set-based where it counts."""
 
     def __init__(
-        self, namespace: Namespace, progress: Callable[[int], None] | None, committed: Committed | None = None
+        self,
+        namespace: Namespace,
+        progress: Callable[[int], None] | None,
+        committed: Committed | None = None,
+        person: str | None = None,
     ) -> None:
         self.namespace = namespace
+        # A person's snapshot writes into that person's sessions only.
+        self.person = person
+        # Memory ids another namespace holds: their records come in under new ids (the outcome must
+        # not tell that the id exists elsewhere), and their children follow.
+        self.renamed: dict[uuid.UUID, uuid.UUID] = {}
         self.progress = progress
         self.committed = committed or Committed(namespace)
         self.by_type: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(OUTCOMES, 0))
@@ -67,6 +78,11 @@ class Applier:
             .annotate(last=Max("completed_at"))
         )
         self.erased_at = {row["subject_hash"]: row["last"] for row in ledger}
+        # A person whose erasure is asked or under way comes back in no form, whenever it was written.
+        asked = ErasureRequest.objects.filter(
+            namespace=namespace, status__in=(ErasureStatus.PENDING, ErasureStatus.RUNNING)
+        )
+        self.erased_at.update(dict.fromkeys(asked.values_list("subject_hash", flat=True), ALWAYS))
         self.sessions: dict[str, tuple[int, str] | None] = {}
         self.touched_sessions: set[int] = set()
         # (user_id, fingerprint) of the snapshot's tombstones that this restore wrote or found.
@@ -92,7 +108,8 @@ class Applier:
             return
         found = conversation_records.session_owners(self.namespace, missing)
         for sid in missing:
-            self.sessions[sid] = found.get(sid)
+            owner = found.get(sid)
+            self.sessions[sid] = owner if owner is None or self.person in (None, owner[1]) else None
 
     def tombstoned(self, r: dict[str, Any]) -> bool:
         return r["line"] in self.committed.tombstoned or (r["user_id"], r["fingerprint"]) in self.restored_tombstones
@@ -100,6 +117,8 @@ class Applier:
     # per type
 
     def apply(self, kind: str, batch: list[dict[str, Any]]) -> None:
+        if self.renamed and kind in ("revision", "evidence", "pin"):
+            batch = [{**r, "memory_id": self.renamed.get(r["memory_id"], r["memory_id"])} for r in batch]
         getattr(self, f"_apply_{kind}")(batch)
         self.done += len(batch)
         if self.progress:
@@ -214,9 +233,13 @@ class Applier:
                 self.outcome("memory", "suppressed", str(r["id"]))
                 continue
             existing = current.get(r["id"])
+            if existing is not None and existing.namespace_id != self.namespace.pk:
+                self.renamed[r["id"]] = uuid.uuid4()
+                r = {**r, "id": self.renamed[r["id"]]}
+                existing = None
             if existing is None:
                 inserts.append(r)
-            elif existing.namespace_id != self.namespace.pk or existing.user_id != r["user_id"]:
+            elif existing.user_id != r["user_id"]:
                 self.outcome("memory", "skipped", f"{r['id']}: the id belongs to another memory")
             elif memory_records.memory_is_same(existing, r) or existing.updated_at > r["updated_at"]:
                 self.outcome("memory", "unchanged")
@@ -238,13 +261,20 @@ class Applier:
     def _apply_revision(self, batch: list[dict[str, Any]]) -> None:
         owners = memory_records.memory_owners(self.namespace, (r["memory_id"] for r in batch))
         existing = memory_records.revisions_taken(owners)
+        # A revision may hold a text that was forgotten since: it does not come back as history either.
+        forbidden = memory_records.tombstoned_keys(
+            self.namespace,
+            [(i, owners[r["memory_id"]], r["fingerprint"]) for i, r in enumerate(batch) if r["memory_id"] in owners],
+        )
         rows = []
-        for r in batch:
+        for i, r in enumerate(batch):
             user_id = owners.get(r["memory_id"])
             if user_id is None:
                 self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: no memory")
             elif self.erased_after(user_id, r["created_at"]):
                 self.outcome("revision", "skipped_erased", f"{r['memory_id']} r{r['revision']}")
+            elif i in forbidden or (user_id, r["fingerprint"]) in self.restored_tombstones:
+                self.outcome("revision", "suppressed", f"{r['memory_id']} r{r['revision']}")
             elif (r["memory_id"], r["revision"]) in existing:
                 self.outcome("revision", "unchanged")
             else:
@@ -339,15 +369,19 @@ def snapshot_restore(
 ) -> RestoreResult:
     """Validate the whole file, then apply it in one transaction (rolled back for a dry run).
 
-    A dry run does every write and then undoes it, so its counts are exactly
-    what a real restore would report.
+    A dry run does every write and then undoes it, so its counts are exactly what a real
+    restore would report at that moment. A real restore holds the namespace's write lock
+    exclusively from validation to commit: no forget, erasure or create of the namespace runs
+    beside it, so the tombstones, the erasure ledger and the rows it checks stay as it saw them.
     """
-    committed = Committed(namespace)
-    records = snapshot_validate(namespace=namespace, source=source, committed=committed)
-    applier = Applier(namespace, progress, committed)
     try:
         outermost = not connection.in_atomic_block
         with transaction.atomic():
+            if not dry_run:
+                lock_namespace_writes(namespace.pk, exclusive=True)
+            committed = Committed(namespace)
+            records = snapshot_validate(namespace=namespace, source=source, committed=committed)
+            applier = Applier(namespace, progress, committed, person=records.header.user_id)
             if outermost:
                 bulk_load_settings()
             _apply_all(applier, source)

@@ -19,6 +19,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations import records as conversation_records
 from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.personal_data import holdings
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.snapshots.format import FORMAT, RECORD_TYPES, VERSION, line
 from memoryadmin.memories import records as memory_records
@@ -32,6 +33,12 @@ OWNERS = {
     **dict.fromkeys(conversation_records.RECORD_TYPES, conversation_records),
     **dict.fromkeys(memory_records.RECORD_TYPES, memory_records),
 }
+
+
+def unexported_holdings() -> list[str]:
+    """Tables about a person that no record type carries and that do not say why they stay out."""
+    carried = {model for records in set(OWNERS.values()) for model in records.MODELS.values()}
+    return [h.label for h in holdings() if h.model not in carried and getattr(h.model, "SNAPSHOT_EXPORT", True)]
 
 
 @contextmanager

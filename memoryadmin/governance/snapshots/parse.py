@@ -16,10 +16,13 @@ from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.core.storable_json import json_problem
+from memoryadmin.core.timestamps import in_utc
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
 from memoryadmin.memories.models import MemorySource, MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.memories.services import clean_labels, clean_text
 
+# A session's counter is the next message's seq: a snapshot may not set it where appends could overflow it.
+MAX_SESSION_MESSAGES = 1_000_000_000
 # Django's `.values` builds a new list on every access; a restore asks millions of times.
 TOMBSTONE_REASONS = tuple(TombstoneReason.values)
 ROLES = tuple(Role.values)
@@ -73,7 +76,10 @@ class Fields:
             parsed = None
         if parsed is None or parsed.tzinfo is None:
             raise fail(self.line_no, f"{key} must be an RFC 3339 timestamp with offset", field=key)
-        return parsed
+        try:
+            return in_utc(parsed)
+        except ValueError as exc:
+            raise fail(self.line_no, f"{key} {exc}", field=key) from None
 
     def number(self, key: str, *, minimum: int = 0, maximum: int = 2**31 - 1) -> int:
         value = self._get(key, True)
@@ -137,7 +143,7 @@ def _parse_session(f: Fields) -> dict[str, Any]:
         "user_id": f.app_id("user_id"),
         "agent_id": f.app_id("agent_id", nullable=True) or "",
         "metadata": f.object("metadata"),
-        "message_count": f.number("message_count"),
+        "message_count": f.number("message_count", maximum=MAX_SESSION_MESSAGES),
         "created_at": f.when("created_at"),
         "updated_at": f.when("updated_at"),
         "last_message_at": f.when("last_message_at", nullable=True),
@@ -209,10 +215,12 @@ def _parse_memory(f: Fields) -> dict[str, Any]:
 
 def _parse_revision(f: Fields) -> dict[str, Any]:
     memory_type = f.choice("memory_type", MEMORY_TYPES)
+    text = f.text("text", max_len=1_000_000) or ""
     return {
         "memory_id": f.uuid("memory_id"),
         "revision": f.number("revision", minimum=1),
-        "text": f.text("text", max_len=1_000_000) or "",
+        "text": text,
+        "fingerprint": text_fingerprint(text),
         "memory_type": memory_type,
         "topics": f.labels("topics"),
         "entities": f.labels("entities"),

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -87,6 +88,8 @@ def memory_create(
     text, topics, entities, fingerprint = item.text, item.topics, item.entities, item.fingerprint
 
     with transaction.atomic():
+        # A forget of the same text waits for this create, or this create for it.
+        lock_texts(namespace.pk, [(user_id, fingerprint)])
         if is_tombstoned(namespace.pk, user_id, fingerprint):
             return WriteResult(Outcome.SUPPRESSED, None)
 
@@ -214,6 +217,7 @@ def _create_planned(
     results: list[WriteResult | InvalidInput | None],
     merge_near_duplicates: bool,
 ) -> None:
+    lock_texts(namespace.pk, [item.key for _, item in planned])
     users = {item.new.user_id for _, item in planned}
     fingerprints = {item.fingerprint for _, item in planned}
     tombstoned = set(

@@ -11,6 +11,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.errors import Conflict, NotFound
 from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.models import (
     Memory,
     MemoryRevision,
@@ -39,31 +40,33 @@ def memory_update(
 ) -> Memory:
     """Change a memory's content; every change appends a revision."""
     with transaction.atomic():
-        memory = locked_memory(memory)
-        changed: list[str] = []
         if text is not None:
             text = clean_text(text)
-            if text != memory.text:
-                fingerprint = text_fingerprint(text)
-                if fingerprint != memory.fingerprint:
-                    if is_tombstoned(memory.namespace_id, memory.user_id, fingerprint):
-                        raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
-                    clash = (
-                        Memory.objects.filter(
-                            namespace_id=memory.namespace_id, user_id=memory.user_id, fingerprint=fingerprint
-                        )
-                        .exclude(pk=memory.pk)
-                        .values_list("id", flat=True)
-                        .first()
+        # The new text is locked as a create of it would be, before the row (the locks' order).
+        lock_texts(memory.namespace_id, [] if text is None else [(memory.user_id, text_fingerprint(text))])
+        memory = locked_memory(memory)
+        changed: list[str] = []
+        if text is not None and text != memory.text:
+            fingerprint = text_fingerprint(text)
+            if fingerprint != memory.fingerprint:
+                if is_tombstoned(memory.namespace_id, memory.user_id, fingerprint):
+                    raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
+                clash = (
+                    Memory.objects.filter(
+                        namespace_id=memory.namespace_id, user_id=memory.user_id, fingerprint=fingerprint
                     )
-                    if clash is not None:
-                        raise Conflict(
-                            "another memory of this user already has this text",
-                            code="duplicate",
-                            details={"memory_id": str(clash)},
-                        )
-                memory.text, memory.fingerprint = text, fingerprint
-                changed.append("text")
+                    .exclude(pk=memory.pk)
+                    .values_list("id", flat=True)
+                    .first()
+                )
+                if clash is not None:
+                    raise Conflict(
+                        "another memory of this user already has this text",
+                        code="duplicate",
+                        details={"memory_id": str(clash)},
+                    )
+            memory.text, memory.fingerprint = text, fingerprint
+            changed.append("text")
         if memory_type is not None and clean_memory_type(memory_type) != memory.memory_type:
             memory.memory_type = memory_type
             changed.append("memory_type")
@@ -86,6 +89,7 @@ def memory_update(
             memory=memory,
             revision=memory.revision,
             text=memory.text,
+            fingerprint=memory.fingerprint,
             memory_type=memory.memory_type,
             topics=memory.topics,
             entities=memory.entities,

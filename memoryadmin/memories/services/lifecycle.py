@@ -12,8 +12,10 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
+from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.models import (
     Memory,
+    MemoryRevision,
     MemoryStatus,
     Pin,
     Tombstone,
@@ -27,6 +29,12 @@ def is_pinned(memory: Memory) -> bool:
     return Pin.objects.filter(memory_id=memory.pk).exists()
 
 
+def _texts_of(memory: Memory) -> set[str]:
+    """The fingerprints of every text the memory has had: its current one and each revision's."""
+    revisions = MemoryRevision.objects.filter(memory_id=memory.pk).exclude(fingerprint="")
+    return {memory.fingerprint, *revisions.values_list("fingerprint", flat=True)}
+
+
 def memory_forget(
     *,
     memory: Memory,
@@ -37,7 +45,15 @@ def memory_forget(
 ) -> Tombstone:
     """Delete a memory and leave a tombstone so the same text never comes back for that user."""
     with transaction.atomic():
+        # Every text the memory ever had is locked before the row, so no create of one of them
+        # can slip between the tombstones and the delete.
+        texts = _texts_of(memory)
+        lock_texts(memory.namespace_id, [(memory.user_id, fp) for fp in texts])
         memory = locked_memory(memory)
+        if missed := _texts_of(memory) - texts:
+            # Edited meanwhile: its new text is locked too (the namespace lock is held already).
+            lock_texts(memory.namespace_id, [(memory.user_id, fp) for fp in missed], with_namespace=False)
+            texts |= missed
         if not force and is_pinned(memory):
             raise Conflict("the memory is pinned; forget it with force", code="pinned")
         # Only an operator's rejection keeps the text (so reviewers see what was refused).
@@ -52,6 +68,28 @@ def memory_forget(
                 "memory_type": memory.memory_type,
                 "actor": str(actor),
             },
+        )
+        # Every earlier text of the memory is forgotten with it, unless another memory of the
+        # person holds that text now (that memory was not asked to go; forgetting it later will).
+        earlier = texts - {memory.fingerprint}
+        earlier -= set(
+            Memory.objects.filter(namespace_id=memory.namespace_id, user_id=memory.user_id, fingerprint__in=earlier)
+            .exclude(pk=memory.pk)
+            .values_list("fingerprint", flat=True)
+        )
+        Tombstone.objects.bulk_create(
+            [
+                Tombstone(
+                    namespace_id=memory.namespace_id,
+                    user_id=memory.user_id,
+                    fingerprint=fingerprint,
+                    reason=tombstone_reason,
+                    memory_type=memory.memory_type,
+                    actor=str(actor),
+                )
+                for fingerprint in sorted(earlier)
+            ],
+            ignore_conflicts=True,
         )
         memory_id = memory.pk
         memory.delete()

@@ -146,6 +146,7 @@ def first_revision(memory: Memory, item: Planned, actor: Actor, now: datetime) -
         memory=memory,
         revision=1,
         text=item.text,
+        fingerprint=item.fingerprint,
         memory_type=item.memory_type,
         topics=item.topics,
         entities=item.entities,

@@ -1,0 +1,69 @@
+"""Transaction-scoped advisory locks that keep forgetting, erasure and restore from racing writers.
+
+- The *namespace write lock*: every write that creates, changes or removes memories, and every
+  erasure sweep, holds it shared (shared holders never wait for each other); a snapshot restore
+  holds it exclusively while it validates and applies, so what it checks (tombstones, the
+  erasure ledger, existing rows) cannot change under it.
+- *Text locks*, one per (namespace, person, fingerprint): creating a text and forgetting it take
+  the same lock, so a create can never slip between a forget's tombstone and its delete.
+
+Locks are always taken in one order (the namespace lock, then text locks by key) and in one
+statement, so two writers never wait for each other in a circle. They end with the transaction.
+The keys use the two-integer form of advisory locks, a key space apart from the single-integer
+locks of the audit chain and of extraction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import connection
+
+_NAMESPACE_WRITES = 0x6E73
+_TEXT = 0x7478
+# For statements that take text locks themselves (a forgetting batch).
+TEXT_LOCK_CLASS = _TEXT
+
+# Volatile functions in a target list run after the sort, so the locks are taken in key order.
+_LOCKS = """
+SELECT count(*) FROM (
+    SELECT CASE WHEN l.kind = 0 THEN pg_advisory_xact_lock_shared(l.a, l.b) ELSE pg_advisory_xact_lock(l.a, l.b) END
+    FROM (
+        SELECT 0 AS kind, %(namespace_class)s AS a, %(namespace_id)s AS b WHERE %(with_namespace)s
+        UNION ALL
+        SELECT DISTINCT 1, %(text_class)s, hashtext(k) FROM unnest(%(keys)s::text[]) AS k
+    ) AS l
+    ORDER BY l.kind, l.b
+) AS taken
+"""
+
+
+def _require_transaction() -> None:
+    if not connection.in_atomic_block:
+        raise RuntimeError("advisory transaction locks need the caller's transaction")
+
+
+def lock_namespace_writes(namespace_id: int, *, exclusive: bool = False) -> None:
+    """The namespace write lock: shared for a writer, exclusive for a restore."""
+    _require_transaction()
+    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s, %s)", [_NAMESPACE_WRITES, namespace_id])
+
+
+def lock_texts(namespace_id: int, texts: Iterable[tuple[str, str]], *, with_namespace: bool = True) -> None:
+    """Text locks for (user_id, fingerprint) pairs, after the shared namespace write lock unless it is held already."""
+    _require_transaction()
+    # A fingerprint has a fixed length, so the key is unambiguous whatever the user id holds.
+    keys = sorted({f"{namespace_id}:{user_id}:{fingerprint}" for user_id, fingerprint in texts})
+    if not keys and not with_namespace:
+        return
+    params = {
+        "namespace_class": _NAMESPACE_WRITES,
+        "namespace_id": namespace_id,
+        "with_namespace": with_namespace,
+        "text_class": _TEXT,
+        "keys": keys,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCKS, params)

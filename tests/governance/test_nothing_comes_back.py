@@ -1,0 +1,86 @@
+"""What was forgotten or erased stays gone: every earlier text of a memory, and uploads waiting to be applied."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.urls import reverse
+
+from memoryadmin.governance.models import SnapshotChunk, SnapshotRestore
+from memoryadmin.governance.snapshots import snapshot_export_lines
+from memoryadmin.memories.models import Memory, Tombstone
+from tests.governance.conftest import populate
+from tests.governance.test_erasure import erase_via_api
+from tests.governance.test_snapshots import export, restore
+
+
+def remember(api, text: str, user_id: str = "alice") -> dict:
+    response = api.post("/api/v1/memories", {"user_id": user_id, "text": text})
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def test_forgetting_an_edited_memory_forgets_every_text_it_ever_had(api, namespace) -> None:
+    memory = remember(api, "Alice loves tacos")
+    earlier = export(api)
+    edited = api.patch(f"/api/v1/memories/{memory['id']}", {"text": "Alice loves tacos and ramen"})
+    assert edited.status_code == 200, edited.content
+    assert api.delete(f"/api/v1/memories/{memory['id']}").status_code == 204
+
+    for text in ("Alice loves tacos", "Alice loves tacos and ramen"):
+        again = api.post("/api/v1/memories", {"user_id": "alice", "text": text})
+        assert again.status_code == 409 and again.json()["error"]["code"] == "tombstoned", text
+    # Neither does a snapshot taken before the edit bring the old text back.
+    result = restore(api, earlier, dry_run=False)
+    assert result.status_code == 200, result.content
+    assert not Memory.objects.filter(namespace=namespace).exists()
+    assert Tombstone.objects.filter(namespace=namespace, user_id="alice").count() == 2
+
+
+def test_a_forgetting_policy_forgets_every_earlier_text_too(api, namespace) -> None:
+    memory = remember(api, "Alice drives a red Prius")
+    api.patch(f"/api/v1/memories/{memory['id']}", {"text": "Alice drives a blue Prius"})
+    Memory.objects.filter(pk=memory["id"]).update(created_at="2020-01-01T00:00:00Z")
+    run = api.post("/api/v1/memories/forget", {"policy": {"max_age_days": 30}, "user_id": "alice", "dry_run": False})
+    assert run.status_code == 200, run.content
+    assert run.json()["deleted"] == 1
+    again = api.post("/api/v1/memories", {"user_id": "alice", "text": "Alice drives a red Prius"})
+    assert again.status_code == 409 and again.json()["error"]["code"] == "tombstoned"
+
+
+def test_a_restored_revision_with_forgotten_text_is_suppressed(api, namespace) -> None:
+    memory = remember(api, "Alice lives in Lyon")
+    api.patch(f"/api/v1/memories/{memory['id']}", {"text": "Alice lives in Paris"})
+    before = export(api)
+    api.delete(f"/api/v1/memories/{memory['id']}")
+    restore(api, before, dry_run=False)
+    assert not Memory.objects.filter(namespace=namespace).exists()
+    assert api.get(f"/api/v1/memories/{memory['id']}/revisions").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_erasure_discards_uploads_not_yet_applied_and_their_samples(
+    api, admin_client, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    populate(namespace, "alice")
+    body = b"".join(snapshot_export_lines(namespace=namespace))
+    Memory.objects.filter(namespace=namespace).delete()
+    upload = io.BytesIO(body)
+    upload.name = "alpha.jsonl"
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
+    job = SnapshotRestore.objects.get()
+    assert job.status == "succeeded" and job.samples and job.chunks.exists()
+
+    accepted = erase_via_api(api, "alice", django_capture_on_commit_callbacks)
+    status = api.get(f"/api/v1/erasures/{accepted['erasure_id']}").json()
+    assert status["status"] == "completed", status
+    assert status["counts"]["snapshot_uploads"] == 1
+    job.refresh_from_db()
+    assert not SnapshotChunk.objects.exists()
+    assert job.samples == {} and job.status == "failed" and "erasure" in job.error
+    with django_capture_on_commit_callbacks(execute=True):
+        applied = admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]))
+    assert applied.status_code in (302, 409)
+    assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
