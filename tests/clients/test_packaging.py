@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -15,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_the_client_installs_with_pip_into_a_fresh_environment(tmp_path) -> None:
+    # Built from a copy: a build leaves its working files beside the sources.
+    source = shutil.copytree(ROOT / "clients/python", tmp_path / "source", ignore=shutil.ignore_patterns("build"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT / "clients/python")],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         check=True,
         timeout=600,
     )
