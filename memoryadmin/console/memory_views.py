@@ -315,13 +315,6 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     return render(request, template, context, status=status)
 
 
-BULK_ACTIONS = {
-    "pin": lambda item, actor, reason: services.memory_pin(memory=item, actor=actor, reason=reason),
-    "unpin": lambda item, actor, reason: services.memory_unpin(memory=item, actor=actor, reason=reason),
-    "approve": lambda item, actor, reason: services.memory_approve(memory=item, actor=actor, reason=reason),
-    "reject": lambda item, actor, reason: services.memory_reject(memory=item, actor=actor, reason=reason),
-    "forget": lambda item, actor, reason: services.memory_forget(memory=item, actor=actor, reason=reason),
-}
 REMOVING = {"reject", "forget"}
 
 
@@ -341,21 +334,14 @@ def memories_bulk(request: HttpRequest) -> HttpResponse:
         messages.error(request, message)
         return redirect(_next_url(request, reverse("console:memories")))
     action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
-    actor = actor_of(request)
-    found = {m.pk: m for m in queries.memories_by_ids(namespace, form.cleaned_data["ids"])}
-    done: list[Memory] = []
-    failed: list[tuple[uuid.UUID, str]] = []
-    for memory_id in form.cleaned_data["ids"]:
-        item = found.get(memory_id)
-        if item is None:
-            failed.append((memory_id, "not found"))
-            continue
-        try:
-            BULK_ACTIONS[action](item, actor, reason)
-        except ServiceError as exc:
-            failed.append((memory_id, exc.message))
-        else:
-            done.append(item)
+    ids = form.cleaned_data["ids"]
+    # Read before the action: the rows of memories it removes still show what went.
+    shown = {str(m.pk): m for m in queries.memories_by_ids(namespace, ids)}
+    result = services.memories_bulk_apply(
+        namespace=namespace, action=action, ids=[str(i) for i in ids], actor=actor_of(request), reason=reason
+    )
+    done = [shown[raw] for raw in result.done]
+    failed = [(raw, exc.message) for raw, exc in result.failed]
     note = f"{action.capitalize()}: {len(done)} done" + (f", {len(failed)} failed" if failed else "") + "."
     if not request.htmx:
         (messages.success if not failed else messages.warning)(request, note)

@@ -23,7 +23,7 @@ from django.utils import timezone
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.health import check_database, check_redis
-from memoryadmin.core.pagination import Page, decode_cursor, encode_cursor
+from memoryadmin.core.pagination import Page, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus, Tombstone, TombstoneReason
@@ -236,16 +236,16 @@ class ReviewItem:
 def review_page(namespace: Namespace, *, cursor: str | None = None, limit: int = 20) -> Page[ReviewItem]:
     """Candidates oldest first (they have waited longest), each with the messages it came from."""
     qs = memories_in(namespace).filter(status=MemoryStatus.CANDIDATE)
-    if cursor:
-        created_at, last_id = decode_cursor(cursor, "review", (datetime, uuid.UUID))
-        qs = qs.filter(
-            _after('"memories_memory"."created_at", "memories_memory"."id"', (created_at, last_id), descending=False)
-        )
-    rows = list(qs.order_by("created_at", "id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("review", (rows[-1].created_at, rows[-1].pk))
+    page = keyset_page(
+        qs,
+        tag="review",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=limit,
+        descending=False,
+    )
+    rows, next_cursor = page.items, page.next_cursor
     evidence: dict[Any, list[MemoryEvidence]] = {}
     for ev in (
         MemoryEvidence.objects.filter(memory_id__in=[m.pk for m in rows])

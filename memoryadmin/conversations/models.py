@@ -18,9 +18,6 @@ class MessageKind(models.TextChoices):
     SUPPORTING_CONTEXT = "supporting_context"
 
 
-INJECTED_KINDS = (MessageKind.INSTRUCTION, MessageKind.COMMENTARY, MessageKind.SUPPORTING_CONTEXT)
-
-
 class Session(models.Model):
     ERASURE_STORE = "sessions"
 

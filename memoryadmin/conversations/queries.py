@@ -6,12 +6,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import BooleanField
-from django.db.models.expressions import RawSQL
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
 from memoryadmin.core.errors import NotFound
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -20,10 +18,6 @@ def session_get(namespace: Namespace, session_id: str) -> Session:
     if session is None:
         raise NotFound("session not found")
     return session
-
-
-def session_exists(namespace: Namespace, session_id: str) -> bool:
-    return Session.objects.filter(namespace=namespace, session_id=session_id).exists()
 
 
 def sessions_page(
@@ -41,22 +35,9 @@ def sessions_page(
         qs = qs.filter(user_id=user_id)
     if agent_id is not None:
         qs = qs.filter(agent_id=agent_id)
-    if cursor:
-        activity, last_pk = decode_cursor(cursor, "sessions", (datetime, int))
-        # A row comparison, so PostgreSQL can start the index scan at the cursor.
-        qs = qs.filter(
-            RawSQL(
-                '("conversations_session"."last_activity_at", "conversations_session"."id") < (%s, %s)',
-                (activity, last_pk),
-                output_field=BooleanField(),
-            )
-        )
-    rows = list(qs.order_by("-last_activity_at", "-id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("sessions", (rows[-1].last_activity_at, rows[-1].pk))
-    return Page(rows, next_cursor)
+    return keyset_page(
+        qs, tag="sessions", key=("last_activity_at", "id"), types=(datetime, int), cursor=cursor, limit=limit
+    )
 
 
 def messages_page(

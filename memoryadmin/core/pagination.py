@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.db.models import BooleanField, Model, QuerySet
+from django.db.models.expressions import RawSQL
+
 from memoryadmin.core.errors import InvalidInput, ServiceError
 
 DEFAULT_LIMIT = 50
@@ -94,3 +97,36 @@ def clamp_limit(limit: int | None, default: int = DEFAULT_LIMIT) -> int:
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", details={"field": "limit"})
     return limit
+
+
+def keyset_page[M: Model](
+    qs: QuerySet[M],
+    *,
+    tag: str,
+    key: Sequence[str],
+    types: Sequence[type],
+    cursor: str | None,
+    limit: int,
+    descending: bool = True,
+) -> Page[M]:
+    """One page of `qs` in `key` order (fields of its model, unique together), after the cursor's row.
+
+    The cursor's position is a row comparison, so PostgreSQL starts an index scan on `key`
+    right there instead of skipping rows; one more row than the page is read to know
+    whether another page follows.
+    """
+    fields = [qs.model._meta.get_field(name) for name in key]
+    if cursor:
+        values = decode_cursor(cursor, tag, types)
+        table = qs.model._meta.db_table
+        columns = ", ".join(f'"{table}"."{field.column}"' for field in fields)
+        marks = ", ".join(["%s"] * len(values))
+        # Only the model's own column names are formatted in; every value is a parameter.
+        after = f"({columns}) {'<' if descending else '>'} ({marks})"
+        qs = qs.filter(RawSQL(after, values, output_field=BooleanField()))  # noqa: S611
+    rows = list(qs.order_by(*(f"-{name}" if descending else name for name in key))[: limit + 1])
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor(tag, [getattr(rows[-1], field.attname) for field in fields])
+    return Page(rows, next_cursor)

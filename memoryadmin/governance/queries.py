@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from memoryadmin.core.fingerprints import subject_hmac
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.governance.models import (
     ErasureRequest,
     ErasureStatus,
@@ -35,18 +35,10 @@ def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None =
                 ),
             )
         )
-        .order_by("-created_at", "-id")
     )
-    if cursor:
-        created_at, last_id = decode_cursor(cursor, "subject-memories", (datetime, uuid.UUID))
-        qs = qs.filter(created_at__lte=created_at).exclude(created_at=created_at, id__gte=last_id)
-    items = list(qs[: limit + 1])
-    next_cursor = None
-    if len(items) > limit:
-        items = items[:limit]
-        last = items[-1]
-        next_cursor = encode_cursor("subject-memories", [last.created_at, last.pk])
-    return Page(items=items, next_cursor=next_cursor)
+    return keyset_page(
+        qs, tag="subject-memories", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+    )
 
 
 def subject_open_erasure(*, namespace: Namespace, user_id: str) -> ErasureRequest | None:
@@ -63,24 +55,10 @@ def subject_open_erasure(*, namespace: Namespace, user_id: str) -> ErasureReques
 
 def erasures_page(*, namespace: Namespace, cursor: str | None = None, limit: int = 50) -> Page[ErasureRequest]:
     limit = clamp_limit(limit)
-    qs = ErasureRequest.objects.filter(namespace=namespace).order_by("-created_at", "-id")
-    if cursor:
-        created_at, last_id = decode_cursor(cursor, "erasures", (datetime, uuid.UUID))
-        qs = qs.filter(created_at__lte=created_at).exclude(created_at=created_at, id__gte=last_id)
-    items = list(qs[: limit + 1])
-    next_cursor = None
-    if len(items) > limit:
-        items = items[:limit]
-        next_cursor = encode_cursor("erasures", [items[-1].created_at, items[-1].pk])
-    return Page(items=items, next_cursor=next_cursor)
-
-
-def erasure_in(namespace: Namespace, erasure_id: uuid.UUID | str) -> ErasureRequest | None:
-    try:
-        pk = uuid.UUID(str(erasure_id))
-    except ValueError:
-        return None
-    return ErasureRequest.objects.filter(namespace=namespace, pk=pk).first()
+    qs = ErasureRequest.objects.filter(namespace=namespace)
+    return keyset_page(
+        qs, tag="erasures", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+    )
 
 
 def forgetting_runs(namespace: Namespace, limit: int = 20) -> QuerySet[ForgettingRun]:
@@ -94,11 +72,3 @@ def forgetting_policy_of(namespace: Namespace) -> ForgettingPolicy:
 
 def restores(namespace: Namespace, limit: int = 20) -> QuerySet[SnapshotRestore]:
     return SnapshotRestore.objects.filter(namespace=namespace).order_by("-created_at")[:limit]
-
-
-def restore_in(namespace: Namespace, restore_id: uuid.UUID | str) -> SnapshotRestore | None:
-    try:
-        pk = uuid.UUID(str(restore_id))
-    except ValueError:
-        return None
-    return SnapshotRestore.objects.filter(namespace=namespace, pk=pk).first()

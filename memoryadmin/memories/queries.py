@@ -15,14 +15,13 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
 from memoryadmin.core.errors import InvalidInput, NotFound
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, MemoryType, Pin
 from memoryadmin.tenancy.models import Namespace
@@ -141,22 +140,9 @@ def memories_page(
         qs = qs.filter(created_at__gte=created_after)
     if created_before is not None:
         qs = qs.filter(created_at__lt=created_before)
-    if cursor:
-        created_at, last_id = decode_cursor(cursor, "memories", (datetime, uuid.UUID))
-        # A row comparison, so PostgreSQL can start the index scan at the cursor.
-        qs = qs.filter(
-            RawSQL(
-                '("memories_memory"."created_at", "memories_memory"."id") < (%s, %s)',
-                (created_at, last_id),
-                output_field=BooleanField(),
-            )
-        )
-    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("memories", (rows[-1].created_at, rows[-1].pk))
-    return Page(rows, next_cursor)
+    return keyset_page(
+        qs, tag="memories", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+    )
 
 
 def memory_revisions(memory: Memory) -> list[MemoryRevision]:

@@ -17,8 +17,3 @@ def role_of(user: AbstractBaseUser | AnonymousUser) -> str | None:
         if role in names:
             return role
     return None
-
-
-def has_role(user: AbstractBaseUser | AnonymousUser, role: str) -> bool:
-    current = role_of(user)
-    return current is not None and ROLES.index(current) >= ROLES.index(role)

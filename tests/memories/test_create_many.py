@@ -300,21 +300,26 @@ def test_the_statements_of_a_batch_do_not_grow_with_its_items(namespace) -> None
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_text_another_writer_stores_meanwhile_is_a_duplicate(namespace, monkeypatch) -> None:
+def test_another_writer_of_the_same_text_waits_for_the_batch_and_finds_a_duplicate(namespace, monkeypatch) -> None:
     original = BatchNearDuplicates.__init__
+    other: dict[str, object] = {}
 
     def store_elsewhere(self, *args, **kwargs) -> None:
         original(self, *args, **kwargs)
 
         def work() -> None:
             try:
-                remember(namespace, "User lives in Lyon")
+                other["result"] = memory_create(
+                    namespace=namespace, user_id="alice", text="User lives in Lyon", actor=SYSTEM
+                )
             finally:
                 connections.close_all()
 
-        thread = threading.Thread(target=work)
+        other["thread"] = thread = threading.Thread(target=work)
         thread.start()
-        thread.join(20)
+        thread.join(0.5)
+        # The batch holds the text's lock: the other writer cannot store it in the middle of the batch.
+        other["waited"] = thread.is_alive()
 
     monkeypatch.setattr(BatchNearDuplicates, "__init__", store_elsewhere)
     _, said = say(namespace, "I live in Lyon.")
@@ -327,8 +332,11 @@ def test_a_text_another_writer_stores_meanwhile_is_a_duplicate(namespace, monkey
         ],
         merge_near_duplicates=True,
     )
-    assert [r.outcome for r in results] == [Outcome.CREATED, Outcome.DUPLICATE]
+    other["thread"].join(20)
+    assert other["waited"] is True
+    assert [r.outcome for r in results] == [Outcome.CREATED, Outcome.CREATED]
+    assert other["result"].outcome is Outcome.DUPLICATE
     stored = Memory.objects.get(text="User lives in Lyon")
-    assert results[1].memory.pk == stored.pk
+    assert results[1].memory.pk == stored.pk == other["result"].memory.pk
     assert list(stored.evidence.values_list("message_id", flat=True)) == [said[0].pk]
     assert Memory.objects.count() == 2 and verify_audit_chain().ok

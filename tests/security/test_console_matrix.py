@@ -1,9 +1,12 @@
 """Every console view × every role, generated from the URL resolver.
 
-Each view declares its role with `role_required` (which records it on the
-view); the matrix reads it, so a new view is covered the moment it is routed,
-and a view with no role rule at all fails here. Refused calls must change
-nothing; allowed ones must get through (not 401/403, never a 5xx).
+Who may do what is the fixed table RIGHTS below (the roles of DESIGN.md: viewers
+read; operators pin, forget, edit, review and export; admins erase, restore, set
+policies, manage keys and lift tombstones). Every routed view must be in it, so a
+new view fails here until someone decides who may use it; each view is then
+called by every role and checked against the table, not against its own
+decorator. Refused calls must change nothing; allowed ones must get through
+(not 401/403, never a 5xx).
 """
 
 from __future__ import annotations
@@ -23,6 +26,54 @@ from tests.security.conftest import World, holdings, signed_in
 
 # Reachable without signing in, on purpose.
 PUBLIC = {"console:login", "console:logout"}
+
+# The least role each console view needs.
+RIGHTS = {
+    "console:api_key_new": "admin",
+    "console:api_key_revoke": "admin",
+    "console:audit": "viewer",
+    "console:audit_chain": "viewer",
+    "console:dashboard": "viewer",
+    "console:erasure": "viewer",
+    "console:erasure_receipt": "viewer",
+    "console:erasure_retry": "admin",
+    "console:erasures": "viewer",
+    "console:extract_now": "operator",
+    "console:forgetting": "viewer",
+    "console:forgetting_preview": "operator",
+    "console:forgetting_run": "admin",
+    "console:forgetting_save": "admin",
+    "console:health": "viewer",
+    "console:memories": "viewer",
+    "console:memories_bulk": "operator",
+    "console:memory": "viewer",
+    "console:memory_approve": "operator",
+    "console:memory_edit": "operator",
+    "console:memory_forget": "operator",
+    "console:memory_pin": "operator",
+    "console:memory_reject": "operator",
+    "console:memory_row": "viewer",
+    "console:memory_unpin": "operator",
+    "console:namespace": "viewer",
+    "console:namespace_settings": "admin",
+    "console:namespaces": "viewer",
+    "console:review": "viewer",
+    "console:sessions": "viewer",
+    "console:snapshot_export": "operator",
+    "console:snapshot_restore": "viewer",
+    "console:snapshot_restore_apply": "admin",
+    "console:snapshot_restore_discard": "admin",
+    "console:snapshot_upload": "admin",
+    "console:snapshots": "viewer",
+    "console:subject": "viewer",
+    "console:subject_erase": "admin",
+    "console:subject_export": "operator",
+    "console:subject_privacy_link": "operator",
+    "console:subjects": "viewer",
+    "console:tombstone_lift": "admin",
+    "console:tombstones": "viewer",
+    "console:transcript": "viewer",
+}
 
 
 @dataclass(frozen=True)
@@ -81,9 +132,10 @@ def send(client: Client, method: str, url: str):
     return response
 
 
-def test_every_console_view_has_a_role_rule() -> None:
+def test_every_console_view_is_in_the_table_and_guarded_as_it_says() -> None:
     everything = routed_views("console")
     assert {v.name for v in everything} >= PUBLIC
+    assert {v.name for v in VIEWS} == set(RIGHTS), "decide who may use each new view in RIGHTS"
     unguarded = [v.name for v in VIEWS if v.required_role not in ROLES]
     assert not unguarded, f"console views without @role_required: {unguarded}"
 
@@ -94,7 +146,7 @@ def test_each_role_gets_what_its_rights_allow(view: View, world: World, operator
     anonymous = Client()
     # POST-only views refuse GET before anything else; that tells the method to use.
     method = "POST" if anonymous.get(url).status_code == 405 else "GET"
-    required = ROLES.index(view.required_role)
+    required = ROLES.index(RIGHTS[view.name])
     before = (holdings(world.a), AuditEvent.objects.count())
 
     r = send(anonymous, method, url)
