@@ -53,3 +53,33 @@ def test_a_conversation_memories_pages_export_and_errors(asgi_server, namespace,
     assert len(seen["context"]) == 5
     assert seen["sessions"] == ["chat"]
     assert seen["written"] == len(seen["snapshot"]) and b"bicycle number 3" in seen["snapshot"]
+
+
+def test_revisions_tombstones_and_privacy_links_awaited(asgi_server, namespace, make_key) -> None:
+    _, raw = make_key(namespace, "read,write,erase,tombstones")
+
+    async def scenario() -> dict:
+        async with AsyncMemoryAdmin(asgi_server.url, raw) as client:
+            memory_id = (await client.memories.add(user_id="alice", text="Alice rows")).memory.id
+            await client.memories.update(memory_id, text="Alice rows daily", if_revision=1)
+            with pytest.raises(errors.PreconditionFailedError) as stale:
+                await client.memories.forget(memory_id, if_revision=1)
+            await client.memories.forget(memory_id, if_revision=2)
+            tombstones = [t async for t in client.tombstones.iter(user_id="alice", page_size=1)]
+            await client.tombstones.lift(tombstones[0].id, reason="asked to be reminded")
+            link = await client.subjects.privacy_link("alice", rights=["read", "forget"])
+            await client.subjects.revoke_privacy_link(link.link_id)
+            links = [entry async for entry in client.subjects.iter_privacy_links("alice")]
+            return {
+                "current": stale.value.current_revision,
+                "tombstones": [t.reason for t in tombstones],
+                "after_lift": (await client.tombstones.list(user_id="alice")).items,
+                "links": [(entry.link_id == link.link_id, entry.rights, entry.status) for entry in links],
+            }
+
+    seen = anyio.run(scenario)
+    assert seen["current"] == 2
+    # Forgetting a memory forgets every text it ever had: one tombstone per revision's text.
+    assert seen["tombstones"] == ["forgotten", "forgotten"]
+    assert len(seen["after_lift"]) == 1
+    assert seen["links"] == [(True, ["read", "forget"], "revoked")]

@@ -164,6 +164,86 @@ def test_review_bulk_and_forgetting_by_policy(asgi_server, make_namespace, make_
         assert ids[0] not in {s.id for s in forget.selected}  # pinned: never selected
 
 
+def test_if_revision_makes_an_edit_or_a_forget_only_from_the_current_revision(client) -> None:
+    memory_id = client.memories.add(user_id="alice", text="Alice works in Paris").memory.id
+    assert client.memories.update(memory_id, text="Alice works in Lyon", if_revision=1).revision == 2
+
+    with pytest.raises(errors.PreconditionFailedError) as stale:
+        client.memories.update(memory_id, text="Alice works in Nice", if_revision=1)
+    assert (stale.value.status, stale.value.code, stale.value.current_revision) == (412, "precondition_failed", 2)
+    with pytest.raises(errors.PreconditionFailedError):
+        client.memories.forget(memory_id, if_revision=1)
+    assert client.memories.get(memory_id).text == "Alice works in Lyon"
+    client.memories.forget(memory_id, if_revision=2)
+    with pytest.raises(errors.NotFoundError):
+        client.memories.get(memory_id)
+
+
+def test_tombstones_are_listed_and_lifted_with_the_tombstones_scope(asgi_server, client, namespace, make_key) -> None:
+    for text in ("Alice smokes", "Alice owes Bob money"):
+        client.memories.forget(client.memories.add(user_id="alice", text=text).memory.id, reason="asked")
+    client.memories.forget(client.memories.add(user_id="bob", text="Bob smokes").memory.id)
+    with pytest.raises(errors.ForbiddenError):
+        client.tombstones.list()
+
+    with MemoryAdmin(asgi_server.url, make_key(namespace, "write,tombstones")[1]) as keeper:
+        first = keeper.tombstones.list(user_id="alice", limit=1)
+        assert len(first.items) == 1 and first.next_cursor is not None
+        alices = list(keeper.tombstones.iter(user_id="alice", reason="forgotten", page_size=1))
+        assert [t.reason for t in alices] == ["forgotten", "forgotten"]
+        assert {t.text for t in alices} == {None}  # what a person asked to forget keeps no text
+        assert len(list(keeper.tombstones.iter())) == 3
+        assert list(keeper.tombstones.iter(reason="rejected")) == []
+
+        keeper.tombstones.lift(alices[0].id, reason="the person asked to be reminded again")
+        assert len(list(keeper.tombstones.iter(user_id="alice"))) == 1
+        with pytest.raises(errors.NotFoundError):
+            keeper.tombstones.lift(alices[0].id, reason="again")
+        with pytest.raises(errors.InvalidIdError):
+            keeper.tombstones.lift(0, reason="no such id")
+    # Newest first: the tombstone lifted was the last one made, so that text may come back and the other not.
+    assert not client.memories.add(user_id="alice", text="Alice owes Bob money").deduplicated
+    with pytest.raises(errors.TombstonedError):
+        client.memories.add(user_id="alice", text="Alice smokes")
+
+
+def test_privacy_links_are_made_within_the_keys_scopes_listed_and_revoked(
+    asgi_server, client, namespace, make_key
+) -> None:
+    everything = client.subjects.privacy_link("alice", ttl_seconds=600)
+    assert sorted(everything.rights) == ["erase", "forget", "read"]
+    reading = client.subjects.privacy_link("alice", rights=["read"])
+    assert reading.rights == ["read"] and "/privacy/" in reading.url
+    with (
+        MemoryAdmin(asgi_server.url, make_key(namespace, "read,write")[1]) as writer,
+        pytest.raises(errors.ForbiddenError),
+    ):
+        writer.subjects.privacy_link("alice", rights=["erase"])
+
+    listed = list(client.subjects.iter_privacy_links("alice", page_size=1))
+    assert [link.link_id for link in listed] == [reading.link_id, everything.link_id]
+    assert {link.status for link in listed} == {"active"}
+    client.subjects.revoke_privacy_link(reading.link_id, reason="sent to the wrong address")
+    statuses = {link.link_id: link.status for link in client.subjects.privacy_links("alice").items}
+    assert statuses == {reading.link_id: "revoked", everything.link_id: "active"}
+    assert client.subjects.privacy_links("bob").items == []
+    with pytest.raises(errors.InvalidIdError):
+        client.subjects.revoke_privacy_link("not-a-link")
+
+
+def test_what_the_server_refuses_before_parsing_has_its_own_exception(asgi_server, namespace, make_key) -> None:
+    _, raw = make_key(namespace)
+    with (
+        MemoryAdmin(asgi_server.url, raw, headers={"X-Trace": "t" * 20_000}) as noisy,
+        pytest.raises(errors.HeadersTooLargeError) as refused,
+    ):
+        noisy.memories.list()
+    assert (refused.value.status, refused.value.details["header"]) == (431, "X-Trace")
+    with MemoryAdmin(asgi_server.url, raw) as client, pytest.raises(errors.UriTooLongError) as refused:
+        client.memories.list(user_id="a" * 40_000)
+    assert refused.value.status == 414
+
+
 def test_context_and_extraction_runs(client) -> None:
     say(client, "chat", "I live in Lyon.")
     client.memories.add(user_id="alice", text="Alice lives in Lyon", session_id="chat")

@@ -36,10 +36,13 @@ from memoryadmin_client.models import (
     NewMessage,
     Page,
     PrivacyLink,
+    PrivacyLinkInfo,
     RestoreResult,
     Revision,
+    Right,
     SearchHit,
     Session,
+    Tombstone,
     WorkingMemory,
 )
 
@@ -86,6 +89,7 @@ class AsyncMemoryAdmin:
         self.memories = Memories(self)
         self.snapshots = Snapshots(self)
         self.subjects = Subjects(self)
+        self.tombstones = Tombstones(self)
 
     async def __aenter__(self) -> AsyncMemoryAdmin:
         return self
@@ -376,11 +380,14 @@ class Memories(_Resource):
         entities: Sequence[str] | None = None,
         metadata: dict[str, Any] | None = None,
         reason: str | None = None,
+        if_revision: int | None = None,
     ) -> Memory:
-        """Edit; each change appends a revision."""
+        """Edit; each change appends a revision. With ``if_revision`` (the ``revision`` it was read at) only if
+        nobody changed it since, else PreconditionFailedError (its ``current_revision`` says where it is now)."""
         return await self._run(
             calls.memory_update(
                 memory_id,
+                if_revision=if_revision,
                 text=text,
                 memory_type=memory_type,
                 topics=topics,
@@ -390,9 +397,12 @@ class Memories(_Resource):
             )
         )
 
-    async def forget(self, memory_id: str, *, reason: str | None = None, force: bool = False) -> None:
-        """Delete it; a tombstone keeps the text from coming back. A pinned memory needs ``force``."""
-        await self._run(calls.memory_forget(memory_id, reason=reason, force=force))
+    async def forget(
+        self, memory_id: str, *, reason: str | None = None, force: bool = False, if_revision: int | None = None
+    ) -> None:
+        """Delete it; a tombstone keeps the text from coming back. A pinned memory needs ``force``. With
+        ``if_revision``, only if it is still at that revision (else PreconditionFailedError)."""
+        await self._run(calls.memory_forget(memory_id, reason=reason, force=force, if_revision=if_revision))
 
     async def revisions(self, memory_id: str) -> list[Revision]:
         return await self._run(calls.memory_revisions(memory_id))
@@ -463,8 +473,53 @@ class Subjects(_Resource):
     async def erasure(self, erasure_id: str) -> Erasure:
         return await self._run(calls.erasure_get(erasure_id))
 
-    async def privacy_link(self, user_id: str, *, ttl_seconds: int | None = None) -> PrivacyLink:
-        return await self._run(calls.privacy_link(user_id, ttl_seconds=ttl_seconds))
+    async def privacy_link(
+        self, user_id: str, *, ttl_seconds: int | None = None, rights: Sequence[Right] | None = None
+    ) -> PrivacyLink:
+        """A signed link for the person to see, download, forget or erase their own memory. ``rights`` never
+        exceed the key's scopes (ForbiddenError); left out, the link gets every right the key can grant."""
+        return await self._run(calls.privacy_link(user_id, ttl_seconds=ttl_seconds, rights=rights))
+
+    async def privacy_links(
+        self, user_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> Page[PrivacyLinkInfo]:
+        """One page of the person's links, newest first (their URLs are not kept)."""
+        return await self._run(calls.privacy_links_list(user_id, limit=limit, cursor=cursor))
+
+    def iter_privacy_links(self, user_id: str, *, page_size: int | None = None) -> AsyncIterator[PrivacyLinkInfo]:
+        return _pages(lambda cursor: self.privacy_links(user_id, limit=page_size, cursor=cursor))
+
+    async def revoke_privacy_link(self, link_id: str, *, reason: str | None = None) -> None:
+        """The link stops working at once; the person's other links stay."""
+        await self._run(calls.privacy_link_revoke(link_id, reason=reason))
+
+
+class Tombstones(_Resource):
+    """What was forgotten or rejected and must not come back (the key needs the ``tombstones`` scope)."""
+
+    async def list(
+        self,
+        *,
+        user_id: str | None = None,
+        reason: Literal["rejected", "forgotten", "policy"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Page[Tombstone]:
+        """One page, newest first."""
+        return await self._run(calls.tombstones_list(user_id=user_id, reason=reason, limit=limit, cursor=cursor))
+
+    def iter(
+        self,
+        *,
+        user_id: str | None = None,
+        reason: Literal["rejected", "forgotten", "policy"] | None = None,
+        page_size: int | None = None,
+    ) -> AsyncIterator[Tombstone]:
+        return _pages(lambda cursor: self.list(user_id=user_id, reason=reason, limit=page_size, cursor=cursor))
+
+    async def lift(self, tombstone_id: int, *, reason: str) -> None:
+        """Lift it, for a reason the audit trail keeps: the same text may then be stored again for that person."""
+        await self._run(calls.tombstone_lift(tombstone_id, reason=reason))
 
 
 async def _write(chunks: AsyncIterator[bytes], target: ExportTarget) -> int:

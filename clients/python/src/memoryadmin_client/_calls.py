@@ -33,10 +33,12 @@ from memoryadmin_client.models import (
     NewMessage,
     Page,
     PrivacyLink,
+    PrivacyLinkInfo,
     RestoreResult,
     Revision,
     SearchHit,
     Session,
+    Tombstone,
     WorkingMemory,
 )
 
@@ -355,16 +357,31 @@ def memory_get(memory_id: str) -> Call:
     return Call("GET", f"{API}/memories/{_seg(memory_id)}", _model(Memory))
 
 
-def memory_update(memory_id: str, **changes: Any) -> Call:
+def _if_match(revision: int | None) -> dict[str, str]:
+    """The memory's ETag is its revision: `If-Match: "3"` makes the change only while it is at revision 3."""
+    return {} if revision is None else {"If-Match": f'"{int(revision)}"'}
+
+
+def memory_update(memory_id: str, *, if_revision: int | None, **changes: Any) -> Call:
     for name in ("topics", "entities"):
         if changes.get(name) is not None:
             changes[name] = list(changes[name])
-    return Call("PATCH", f"{API}/memories/{_seg(memory_id)}", _model(Memory), json=_body(**changes))
-
-
-def memory_forget(memory_id: str, *, reason: str | None, force: bool) -> Call:
     return Call(
-        "DELETE", f"{API}/memories/{_seg(memory_id)}", _nothing, params=_clean({"reason": reason, "force": force})
+        "PATCH",
+        f"{API}/memories/{_seg(memory_id)}",
+        _model(Memory),
+        json=_body(**changes),
+        headers=_if_match(if_revision),
+    )
+
+
+def memory_forget(memory_id: str, *, reason: str | None, force: bool, if_revision: int | None) -> Call:
+    return Call(
+        "DELETE",
+        f"{API}/memories/{_seg(memory_id)}",
+        _nothing,
+        params=_clean({"reason": reason, "force": force}),
+        headers=_if_match(if_revision),
     )
 
 
@@ -440,7 +457,39 @@ def erasure_get(erasure_id: str) -> Call:
     return Call("GET", f"{API}/erasures/{_seg(erasure_id)}", _model(Erasure))
 
 
-def privacy_link(user_id: str, *, ttl_seconds: int | None) -> Call:
+def privacy_link(user_id: str, *, ttl_seconds: int | None, rights: Sequence[str] | None) -> Call:
     return Call(
-        "POST", f"{API}/subjects/{_seg(user_id)}/privacy-link", _model(PrivacyLink), json=_body(ttl_seconds=ttl_seconds)
+        "POST",
+        f"{API}/subjects/{_seg(user_id)}/privacy-link",
+        _model(PrivacyLink),
+        json=_body(ttl_seconds=ttl_seconds, rights=list(rights) if rights is not None else None),
     )
+
+
+def privacy_links_list(user_id: str, *, limit: int | None, cursor: str | None) -> Call:
+    return Call(
+        "GET",
+        f"{API}/subjects/{_seg(user_id)}/privacy-links",
+        _model(Page[PrivacyLinkInfo]),
+        params=_clean({"limit": limit, "cursor": cursor}),
+    )
+
+
+def privacy_link_revoke(link_id: str, *, reason: str | None) -> Call:
+    return Call("DELETE", f"{API}/privacy-links/{_seg(link_id)}", _nothing, params=_clean({"reason": reason}))
+
+
+# --- tombstones (the `tombstones` scope) ---------------------------------------------------------------
+
+
+def tombstones_list(*, user_id: str | None, reason: str | None, limit: int | None, cursor: str | None) -> Call:
+    return Call(
+        "GET",
+        f"{API}/tombstones",
+        _model(Page[Tombstone]),
+        params=_clean({"user_id": user_id, "reason": reason, "limit": limit, "cursor": cursor}),
+    )
+
+
+def tombstone_lift(tombstone_id: int, *, reason: str) -> Call:
+    return Call("DELETE", f"{API}/tombstones/{int(tombstone_id)}", _nothing, params={"reason": reason})

@@ -97,8 +97,24 @@ class GoneError(APIError):
     """410."""
 
 
+class PreconditionFailedError(APIError):
+    """412: ``if_revision`` (If-Match) names a revision the memory is no longer at; nothing was changed.
+
+    ``current_revision`` is the memory's revision now: read it again, merge, and retry from there.
+    """
+
+    @property
+    def current_revision(self) -> int | None:
+        revision = self.details.get("revision")
+        return revision if isinstance(revision, int) else None
+
+
 class PayloadTooLargeError(APIError):
     """413: the body exceeds the server's limit."""
+
+
+class UriTooLongError(APIError):
+    """414: the request target (path and query) exceeds the server's limit."""
 
 
 class UnprocessableError(APIError):
@@ -106,7 +122,12 @@ class UnprocessableError(APIError):
 
 
 class RateLimitedError(APIError):
-    """429: the key made too many requests this minute; see ``retry_after``."""
+    """429: the key made too many requests this minute, or its address sent too many unknown keys; see
+    ``retry_after``."""
+
+
+class HeadersTooLargeError(APIError):
+    """431: one header, or all of them, exceed the server's limit; ``details["header"]`` names the one."""
 
 
 class ServerError(APIError):
@@ -125,11 +146,17 @@ class MalformedJsonError(BadRequestError):
 
 
 class InvalidIdError(BadRequestError):
-    """An id chosen by the app (session_id, user_id, agent_id, run_id) does not match the id pattern."""
+    """A malformed id: one chosen by the app (session_id, user_id, agent_id, run_id) that does not match the id
+    pattern, or a memory, erasure or privacy link id that is not a UUID, a tombstone id that is not a positive
+    integer. ``details["fields"]`` names it. (A well-formed id that names nothing is NotFoundError.)"""
 
 
 class InvalidCursorError(BadRequestError):
     """The cursor is not one the server gave out."""
+
+
+class InvalidPreconditionError(BadRequestError):
+    """An If-Match that is not one of the memory's entity tags (``"3"``) nor ``*``."""
 
 
 class InvalidInputError(BadRequestError):
@@ -196,6 +223,10 @@ class LinkExpiredError(GoneError):
     """The privacy link expired."""
 
 
+class LinkRevokedError(GoneError):
+    """The privacy link was revoked."""
+
+
 class RedisUnavailableError(ServiceUnavailableError):
     """Working memory (Redis) is unavailable."""
 
@@ -213,6 +244,7 @@ BY_CODE: dict[str, type[APIError]] = {
     "malformed_json": MalformedJsonError,
     "invalid_id": InvalidIdError,
     "invalid_cursor": InvalidCursorError,
+    "invalid_precondition": InvalidPreconditionError,
     "invalid_input": InvalidInputError,
     "user_id_required": UserIdRequiredError,
     "unauthorized": UnauthorizedError,
@@ -231,11 +263,15 @@ BY_CODE: dict[str, type[APIError]] = {
     "not_ready": NotReadyError,
     "namespace_mismatch": NamespaceMismatchError,
     "link_expired": LinkExpiredError,
+    "link_revoked": LinkRevokedError,
+    "precondition_failed": PreconditionFailedError,
     "payload_too_large": PayloadTooLargeError,
+    "uri_too_long": UriTooLongError,
     "validation_error": ValidationError,
     "invalid_snapshot": InvalidSnapshotError,
     "checksum_mismatch": ChecksumMismatchError,
     "rate_limited": RateLimitedError,
+    "headers_too_large": HeadersTooLargeError,
     "redis_unavailable": RedisUnavailableError,
     "queue_unavailable": QueueUnavailableError,
     "database_unavailable": DatabaseUnavailableError,
@@ -249,9 +285,12 @@ BY_STATUS: dict[int, type[APIError]] = {
     405: MethodNotAllowedError,
     409: ConflictError,
     410: GoneError,
+    412: PreconditionFailedError,
     413: PayloadTooLargeError,
+    414: UriTooLongError,
     422: UnprocessableError,
     429: RateLimitedError,
+    431: HeadersTooLargeError,
     503: ServiceUnavailableError,
 }
 

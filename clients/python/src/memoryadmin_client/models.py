@@ -16,6 +16,8 @@ T = TypeVar("T")
 MemoryType = Literal["semantic", "episodic", "preference", "summary"]
 Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["message", "instruction", "commentary", "supporting_context"]
+# What a privacy link lets the person do: see and download, forget one memory, erase everything.
+Right = Literal["read", "forget", "erase"]
 
 
 class Model(BaseModel):
@@ -243,8 +245,37 @@ class Erasure(Model):
 
 
 class PrivacyLink(Model):
+    """A new link: `url` is shown this once; the server keeps only what the link allows."""
+
+    link_id: str
     url: str
+    rights: list[Right]
     expires_at: datetime
+
+
+class PrivacyLinkInfo(Model):
+    """A link as listed with its person: never its URL."""
+
+    link_id: str
+    rights: list[Right]
+    status: Literal["active", "expired", "revoked"]
+    created_by: str
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None = None
+    last_used_at: datetime | None = None
+
+
+class Tombstone(Model):
+    """What was forgotten or rejected and must not come back; `text` only for an operator's rejection."""
+
+    id: int
+    user_id: str
+    reason: Literal["rejected", "forgotten", "policy"]
+    text: str | None = None
+    memory_type: str | None = None
+    actor: str
+    created_at: datetime
 
 
 class Health(Model):
