@@ -1,5 +1,12 @@
 """The figures of the benchmark issue, each measured over HTTP against the served app
-and, where one exists, against a raw limit measured in the same run."""
+and, where one exists, against a raw limit measured in the same run.
+
+Figures that time requests under load (latency percentiles, throughput, one long
+request) send them with the bare keep-alive client of bench/load.py, so what is timed is
+the server and not a client library. Figures that check what the API does (an erasure
+carried out, a memory found by the next search) speak to it through memoryadmin's Python
+client (clients/python), as an app would; it is told not to retry, so every error counts.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +21,15 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients" / "python" / "src"))
+
+from memoryadmin_client import MemoryAdmin, MemoryAdminError
 
 from bench.common import CODE_DIR, bench_environ
 from bench.generate import MEMORY_OPENERS, Vocabulary, add_subject, user_id_of, user_weights
@@ -86,6 +98,10 @@ class Bench:
 
     def client(self, server: AppServer | None = None, api_key: str | None = None) -> HttpClient:
         return HttpClient((server or self.server).port, api_key or self.api_key)
+
+    def api(self, timeout: float = 300.0) -> MemoryAdmin:
+        """memoryadmin's Python client for the served app, without retries (every error counts)."""
+        return MemoryAdmin(f"http://127.0.0.1:{self.server.port}", self.api_key, timeout=timeout, max_retries=0)
 
     def endpoint_missing(self, method: str, path: str, body: Any = None) -> bool:
         """True when no route answers (the API guard's 404/405 for unknown endpoints)."""
@@ -733,27 +749,23 @@ def figure_8(bench: Bench) -> Figure:
                 seed=bench.manifest["seed"] + 100 + run,
                 fingerprint=text_fingerprint,
             )
-            client = bench.client()
-            try:
+            with bench.api() as api:
                 started = time.perf_counter()
-                response = client.send(Request("POST", f"{API}/subjects/{user}/erasure", {}))
-                if response.status != 202:
-                    runs.append({"error": f"{response.status} {response.body[:300]!r}"})
+                try:
+                    erasure_id = api.subjects.erase(user).erasure_id
+                except MemoryAdminError as exc:
+                    runs.append({"error": str(exc)})
                     continue
-                erasure_id = response.json()["erasure_id"]
-                status, payload = "pending", {}
+                status, counts = "pending", None
                 while time.perf_counter() - started < 120:
-                    poll = client.send(Request("GET", f"{API}/erasures/{erasure_id}"))
-                    payload = poll.json()
-                    status = payload.get("status")
+                    erasure = api.subjects.erasure(erasure_id)
+                    status, counts = erasure.status, erasure.counts
                     if status in ("completed", "failed"):
                         break
                     time.sleep(0.05)
                 elapsed = time.perf_counter() - started
-            finally:
-                client.close()
             left = subject_rows_left(bench, user)
-            runs.append({"seconds": round(elapsed, 2), "status": status, "counts": payload.get("counts"), "left": left})
+            runs.append({"seconds": round(elapsed, 2), "status": status, "counts": counts, "left": left})
             bench.log(f"  fig8 run {run + 1}: {status} in {elapsed:.2f}s, rows left {left}")
     finally:
         worker.stop()
@@ -1048,37 +1060,31 @@ def figure_11(bench: Bench, probes: int = 10_000) -> Figure:
     deadline = time.perf_counter() + 600
 
     def client_loop(index: int) -> None:
-        client = bench.client()
-        try:
+        with bench.api() as api:
             while time.perf_counter() < deadline:
                 n = next(counter)
                 if n >= probes:
                     return
                 token = probe_token(n + int(bench.stamp[-6:]) * 10_000)
                 user = users[n % len(users)]
-                created = client.send(
-                    Request(
-                        "POST",
-                        f"{API}/memories",
-                        {"text": f"Remember the code word {token} for {bench.stamp}", "user_id": user},
-                    )
-                )
-                if created.status not in (200, 201):
+                try:
+                    added = api.memories.add(user_id=user, text=f"Remember the code word {token} for {bench.stamp}")
+                except MemoryAdminError as exc:
                     with lock:
-                        errors.append(f"create {created.status} {created.body[:200]!r}")
+                        errors.append(f"create {exc}")
                     continue
-                memory_id = created.json()["id"]
-                hits = client.send(
-                    Request("POST", f"{API}/memories/search", {"query": token, "user_id": user, "limit": 10})
-                )
-                ok = hits.status == 200 and any(i["memory"]["id"] == memory_id for i in hits.json()["items"])
+                memory_id = added.memory.id
+                try:
+                    ok = any(hit.memory.id == memory_id for hit in api.memories.search(token, user_id=user).items)
+                except MemoryAdminError as exc:
+                    with lock:
+                        errors.append(f"search {exc}")
+                    ok = False
                 with lock:
                     if ok:
                         found[0] += 1
                     else:
                         missed.append(memory_id)
-        finally:
-            client.close()
 
     from bench.load import run_threads
 

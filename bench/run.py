@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import figures
+from bench import figures, mcp_latency
 from bench.common import (
     CODE_DIR,
     DEFAULT_DATABASE_URL,
@@ -263,6 +263,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         " `conversations_message`.",
         "",
     ]
+    mcp_results = ROOT / "bench" / "results-mcp.json"
+    if mcp_results.exists():
+        lines += mcp_latency.section(json.loads(mcp_results.read_text()))
     if results.get("analysis"):
         lines += ["## What limits the figures that miss", "", results["analysis"].strip(), ""]
     return "\n".join(lines)

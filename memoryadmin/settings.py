@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "memoryadmin.extraction",
     "memoryadmin.governance",
     "memoryadmin.api",
+    "memoryadmin.mcp",
     "memoryadmin.console",
     "memoryadmin.privacy",
 ]
@@ -112,6 +113,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memoryadmin.api.middleware.ApiGuardMiddleware",
+    "memoryadmin.api.access_log.AccessLogMiddleware",
     "memoryadmin.api.ratelimit.RateLimitMiddleware",
     "memoryadmin.api.middleware.BrowserMiddleware",
 ]
@@ -149,6 +151,8 @@ TEMPLATES = [
 ]
 
 WSGI_APPLICATION = "memoryadmin.wsgi.application"
+# Threads per web process (memoryadmin.asgi) that run Django's requests and the MCP tools.
+WEB_THREADS = env_int("WEB_THREADS", 4, minimum=1)
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/memoryadmin")
 try:

@@ -2,8 +2,11 @@
 
     gunicorn memoryadmin.asgi:application --worker-class memoryadmin.web_worker.UvicornWorker
 
-It differs from uvicorn-worker's own class in two ways, both about what a
-client or a log sees of requests the application never handles:
+It differs from uvicorn-worker's own class in three ways. The lifespan protocol
+is required ("on", not uvicorn's "auto"): the MCP server at /mcp runs for the
+life of the process (memoryadmin.asgi), so a worker whose startup fails exits
+instead of serving /mcp as unavailable. And two are about what a client or a
+log sees of requests the application never handles:
 - a request whose head (request line and headers) is malformed or larger than
   MAX_HEAD_BYTES is answered by the server itself, so that answer carries the
   API's error body (`{"error": {...}}`, 400 or 431) instead of plain text; the
@@ -79,6 +82,7 @@ class JsonErrorsH11Protocol(H11Protocol):
 class UvicornWorker(BaseUvicornWorker):
     CONFIG_KWARGS: dict[str, Any] = {
         "loop": "auto",
+        "lifespan": "on",
         "http": JsonErrorsH11Protocol,
         "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
     }

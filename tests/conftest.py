@@ -135,3 +135,26 @@ def _celery_broker_on_test_redis() -> None:
 
 
 __all__ = ["SYSTEM", "ApiClient", "redis_test_url", "settings"]
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker):
+    """The production ASGI app in its own uvicorn process, against this worker's test database and Redis."""
+    from tests.asgi_server import AsgiServer
+
+    server = AsgiServer().wait_ready()
+    yield server
+    server.stop()
+
+
+LIMITED_RATE = 6
+
+
+@pytest.fixture(scope="session")
+def limited_asgi_server(django_db_setup, django_db_blocker):
+    """The same, with a rate limit of LIMITED_RATE requests per key and minute."""
+    from tests.asgi_server import AsgiServer
+
+    server = AsgiServer(API_RATE_LIMIT_PER_MINUTE=str(LIMITED_RATE)).wait_ready()
+    yield server
+    server.stop()

@@ -19,6 +19,7 @@ from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+MAX_TOKEN_CHARS = 200
 
 
 class ApiKeyAuth(HttpBearer):
@@ -27,23 +28,36 @@ class ApiKeyAuth(HttpBearer):
         self.scope = scope
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiKey | None:
-        if not token or len(token) > 200:
-            request.unknown_api_key = True  # type: ignore[attr-defined]
-            return None
-        key = _live_key(hash_api_key(token))
+        key = api_key_for_token(token)
         if key is None:
-            # Counted per client address by the rate limiter, which stops such addresses early.
+            # An empty, overlong or unknown token: counted per client address by the rate limiter,
+            # which stops such addresses early.
             request.unknown_api_key = True  # type: ignore[attr-defined]
             return None
+        # Set before the scope check, so a refused call still counts in the key's access log.
+        request.api_key = key  # type: ignore[attr-defined]
         if not key.has_scope(self.scope):
             raise ApiError(403, "forbidden", f"This API key lacks the '{self.scope}' scope.")
-        now = timezone.now()
-        if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
-            ApiKey.objects.filter(pk=key.pk).filter(
-                Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
-            ).update(last_used_at=now)
-        request.api_key = key  # type: ignore[attr-defined]
         return key
+
+
+def api_key_for_token(token: str) -> ApiKey | None:
+    """The live key a bearer token names, its namespace loaded, its last use noted (at most once a minute).
+
+    Every transport that takes a key (the REST API, MCP) authenticates through here.
+    """
+    if not token or len(token) > MAX_TOKEN_CHARS:
+        return None
+    key = _live_key(hash_api_key(token))
+    if key is None:
+        return None
+    now = timezone.now()
+    if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
+        ApiKey.objects.filter(pk=key.pk).filter(
+            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
+        ).update(last_used_at=now)
+        key.last_used_at = now
+    return key
 
 
 # Every API request starts here, so the statement is written once instead of compiled by the

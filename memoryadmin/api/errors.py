@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -39,7 +39,7 @@ def error_response(status: int, code: str, message: str, details: dict[str, Any]
 
 
 INVALID_ID = "invalid_id"
-_ID_FIELDS = {"session_id", "user_id", "agent_id", "run_id"}
+APP_ID_FIELDS = frozenset({"session_id", "user_id", "agent_id", "run_id"})
 # Where a parameter came from; the field named to the client starts after it.
 _SOURCES = {"body", "payload", "query", "path", "header"}
 _SHAPE_ERRORS = {"string_pattern_mismatch", "string_too_long", "string_too_short", "uuid_parsing", "uuid_type"}
@@ -91,14 +91,25 @@ def service_details(exc: ServiceError) -> dict[str, Any]:
     return details
 
 
-def _is_bad_id(err: dict[str, Any]) -> bool:
+def is_bad_id(err: dict[str, Any], *, id_fields: Collection[str] = APP_ID_FIELDS) -> bool:
+    """Whether a validation error is a malformed id: a path parameter, or an id field of the wrong shape.
+
+    Another transport (MCP) whose ids are arguments rather than path parameters names them in `id_fields`.
+    """
     loc = list(err.get("loc", ()))
     if not loc:
         return False
     if loc[0] == "path":
         # Every path parameter is an id: one that cannot be one is a malformed id, not a missing object.
         return True
-    return err.get("type") in _SHAPE_ERRORS and str(loc[-1]) in _ID_FIELDS
+    return err.get("type") in _SHAPE_ERRORS and str(loc[-1]) in id_fields
+
+
+def invalid_id_error(errors: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The message and details of the 400 `invalid_id` answer for these malformed ids."""
+    details = field_errors(errors)
+    named = ", ".join(f["field"] for f in details["fields"])
+    return f"Malformed id ({named}): app ids match {APP_ID_RE}, memory ids are UUIDs.", details
 
 
 def install_error_handlers(api: NinjaAPI) -> None:
@@ -129,13 +140,9 @@ def install_error_handlers(api: NinjaAPI) -> None:
                 'If-Match takes one ETag of the memory as it was sent, such as "3" (quotes included), or *.',
                 field_errors(errors),
             )
-        bad_ids = [err for err in errors if _is_bad_id(err)]
+        bad_ids = [err for err in errors if is_bad_id(err)]
         if bad_ids:
-            details = field_errors(bad_ids)
-            named = ", ".join(f["field"] for f in details["fields"])
-            return error_response(
-                400, INVALID_ID, f"Malformed id ({named}): app ids match {APP_ID_RE}, memory ids are UUIDs.", details
-            )
+            return error_response(400, INVALID_ID, *invalid_id_error(bad_ids))
         return error_response(422, "validation_error", "The request is not valid.", field_errors(errors))
 
     @api.exception_handler(AuthenticationError)

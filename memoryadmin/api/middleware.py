@@ -4,7 +4,7 @@ keeps the browser pages' middleware off API requests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed
@@ -12,7 +12,7 @@ from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
 
-from memoryadmin.api.errors import error_response
+from memoryadmin.api.errors import ApiError, error_response
 
 API_PREFIX = "/api/"
 # Snapshot restore uploads are large by nature and have their own limit.
@@ -59,29 +59,42 @@ class ApiGuardMiddleware:
 
 
 def _oversized_head(request: HttpRequest) -> HttpResponse | None:
+    target = len(request.META.get("PATH_INFO", "")) + len(request.META.get("QUERY_STRING", "")) + 1
+    headers = (
+        (name, str(value))
+        for name, value in request.META.items()
+        if name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH")
+    )
+    refusal = head_refusal(target_bytes=target, headers=headers)
+    return None if refusal is None else error_response(refusal.status, refusal.code, refusal.message, refusal.details)
+
+
+def head_refusal(*, target_bytes: int, headers: Iterable[tuple[str, str]]) -> ApiError | None:
     """414 for a request target over MAX_REQUEST_LINE_BYTES, 431 for a header over MAX_HEADER_BYTES or all of
     them over MAX_HEADERS_BYTES. The web server's own limits are set above these (`memoryadmin.web_worker`),
-    so these answers, with the error body, are the ones a client meets."""
-    target = len(request.META.get("PATH_INFO", "")) + len(request.META.get("QUERY_STRING", "")) + 1
+    so these answers, with the error body, are the ones a client meets.
+
+    `headers` are named as in a WSGI environ (`HTTP_X_TRACE`, `CONTENT_TYPE`), so a request counts the same
+    whether Django or the MCP endpoint (memoryadmin.mcp.http) checks it.
+    """
     limit = settings.MAX_REQUEST_LINE_BYTES
-    if target > limit:
-        return error_response(414, "uri_too_long", f"The request target exceeds {limit} bytes.", {"limit_bytes": limit})
+    if target_bytes > limit:
+        return ApiError(414, "uri_too_long", f"The request target exceeds {limit} bytes.", {"limit_bytes": limit})
     one, total = settings.MAX_HEADER_BYTES, settings.MAX_HEADERS_BYTES
     size = 0
-    for name, value in request.META.items():
-        if name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            field = len(name) + len(str(value)) + 4
-            if field > one:
-                header = name.removeprefix("HTTP_").replace("_", "-").title()
-                return error_response(
-                    431,
-                    "headers_too_large",
-                    f"The {header} header exceeds {one} bytes.",
-                    {"header": header, "limit_bytes": one},
-                )
-            size += field
+    for name, value in headers:
+        field = len(name) + len(value) + 4
+        if field > one:
+            header = name.removeprefix("HTTP_").replace("_", "-").title()
+            return ApiError(
+                431,
+                "headers_too_large",
+                f"The {header} header exceeds {one} bytes.",
+                {"header": header, "limit_bytes": one},
+            )
+        size += field
     if size > total:
-        return error_response(
+        return ApiError(
             431, "headers_too_large", f"The request's headers exceed {total} bytes.", {"limit_bytes": total}
         )
     return None

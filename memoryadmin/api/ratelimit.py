@@ -11,7 +11,11 @@ more than `API_UNKNOWN_KEY_LIMIT_PER_MINUTE` unknown (or revoked) keys in a
 window gets 429 for every keyed request until the window ends, checked before
 anything else, so a stream of random tokens soon costs neither a database lookup
 nor a Redis key per token. The address is REMOTE_ADDR, as for the console's
-sign-in throttle.
+sign-in throttle (the ASGI scope's client address for MCP, the same address).
+
+`RateLimiter` does the counting for every transport that takes a key: the REST
+API's middleware here and the MCP endpoint (memoryadmin.mcp.http) share one
+budget per key and one unknown-key budget per address.
 
 Rate limiting protects the service; it is not what keeps data safe. When Redis
 is unreachable the limiter steps aside (fails open) rather than take the
@@ -26,6 +30,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -92,70 +97,95 @@ return count
 _COUNT = Script(None, COUNT_SCRIPT.encode())  # type: ignore[arg-type]
 
 
-class RateLimitMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
+@dataclass(frozen=True)
+class RateVerdict:
+    """One request's standing for the current window: against its key's limit, or its address refused."""
+
+    limit: int
+    # Requests of the key in this window, this one included; -1 when the address is refused for unknown keys.
+    count: int
+    window_ends: float
+    now: float
+    unknown_limit: int = 0
+
+    @property
+    def address_refused(self) -> bool:
+        return self.count < 0
+
+    @property
+    def limited(self) -> bool:
+        return self.address_refused or self.count > self.limit
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.count)
+
+    @property
+    def retry_after(self) -> int:
+        return max(1, math.ceil(self.window_ends - self.now))
+
+    def refusal(self) -> tuple[str, dict[str, int]]:
+        """The message and details of the 429 error body."""
+        if self.address_refused:
+            return (
+                f"This address sent more than {self.unknown_limit} unknown API keys this minute; "
+                f"retry in {self.retry_after} s.",
+                {"unknown_keys_per_minute": self.unknown_limit, "retry_after_seconds": self.retry_after},
+            )
+        return (
+            f"This API key made more than {self.limit} requests this minute; retry in {self.retry_after} s.",
+            {"limit_per_minute": self.limit, "retry_after_seconds": self.retry_after},
+        )
+
+    def headers(self) -> dict[str, str]:
+        if self.address_refused:
+            # No key was counted, so there is no key budget to tell.
+            return {"Retry-After": str(self.retry_after)}
+        headers = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(int(self.window_ends)),
+        }
+        if self.limited:
+            headers["Retry-After"] = str(self.retry_after)
+        return headers
+
+
+class RateLimiter:
+    """Counts requests per key and unknown keys per address; shared by every transport that takes a key."""
+
+    def __init__(self) -> None:
         self.skip_until = 0.0
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def hit(self, token: str, address: str) -> RateVerdict | None:
+        """Count this request, in one round trip; None when limiting is off or Redis cannot say."""
         limit = settings.API_RATE_LIMIT_PER_MINUTE
-        if limit <= 0 or not request.path.startswith(API_PREFIX) or request.path.startswith(EXEMPT_PATHS):
-            return self.get_response(request)
-        token = bearer_token(request)
-        if token is None:
-            return self.get_response(request)
+        if limit <= 0:
+            return None
         now = time.time()
-        address = client_address(request)
-        count = self._count(token, address, now)
-        if count is None:
-            return self.get_response(request)
-        window_ends = (math.floor(now / WINDOW_SECONDS) + 1) * WINDOW_SECONDS
-        retry_after = max(1, math.ceil(window_ends - now))
-        if count < 0:
-            unknown_limit = settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE
-            response = error_response(
-                429,
-                "rate_limited",
-                f"This address sent more than {unknown_limit} unknown API keys this minute; retry in {retry_after} s.",
-                {"unknown_keys_per_minute": unknown_limit, "retry_after_seconds": retry_after},
-            )
-            response["Retry-After"] = str(retry_after)
-            return response
-        if count > limit:
-            response = error_response(
-                429,
-                "rate_limited",
-                f"This API key made more than {limit} requests this minute; retry in {retry_after} s.",
-                {"limit_per_minute": limit, "retry_after_seconds": retry_after},
-            )
-            response["Retry-After"] = str(retry_after)
-            self._label(response, limit, 0, window_ends)
-            return response
-        response = self.get_response(request)
-        if getattr(request, "unknown_api_key", False):
-            self._count_unknown(address, now)
-        self._label(response, limit, limit - count, window_ends)
-        return response
-
-    def _count(self, token: str, address: str, now: float) -> int | None:
-        """Requests of this key in the current window, this one included; -1 when the address is refused for
-        unknown keys; None when Redis cannot say."""
         if now < self.skip_until:
             return None
         window = math.floor(now / WINDOW_SECONDS)
+        unknown_limit = settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE
         try:
             count = _COUNT(
                 keys=[rate_limit_key(token, window), unknown_keys_key(address, window)],
                 # Twice the window: a key never outlives the minute after its own.
-                args=[settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE, 2 * WINDOW_SECONDS],
+                args=[unknown_limit, 2 * WINDOW_SECONDS],
                 client=get_redis(),
             )
         except RedisError as exc:
             self._back_off(now, exc)
             return None
-        return int(count)
+        return RateVerdict(limit, int(count), (window + 1) * WINDOW_SECONDS, now, unknown_limit)
 
-    def _count_unknown(self, address: str, now: float) -> None:
+    def count_unknown(self, address: str) -> None:
+        """The address presented a key nobody issued (or a revoked one)."""
+        if settings.API_RATE_LIMIT_PER_MINUTE <= 0:
+            return
+        now = time.time()
+        if now < self.skip_until:
+            return
         key = unknown_keys_key(address, math.floor(now / WINDOW_SECONDS))
         try:
             pipe = get_redis().pipeline(transaction=False)
@@ -169,8 +199,29 @@ class RateLimitMiddleware:
         self.skip_until = now + BACKOFF_SECONDS
         logger.warning("rate limiting is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
 
-    @staticmethod
-    def _label(response: HttpResponse, limit: int, remaining: int, window_ends: float) -> None:
-        response["X-RateLimit-Limit"] = str(limit)
-        response["X-RateLimit-Remaining"] = str(max(0, remaining))
-        response["X-RateLimit-Reset"] = str(int(window_ends))
+
+class RateLimitMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.limiter = RateLimiter()
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX) or request.path.startswith(EXEMPT_PATHS):
+            return self.get_response(request)
+        token = bearer_token(request)
+        if token is None:
+            return self.get_response(request)
+        address = client_address(request)
+        verdict = self.limiter.hit(token, address)
+        if verdict is None:
+            return self.get_response(request)
+        if verdict.limited:
+            message, details = verdict.refusal()
+            response = error_response(429, "rate_limited", message, details)
+        else:
+            response = self.get_response(request)
+            if getattr(request, "unknown_api_key", False):
+                self.limiter.count_unknown(address)
+        for name, value in verdict.headers().items():
+            response[name] = value
+        return response

@@ -39,6 +39,9 @@ MAX_REPORTED_BREAKS = 1000
 class Actor:
     type: str
     id: str
+    # The transport a key's call came through when not the REST API ("mcp"); audit events
+    # record it in their data, so the actor itself stays the key.
+    via: str = ""
 
     @classmethod
     def system(cls, name: str = "system") -> Actor:
@@ -49,8 +52,8 @@ class Actor:
         return cls("operator", username)
 
     @classmethod
-    def api_key(cls, prefix: str) -> Actor:
-        return cls("api_key", prefix)
+    def api_key(cls, prefix: str, *, via: str = "") -> Actor:
+        return cls("api_key", prefix, via)
 
     @classmethod
     def subject(cls, link_id: str | None = None) -> Actor:
@@ -215,8 +218,11 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
                 if key not in subjects:
                     subjects[key] = subject_hmac(entry.namespace_id, entry.user_id)
                 subject_hash = subjects[key]
+            data = dict(entry.data or {})
+            if entry.actor.via:
+                data["via"] = entry.actor.via
             # Hashed as it will be read back, so verification reproduces the digest.
-            data = stored_json(entry.data or {})
+            data = stored_json(data)
             prev_hash = heads[entry.namespace_id]
             digest = event_digest(
                 prev_hash=prev_hash,

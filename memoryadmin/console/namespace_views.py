@@ -1,4 +1,4 @@
-"""Namespaces (settings) and their API keys."""
+"""Namespaces (settings) and their API keys, with each key's access log."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from memoryadmin.console.forms import ApiKeyForm, NamespaceSettingsForm, ReasonF
 from memoryadmin.console.scope import all_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.services import validate_extraction_config
+from memoryadmin.tenancy.access_log import access_summary
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_update
 
@@ -114,6 +115,14 @@ def api_key_new(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.htmx:
         context["form"] = NamespaceSettingsForm(initial=_settings_initial(ns))
     return render(request, template, context, status=status)
+
+
+@role_required("viewer")
+def api_key(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
+    ns = get_object_or_404(Namespace, slug=slug)
+    key = get_object_or_404(ApiKey, pk=key_id, namespace=ns)
+    summary = access_summary(key_hash=key.key_hash)
+    return render(request, "console/api_key.html", {"namespace": ns, "key": key, "access": summary})
 
 
 @require_POST

@@ -24,6 +24,7 @@ urlpatterns = [
     path("namespaces/<slug:slug>/", namespace_views.namespace, name="namespace"),
     path("namespaces/<slug:slug>/settings/", namespace_views.namespace_settings, name="namespace_settings"),
     path("namespaces/<slug:slug>/keys/", namespace_views.api_key_new, name="api_key_new"),
+    path("namespaces/<slug:slug>/keys/<int:key_id>/", namespace_views.api_key, name="api_key"),
     path(
         "namespaces/<slug:slug>/keys/<int:key_id>/revoke/",
         namespace_views.api_key_revoke_view,

@@ -417,10 +417,11 @@ def _with_touch(search_sql: str, params: list[Any], limit: int, now: datetime) -
             WHERE id IN (
                 SELECT id FROM memories_memory
                 WHERE id IN (
-                    SELECT h.id FROM hits h
+                    -- The page first, then the rows of it that are due: the extra row fetched to
+                    -- tell whether a next page exists is not shown, so it must not be touched (its
+                    -- new recency would lift it above the cursor, out of every later page).
+                    SELECT h.id FROM (SELECT id, last_accessed_at FROM hits ORDER BY score DESC, id DESC LIMIT %s) h
                     WHERE h.last_accessed_at IS NULL OR h.last_accessed_at < %s
-                    ORDER BY h.score DESC, h.id DESC
-                    LIMIT %s
                 )
                 ORDER BY id
                 FOR UPDATE SKIP LOCKED
@@ -431,7 +432,7 @@ def _with_touch(search_sql: str, params: list[Any], limit: int, now: datetime) -
         FROM hits LEFT JOIN touched ON touched.id = hits.id
         ORDER BY hits.score DESC, hits.id DESC
     """
-    return sql, [*params, now, now - ACCESS_TOUCH_INTERVAL, limit]
+    return sql, [*params, now, limit, now - ACCESS_TOUCH_INTERVAL]
 
 
 def memories_touch(memories: Sequence[Memory]) -> None:

@@ -149,6 +149,25 @@ def test_a_request_that_is_not_http_gets_the_error_body(web) -> None:
     assert b'"code": "bad_request"' in body
 
 
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+def test_the_worker_runs_the_lifespan_so_mcp_is_served_beside_the_api(web) -> None:
+    base, _ = web
+    # 401 (not 503 `mcp_unavailable`): the MCP server started with the worker and checks the key.
+    response = httpx.post(f"{base}/mcp", json=PING, headers=MCP_HEADERS, timeout=10)
+    assert_error_body(response, 401, "unauthorized")
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_mcp_requests_meet_the_api_s_head_limits_with_the_error_body(web) -> None:
+    base, _ = web
+    long_header = httpx.post(f"{base}/mcp", json=PING, headers={**MCP_HEADERS, "X-Trace": "t" * 20_000}, timeout=10)
+    assert assert_error_body(long_header, 431, "headers_too_large")["details"]["header"] == "X-Trace"
+    assert_error_body(httpx.post(f"{base}/mcp?q=" + "q" * 40_000, json=PING, headers=MCP_HEADERS), 414, "uri_too_long")
+
+
 def test_the_access_log_carries_no_privacy_link(web) -> None:
     base, log = web
     token = "eyJsIjoiZmFrZSJ9:1abcde:Zm9yZ2VkLXNpZ25hdHVyZQ"

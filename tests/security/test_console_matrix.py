@@ -29,6 +29,7 @@ PUBLIC = {"console:login", "console:logout"}
 
 # The least role each console view needs.
 RIGHTS = {
+    "console:api_key": "viewer",
     "console:api_key_new": "admin",
     "console:api_key_revoke": "admin",
     "console:audit": "viewer",
