@@ -32,7 +32,11 @@ class AuditEvent(models.Model):
     target_type = models.CharField(max_length=40, blank=True, default="")
     target_id = models.CharField(max_length=200, blank=True, default="")
     subject_hash = models.CharField(max_length=64, blank=True, default="")
+    # Free text (why an operator or an app did it) may name a person. The chain's digest covers its
+    # keyed hash, not the text, so an erasure can blank the text of the person's events
+    # (the one UPDATE the append-only trigger allows) and the chain still verifies.
     reason = models.TextField(blank=True, default="")
+    reason_digest = models.CharField(max_length=64, blank=True, default="")
     data = models.JSONField(default=dict, blank=True)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
@@ -48,3 +52,7 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.action} {self.target_type}:{self.target_id}"
+
+    @property
+    def reason_redacted(self) -> bool:
+        return bool(self.reason_digest) and not self.reason

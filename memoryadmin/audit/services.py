@@ -124,6 +124,18 @@ def event_digest(
     return hmac.new(_chain_key(), payload.encode(), hashlib.sha256).hexdigest()
 
 
+def reason_digest(reason: str) -> str:
+    """The keyed hash of an event's free text; the chain covers it instead of the text."""
+    if not reason:
+        return ""
+    return hmac.new(_chain_key(), ("reason\x00" + reason).encode(), hashlib.sha256).hexdigest()
+
+
+def _reason_in_chain(reason: str, digest: str) -> str:
+    # Events written before reasons were hashed separately carry their text in the chain itself.
+    return f"hmac:{digest}" if digest else reason
+
+
 def digest_of(event: AuditEvent) -> str:
     return event_digest(
         prev_hash=event.prev_hash,
@@ -135,7 +147,7 @@ def digest_of(event: AuditEvent) -> str:
         target_type=event.target_type,
         target_id=event.target_id,
         subject_hash=event.subject_hash,
-        reason=event.reason,
+        reason=_reason_in_chain(event.reason, event.reason_digest),
         data=event.data,
     )
 
@@ -224,6 +236,7 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
             # Hashed as it will be read back, so verification reproduces the digest.
             data = stored_json(data)
             prev_hash = heads[entry.namespace_id]
+            why = reason_digest(entry.reason)
             digest = event_digest(
                 prev_hash=prev_hash,
                 namespace_id=entry.namespace_id,
@@ -234,7 +247,7 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
                 target_type=entry.target_type,
                 target_id=str(entry.target_id),
                 subject_hash=subject_hash,
-                reason=entry.reason,
+                reason=_reason_in_chain(entry.reason, why),
                 data=data,
             )
             heads[entry.namespace_id] = digest
@@ -249,6 +262,7 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
                     target_id=str(entry.target_id),
                     subject_hash=subject_hash,
                     reason=entry.reason,
+                    reason_digest=why,
                     data=data,
                     prev_hash=prev_hash,
                     hash=digest,
@@ -307,6 +321,21 @@ class _Walk:
             self.breaks.append(ChainBreak(event_id, namespace_id, problem))
 
 
+def audit_redact_subject(*, namespace_id: int, user_id: str) -> int:
+    """Blank the free text of the person's events in this namespace (an erasure); returns how many.
+
+    The events stay, with their keyed hash of the text: the chain still verifies, and a
+    redacted event shows that it had a reason and that it is gone.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE audit_auditevent SET reason = '' "
+            "WHERE namespace_id = %s AND subject_hash = %s AND reason <> '' AND reason_digest <> ''",
+            [namespace_id, subject_hmac(namespace_id, user_id)],
+        )
+        return cursor.rowcount
+
+
 def verify_audit_chain(
     namespace_id: int | None = None, *, all_chains: bool = True, anchors: Iterable[Anchor] = ()
 ) -> ChainReport:
@@ -335,6 +364,8 @@ def verify_audit_chain(
             walk.add(event.pk, event.namespace_id, "previous hash does not match the event before it")
         if digest_of(event) != event.hash:
             walk.add(event.pk, event.namespace_id, "content does not match its hash")
+        elif event.reason and event.reason_digest and reason_digest(event.reason) != event.reason_digest:
+            walk.add(event.pk, event.namespace_id, "its reason does not match the reason's hash")
         anchor = expected.pop(event.pk, None)
         if anchor is not None:
             seen_anchors += 1

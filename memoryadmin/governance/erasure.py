@@ -27,7 +27,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, audit_record, audit_redact_subject
 from memoryadmin.conversations.models import Session
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict
@@ -262,6 +262,8 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 f"{len(leftover_keys)} keys"
             )
         sweep.deleted["snapshot_uploads"] += restore_uploads_discard(namespace=namespace)
+        # The audit trail keeps its events, without the free text that may name the person.
+        sweep.deleted["audit_reasons"] += audit_redact_subject(namespace_id=namespace.pk, user_id=user_id)
         arrived = sum(_subject_rows(namespace, user_id).values())
         return _complete(erasure, sweep, redis_counts, keys, arrived_since=arrived, cutoff=cutoff)
     except Exception as exc:
@@ -283,7 +285,12 @@ def _complete(
     cutoff: datetime,
 ) -> ErasureRequest:
     namespace = erasure.namespace
-    stores = [*(h.store for h in holdings()), *(f.store for f in key_families()), "snapshot_uploads"]
+    stores = [
+        *(h.store for h in holdings()),
+        *(f.store for f in key_families()),
+        "snapshot_uploads",
+        "audit_reasons",
+    ]
     counts = {**dict.fromkeys(stores, 0), **sweep.deleted, **redis_counts}
     completed_at = timezone.now()
     body = {

@@ -84,3 +84,50 @@ def test_an_erasure_discards_uploads_not_yet_applied_and_their_samples(
         applied = admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]))
     assert applied.status_code in (302, 409)
     assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
+
+
+def test_an_erasure_blanks_the_free_text_of_the_persons_audit_events_and_the_chain_still_verifies(
+    api, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    from memoryadmin.audit.models import AuditEvent
+    from memoryadmin.audit.services import verify_audit_chain
+
+    memory = remember(api, "Alice likes tea")
+    said = "Alice moved to 12 Rue de la Paix and asked us to drop this"
+    assert api.delete(f"/api/v1/memories/{memory['id']}?reason={said}").status_code == 204
+    bob = remember(api, "Bob likes coffee", user_id="bob")
+    assert api.delete(f"/api/v1/memories/{bob['id']}?reason=Bob changed his mind").status_code == 204
+    assert AuditEvent.objects.filter(reason=said).exists()
+
+    accepted = erase_via_api(api, "alice", django_capture_on_commit_callbacks)
+    status = api.get(f"/api/v1/erasures/{accepted['erasure_id']}").json()
+    assert status["status"] == "completed", status
+    assert status["counts"]["audit_reasons"] >= 1
+    assert not AuditEvent.objects.filter(reason__contains="Rue de la Paix").exists()
+    forgotten = AuditEvent.objects.get(action="memory.forget", target_id=memory["id"])
+    assert forgotten.reason == "" and forgotten.reason_redacted
+    # Bystanders keep theirs, and every event still verifies against its keyed digest.
+    assert AuditEvent.objects.get(action="memory.forget", target_id=bob["id"]).reason == "Bob changed his mind"
+    assert verify_audit_chain(namespace.pk, all_chains=False).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_only_change_an_audit_event_accepts_is_blanking_its_hashed_reason(api, namespace) -> None:
+    from django.db import DatabaseError, connection, transaction
+
+    from memoryadmin.audit.models import AuditEvent
+
+    memory = remember(api, "Alice likes tea")
+    api.delete(f"/api/v1/memories/{memory['id']}?reason=because")
+    event = AuditEvent.objects.get(action="memory.forget")
+    for statement in (
+        "UPDATE audit_auditevent SET reason = 'something else' WHERE id = %s",
+        "UPDATE audit_auditevent SET reason = '', action = 'memory.pin' WHERE id = %s",
+        "UPDATE audit_auditevent SET reason_digest = '' WHERE id = %s",
+        "DELETE FROM audit_auditevent WHERE id = %s",
+    ):
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement, [event.pk])
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE audit_auditevent SET reason = '' WHERE id = %s", [event.pk])
+    assert AuditEvent.objects.get(pk=event.pk).reason_redacted
