@@ -253,3 +253,17 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# Embeddings for search (see memoryadmin/memories/embeddings.py and docs/search.md).
+EMBEDDER = os.environ.get("EMBEDDER", "wordllama").strip().lower()
+if EMBEDDER not in ("wordllama", "openai"):
+    raise ImproperlyConfigured(f"EMBEDDER must be wordllama or openai, got {EMBEDDER!r}")
+EMBEDDING_BASE_URL = os.environ.get("EMBEDDING_BASE_URL", "")
+EMBEDDING_API_KEY = os.environ.get("EMBEDDING_API_KEY", "")
+EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "text-embedding-3-small")
+EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0)
+EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 2)
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+if EMBEDDER == "openai" and not EMBEDDING_BASE_URL:
+    raise ImproperlyConfigured("EMBEDDER=openai needs EMBEDDING_BASE_URL (an OpenAI-compatible /v1 endpoint)")

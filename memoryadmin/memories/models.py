@@ -7,6 +7,8 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
+from memoryadmin.memories.fields import EmbeddingField
+
 
 class MemoryType(models.TextChoices):
     SEMANTIC = "semantic"
@@ -157,3 +159,43 @@ class Tombstone(models.Model):
 
     def __str__(self) -> str:
         return f"tombstone {self.fingerprint[:12]} ({self.reason})"
+
+
+class MemoryVector(models.Model):
+    """A memory's embedding by one model. Vectors of different models are never compared.
+
+    The rows go with their memory in the database itself: migration 0005 declares the
+    foreign keys ON DELETE CASCADE, so forgetting and erasure remove them whatever path
+    deletes the memory, and Django never loads them to delete them. (Hence DO_NOTHING and
+    no constraint of Django's own here: Django refuses DB_CASCADE below a model whose own
+    references cascade in Python.) The namespace and user_id are
+    the memory's, kept here so erasure finds and verifies this table like any other that
+    holds a person's data, and so a vector search can be scoped without a join.
+    """
+
+    memory = models.ForeignKey(
+        Memory, on_delete=models.DO_NOTHING, related_name="vectors", db_index=False, db_constraint=False
+    )
+    namespace = models.ForeignKey(
+        "tenancy.Namespace",
+        on_delete=models.DO_NOTHING,
+        related_name="memory_vectors",
+        db_index=False,
+        db_constraint=False,
+    )
+    user_id = models.CharField(max_length=128)
+    model = models.CharField(max_length=200)
+    dimension = models.PositiveSmallIntegerField()
+    embedding = EmbeddingField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "model"], name="memory_vector_unique_model"),
+        ]
+        indexes = [
+            models.Index(fields=["namespace", "user_id", "model"], name="memory_vector_person"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} ({self.model})"

@@ -9,12 +9,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -38,6 +40,7 @@ from memoryadmin.memories.services.planning import (
     memory_row,
     plan_memory,
 )
+from memoryadmin.memories.vectors import Owner, vectors_store
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -85,6 +88,8 @@ def memory_create(
         ),
     )
     text, topics, entities, fingerprint = item.text, item.topics, item.entities, item.fingerprint
+    # Before the transaction: an embeddings endpoint is never waited for while rows are locked.
+    embedded = embed_or_none([text])
 
     with transaction.atomic():
         if is_tombstoned(namespace.pk, user_id, fingerprint):
@@ -124,6 +129,8 @@ def memory_create(
             return WriteResult(Outcome.DUPLICATE, existing)
 
         first_revision(memory, item, actor, now).save(force_insert=True)
+        if embedded is not None:
+            vectors_store([Owner(memory.pk, namespace.pk, user_id)], *embedded)
         link_evidence(memory, evidence_message_ids)
         if pinned:
             Pin.objects.create(memory=memory, pinned_by=str(actor), reason=pin_reason)
@@ -189,10 +196,21 @@ def memory_create_many(
             results[index] = exc
     if not planned:
         return results  # type: ignore[return-value]
+    # Each distinct text once, before the transaction (see memory_create).
+    texts = list(dict.fromkeys(item.text for _, item in planned))
+    embedded = embed_or_none(texts)
+    vectors = dict(zip(texts, embedded[1], strict=True)) if embedded is not None else None
     # No savepoint of its own: nothing is written before the step that may fall back, and that step undoes itself.
     with transaction.atomic(savepoint=False):
         try:
             _create_planned(namespace, actor, planned, results, merge_near_duplicates)
+            if embedded is not None and vectors is not None:
+                created = [item for _, item in planned if item.outcome is Outcome.CREATED]
+                vectors_store(
+                    [Owner(item.memory.pk, namespace.pk, item.new.user_id) for item in created],  # type: ignore[union-attr]
+                    embedded[0],
+                    np.array([vectors[item.text] for item in created]),
+                )
         except _Fallback:
             for index, item in planned:
                 try:

@@ -11,12 +11,14 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.errors import Conflict, NotFound
 from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
     Memory,
     MemoryRevision,
 )
 from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_text
 from memoryadmin.memories.services.planning import is_tombstoned
+from memoryadmin.memories.vectors import Owner, vectors_store
 
 
 def locked_memory(memory: Memory) -> Memory:
@@ -37,7 +39,9 @@ def memory_update(
     metadata: dict[str, Any] | None = None,
     reason: str = "",
 ) -> Memory:
-    """Change a memory's content; every change appends a revision."""
+    """Change a memory's content; every change appends a revision (and a new text, a new vector)."""
+    # Before the transaction: an embeddings endpoint is never waited for while the row is locked.
+    embedded = embed_or_none([clean_text(text)]) if text is not None else None
     with transaction.atomic():
         memory = locked_memory(memory)
         changed: list[str] = []
@@ -64,6 +68,8 @@ def memory_update(
                         )
                 memory.text, memory.fingerprint = text, fingerprint
                 changed.append("text")
+                if embedded is not None:
+                    vectors_store([Owner(memory.pk, memory.namespace_id, memory.user_id)], *embedded)
         if memory_type is not None and clean_memory_type(memory_type) != memory.memory_type:
             memory.memory_type = memory_type
             changed.append("memory_type")
