@@ -147,7 +147,11 @@ DATABASES["default"].setdefault("OPTIONS", {})
 # No JIT: its compilation (tens to hundreds of milliseconds) starts once a plan's cost passes a
 # threshold that a namespace-wide search reaches as the table grows, and no statement here runs
 # long enough to win it back.
-DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
+# pgvector's HNSW scans (where the server has pgvector): a search list as long as search's candidate
+# pool, and iterative scans, so filtered searches still fill it. Harmless placeholders elsewhere.
+DATABASES["default"]["OPTIONS"].setdefault(
+    "options", "-c jit=off -c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order"
+)
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -267,3 +271,5 @@ EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 2)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
 if EMBEDDER == "openai" and not EMBEDDING_BASE_URL:
     raise ImproperlyConfigured("EMBEDDER=openai needs EMBEDDING_BASE_URL (an OpenAI-compatible /v1 endpoint)")
+# A memory that shares no word with the query is a search result only this similar (cosine).
+SEARCH_MIN_SIMILARITY = env_float("SEARCH_MIN_SIMILARITY", 0.3, minimum=-1.0)

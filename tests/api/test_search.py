@@ -30,8 +30,11 @@ def test_it_finds_and_ranks_memories(api, namespace) -> None:
     }
     assert all(isinstance(hit["score"], float) for hit in body["items"])
     assert body["next_cursor"] is None
-    r = search(api, '"allergic to peanuts" -cookies')
+    r = search(api, '"allergic to peanuts" -cookies', syntax="websearch")
     assert [hit["memory"]["text"] for hit in r.json()["items"]] == ["Alice is allergic to peanuts"]
+    r = search(api, "What is Alice allergic to?", user_id="alice")
+    assert r.json()["items"][0]["memory"]["text"] == "Alice is allergic to peanuts"
+    assert "explain" not in r.json()["items"][0]
 
 
 def test_it_applies_every_filter_and_never_relaxes_them(api, namespace) -> None:
@@ -67,8 +70,9 @@ def test_it_leaves_candidates_out_unless_asked(api, namespace) -> None:
 
 
 def test_recency_can_be_turned_off_or_tuned(api, namespace) -> None:
-    fresh = remember(namespace, "Alice likes tea")
-    old = remember(namespace, "Alice likes tea very much")
+    # The same text for two people: equally relevant, so recency alone orders them.
+    fresh = remember(namespace, "Likes tea", user_id="alice")
+    old = remember(namespace, "Likes tea", user_id="bob")
     Memory.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=300))
     ranked = [h["memory"]["id"] for h in search(api, "tea").json()["items"]]
     assert ranked == [str(fresh.pk), str(old.pk)]
@@ -97,7 +101,7 @@ def test_it_pages_results(api, namespace, django_assert_max_num_queries) -> None
     seen = []
     cursor = None
     while True:
-        with django_assert_max_num_queries(3):
+        with django_assert_max_num_queries(4):
             body = search(api, "tea", limit=3, **({"cursor": cursor} if cursor else {})).json()
         seen.extend(h["memory"]["id"] for h in body["items"])
         cursor = body["next_cursor"]
@@ -110,8 +114,12 @@ def test_search_keeps_its_query_count_flat(api, namespace, django_assert_max_num
     for i in range(50):
         remember(namespace, f"tea note {i}", pinned=i % 3 == 0)
     search(api, "warm up")
-    with django_assert_max_num_queries(3):
-        r = search(api, "tea", limit=50)
+    # The key lookup, the candidates, and the page with its access update.
+    with django_assert_max_num_queries(4):
+        r = search(api, "tea", limit=50, user_id="alice")
+    assert len(r.json()["items"]) == 50
+    with django_assert_max_num_queries(4):
+        r = search(api, "tea", limit=50, explain=True)
     assert len(r.json()["items"]) == 50
 
 
