@@ -317,12 +317,19 @@ class SearchIn(Schema):
     recency: RecencyIn | None = None
 
 
+class SearchMatchOut(Schema):
+    query: str = Field(description="A word of the query.")
+    memory: str = Field(description="The memory's word closest to it.")
+    similarity: float = Field(description="1.0 for the same word; shown from 0.5.")
+
+
 class SearchExplainOut(Schema):
     fulltext: float = Field(description="Share of the query's words the memory contains, weighted by rarity (0-1).")
     vector: float | None = Field(description="Cosine similarity of the embeddings; null when either has none.")
     terms: float = Field(description="How close the memory's words come to each query word (word vectors, 0-1).")
     relevance: float = Field(description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625).")
     recency: float | None = Field(description="The recency blend's value; null when recency is off.")
+    matches: list[SearchMatchOut] = Field(description="The query words the memory comes close to, closest first.")
 
 
 class SearchHitOut(Schema):

@@ -29,7 +29,7 @@ import math
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -111,7 +111,7 @@ class Recency:
 class SearchHit:
     memory: Memory
     score: float
-    explain: dict[str, float | None] | None = None
+    explain: dict[str, Any] | None = None
 
 
 @dataclass
@@ -127,6 +127,7 @@ class _Candidate:
     recency: float | None = None
     score: float = 0.0
     from_fulltext: bool = False
+    matches: list[dict[str, Any]] = field(default_factory=list)
 
 
 def clean_status(status: str | None, default: str | None) -> str | None:
@@ -338,24 +339,45 @@ def _candidates(
     return candidates, idf
 
 
-def _term_similarity(words: list[str], weights: np.ndarray, texts: list[str]) -> np.ndarray:
-    """For each text: the weighted mean, over query words, of the closest word's similarity."""
+# A memory word at least this close to a query word is shown as a reason for the match.
+_SHOWN_SIMILARITY = 0.5
+
+
+def _term_similarity(
+    words: list[str], weights: np.ndarray, texts: list[str], *, with_matches: bool = False
+) -> tuple[np.ndarray, list[list[dict[str, Any]]]]:
+    """For each text: the weighted mean, over query words, of the closest word's similarity.
+
+    With `with_matches`, also the query words each text comes close to, and by which of its words.
+    """
     scores = np.zeros(len(texts), dtype=np.float64)
+    matches: list[list[dict[str, Any]]] = [[] for _ in texts]
     if not words or not texts or weights.sum() <= 0:
-        return scores
+        return scores, matches
     per_text = [content_words(text, limit=200) for text in texts]
     flat = [w for text_words in per_text for w in text_words]
     if not flat:
-        return scores
-    similarity = word_vectors(words) @ word_vectors(flat).T
+        return scores, matches
+    similarity = np.clip(word_vectors(words) @ word_vectors(flat).T, 0.0, 1.0)
     starts, start = [], 0
     for text_words in per_text:
         starts.append(start)
         start += len(text_words)
     filled = [i for i, text_words in enumerate(per_text) if text_words]
     closest = np.maximum.reduceat(similarity, [starts[i] for i in filled], axis=1)
-    scores[filled] = (weights[:, None] * np.clip(closest, 0.0, 1.0)).sum(axis=0) / weights.sum()
-    return scores
+    scores[filled] = (weights[:, None] * closest).sum(axis=0) / weights.sum()
+    if with_matches:
+        for column, i in enumerate(filled):
+            segment = similarity[:, starts[i] : starts[i] + len(per_text[i])]
+            best = segment.argmax(axis=1)
+            found = [
+                {"query": word, "memory": per_text[i][best[j]], "similarity": round(float(closest[j, column]), 3)}
+                for j, word in enumerate(words)
+                if closest[j, column] >= _SHOWN_SIMILARITY
+            ]
+            found.sort(key=lambda m: -m["similarity"])
+            matches[i] = found
+    return scores, matches
 
 
 def memories_search(
@@ -425,7 +447,7 @@ def memories_search(
     model = embedded[0].model if embedded else None
     vector = embedded[1][0] if embedded else None
     candidates, idf = _candidates(scope, query, words, syntax, model, vector)
-    ranked = _rank(list(candidates.values()), words, idf, vector is not None, recency, reference)
+    ranked = _rank(list(candidates.values()), words, idf, vector is not None, recency, reference, explain)
     if after is not None:
         ranked = [c for c in ranked if (c.score, c.id) < after]
     page = ranked[: limit + 1]
@@ -450,6 +472,7 @@ def _rank(
     with_vectors: bool,
     recency: Recency,
     reference: datetime,
+    with_matches: bool = False,
 ) -> list[_Candidate]:
     if not candidates:
         return []
@@ -460,11 +483,14 @@ def _rank(
     weights = np.array([w for _, w in kept], dtype=np.float64)
     if weights.sum() <= 0:
         weights = np.ones(len(kept))
-    terms = _term_similarity([w for w, _ in kept], weights, [c.text for c in candidates])
+    terms, matches = _term_similarity(
+        [w for w, _ in kept], weights, [c.text for c in candidates], with_matches=with_matches
+    )
     in_use = {name: w for name, w in WEIGHTS.items() if with_vectors or name != "vector"}
     total = sum(in_use.values())
-    for candidate, term in zip(candidates, terms, strict=True):
+    for candidate, term, matched in zip(candidates, terms, matches, strict=True):
         candidate.terms = float(term)
+        candidate.matches = matched
         relevance = in_use["fulltext"] * candidate.fulltext + in_use["terms"] * candidate.terms
         if with_vectors:
             relevance += in_use["vector"] * max(candidate.vector or 0.0, 0.0)
@@ -479,13 +505,14 @@ def _rank(
     return sorted(candidates, key=lambda c: (c.score, c.id), reverse=True)
 
 
-def _explain(candidate: _Candidate) -> dict[str, float | None]:
+def _explain(candidate: _Candidate) -> dict[str, Any]:
     return {
-        "fulltext": round(candidate.fulltext, 6),
-        "vector": None if candidate.vector is None else round(candidate.vector, 6),
-        "terms": round(candidate.terms, 6),
-        "relevance": round(candidate.relevance, 6),
-        "recency": None if candidate.recency is None else round(candidate.recency, 6),
+        "fulltext": candidate.fulltext,
+        "vector": candidate.vector,
+        "terms": candidate.terms,
+        "relevance": candidate.relevance,
+        "recency": candidate.recency,
+        "matches": candidate.matches,
     }
 
 

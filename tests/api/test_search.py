@@ -145,3 +145,29 @@ def test_a_query_of_only_stop_words_finds_nothing(api, namespace) -> None:
     r = search(api, "the")
     assert r.status_code == 200
     assert r.json()["items"] == []
+
+
+def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
+    remember(namespace, "Alice drives a red automobile")
+    remember(namespace, "Alice drinks green tea")
+    r = search(api, "What car does Alice drive?", user_id="alice", explain=True, recency={"enabled": False})
+    assert r.status_code == 200
+    first = r.json()["items"][0]
+    assert first["memory"]["text"] == "Alice drives a red automobile"
+    parts = first["explain"]
+    assert set(parts) == {"fulltext", "vector", "terms", "relevance", "recency", "matches"}
+    assert parts["recency"] is None
+    assert first["score"] == parts["relevance"]
+    assert abs(parts["relevance"] - (0.3 * parts["fulltext"] + 0.2 * parts["vector"] + 0.5 * parts["terms"])) < 1e-5
+    assert ("car", "automobile") in [(m["query"], m["memory"]) for m in parts["matches"]]
+    assert 0 < parts["fulltext"] < 1 and 0 < parts["vector"] < 1
+
+
+def test_a_question_finds_a_memory_that_shares_no_word_with_it(api, namespace) -> None:
+    remember(namespace, "Alice owns an automobile")
+    remember(namespace, "Bob owns an automobile", user_id="bob")
+    items = search(api, "car", user_id="alice", explain=True).json()["items"]
+    assert [hit["memory"]["text"] for hit in items] == ["Alice owns an automobile"]
+    assert items[0]["explain"]["fulltext"] == 0
+    # The same question in websearch syntax asks for the word itself.
+    assert search(api, "car", user_id="alice", syntax="websearch").json()["items"] == []
