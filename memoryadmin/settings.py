@@ -15,6 +15,11 @@ from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# numpy's BLAS (search's vector arithmetic) on one thread per process: its products here are
+# small, the server runs several processes, and threads of its own only wait for each other.
+# Set before numpy is first imported (the apps import it); an operator's own value wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)

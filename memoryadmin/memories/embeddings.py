@@ -125,25 +125,45 @@ _WORD_CACHE_SIZE = 200_000
 
 
 class _WordVectors:
-    """Unit vectors of single words, cached: a vocabulary is small and its words recur."""
+    """Unit vectors of single words, kept in one growing matrix: a vocabulary is small and its words recur.
+
+    The index and the matrix are published together as one tuple, so a reader always gets a
+    matrix holding every row its index names, however other threads grow the vocabulary (or
+    start it over at the size limit) meanwhile.
+    """
 
     def __init__(self) -> None:
-        self.cache: dict[str, np.ndarray] = {}
+        self.state: tuple[dict[str, int], np.ndarray] = ({}, np.zeros((1024, WORDLLAMA_DIMENSION), np.float32))
         self.lock = threading.Lock()
+
+    def rows(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """A matrix and the row of each word in it."""
+        index, matrix = self.state
+        if all(w in index for w in words):
+            return matrix, np.array([index[w] for w in words], dtype=np.intp)
+        with self.lock:
+            index, matrix = self.state
+            missing = [w for w in dict.fromkeys(words) if w not in index]
+            if len(index) + len(missing) > _WORD_CACHE_SIZE:
+                index, matrix = {}, np.zeros_like(matrix)
+                missing = list(dict.fromkeys(words))
+            vectors = normalized(_wordllama().embed(missing, norm=False, batch_size=512))
+            start = len(index)
+            if start + len(missing) > len(matrix):
+                grown = np.zeros((max(2 * len(matrix), start + len(missing)), matrix.shape[1]), np.float32)
+                grown[:start] = matrix[:start]
+                matrix = grown
+            # Rows past the published index are no reader's yet: writing them in place is safe.
+            matrix[start : start + len(missing)] = vectors
+            index = {**index, **{w: start + i for i, w in enumerate(missing)}}
+            self.state = (index, matrix)
+        return matrix, np.array([index[w] for w in words], dtype=np.intp)
 
     def __call__(self, words: Sequence[str]) -> np.ndarray:
         if not words:
             return np.zeros((0, WORDLLAMA_DIMENSION), dtype=np.float32)
-        found = {w: self.cache.get(w) for w in words}
-        missing = [w for w, v in found.items() if v is None]
-        if missing:
-            vectors = normalized(_wordllama().embed(missing, norm=False, batch_size=512))
-            found.update(zip(missing, vectors, strict=True))
-            with self.lock:
-                if len(self.cache) + len(missing) > _WORD_CACHE_SIZE:
-                    self.cache.clear()
-                self.cache.update(zip(missing, vectors, strict=True))
-        return np.stack([found[w] for w in words])
+        matrix, rows = self.rows(words)
+        return matrix[rows]
 
 
 word_vectors = _WordVectors()

@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -207,7 +208,13 @@ def _scope(
 
 
 def _candidates(
-    scope: _Scope, query: str, words: list[str], syntax: str, model: str | None, vector: np.ndarray | None
+    scope: _Scope,
+    query: str,
+    words: list[str],
+    syntax: str,
+    model: str | None,
+    vector: np.ndarray | None,
+    weights: dict[str, float],
 ) -> tuple[dict[uuid.UUID, _Candidate], list[float | None]]:
     """The candidates with what scoring needs, and each query word's weight: one statement.
 
@@ -249,10 +256,10 @@ def _candidates(
         ),
         weights AS MATERIALIZED (
             SELECT w.i, w.tsq, w.indexed,
-                   CASE WHEN w.indexed THEN ln(1 + ((SELECT count(*) FROM hits) - count(h.id) + 0.5)
-                                             / (count(h.id) + 0.5)) END AS idf
-            FROM words w LEFT JOIN hits h ON w.indexed AND h.sv @@ w.tsq
-            GROUP BY w.i, w.tsq, w.indexed
+                   CASE WHEN w.indexed THEN ln(1 + (n.n - d.df + 0.5) / (d.df + 0.5)) END AS idf
+            FROM words w
+            CROSS JOIN (SELECT count(*) AS n FROM hits) n
+            CROSS JOIN LATERAL (SELECT count(*) AS df FROM hits h WHERE w.indexed AND h.sv @@ w.tsq) d
         ),
         ft AS (
             SELECT h.id,
@@ -276,7 +283,12 @@ def _candidates(
         *similarity_params,
         *vector_join_params,
     ]
-    nearest = syntax == "natural" and with_vector and (database_compares or scope.user_id is not None)
+    nearest = (
+        syntax == "natural"
+        and with_vector
+        and weights["vector"] > 0
+        and (database_compares or scope.user_id is not None)
+    )
     if nearest and database_compares:
         person, person_params = ("AND v.user_id = %s", [scope.user_id]) if scope.user_id is not None else ("", [])
         if scope.user_id is None and hnsw_index_exists(model):  # type: ignore[arg-type]
@@ -294,9 +306,10 @@ def _candidates(
         """
         params += [literal, model, scope.namespace_id, *person_params, *scope.params, literal, POOL]
     elif nearest:
+        # Only ids and vectors: the few nearest that are not full-text candidates are read afterwards.
         sql += f"""
         UNION ALL
-        SELECT 'v', m.id, NULL, NULL, m.text, m.created_at, m.last_accessed_at, NULL, v.embedding
+        SELECT 'v', m.id, NULL, NULL, NULL, NULL, NULL, NULL, v.embedding
         FROM memories_memoryvector v JOIN memories_memory m ON m.id = v.memory_id
         WHERE v.namespace_id = %s AND v.user_id = %s AND v.model = %s AND {scope.sql}
         """
@@ -309,7 +322,7 @@ def _candidates(
     idf: list[float | None] = [None] * len(words)
     scanned: list[tuple[_Candidate, Any]] = []
     near: list[_Candidate] = []
-    for kind, pk, share, weights, text, created_at, last_accessed_at, similar, stored in rows:
+    for kind, pk, share, word_weights, text, created_at, last_accessed_at, similar, stored in rows:
         candidate = candidates.get(pk)
         if candidate is None:
             candidate = candidates[pk] = _Candidate(
@@ -318,7 +331,7 @@ def _candidates(
         if kind == "f":
             candidate.fulltext = float(share or 0.0)
             candidate.from_fulltext = True
-            idf = [None if w is None else float(w) for w in weights]
+            idf = [None if w is None else float(w) for w in word_weights]
         else:
             near.append(candidate)
         if similar is not None:
@@ -331,12 +344,34 @@ def _candidates(
             for (candidate, _), similar in zip(scanned, matrix.reshape(len(scanned), -1) @ vector, strict=True):
                 candidate.vector = float(similar)
     # The nearest POOL (a person's whole scan ranked here), and only those similar enough, join the candidates.
-    floor = settings.SEARCH_MIN_SIMILARITY
+    lexical = weights["fulltext"] > 0 or weights["terms"] > 0
+    floor = settings.SEARCH_MIN_SIMILARITY if lexical else -1.0
     near.sort(key=lambda c: (-(c.vector if c.vector is not None else -2.0), c.id))
     kept = {c.id for c in near[:POOL] if c.vector is not None and c.vector >= floor}
-    for pk in [pk for pk, c in candidates.items() if not c.from_fulltext and pk not in kept]:
+    for pk in [pk for pk, c in candidates.items() if not (c.from_fulltext and lexical) and pk not in kept]:
         del candidates[pk]
+    unread = [c for c in candidates.values() if c.created_at is None]
+    if unread:
+        _read_candidates(unread)
     return candidates, idf
+
+
+def _read_candidates(unread: list[_Candidate]) -> None:
+    """Text and times of candidates known so far by their vector alone."""
+    by_id = {c.id: c for c in unread}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, text, created_at, last_accessed_at FROM memories_memory WHERE id = ANY(%s)", [list(by_id)]
+        )
+        for pk, text, created_at, last_accessed_at in cursor.fetchall():
+            candidate = by_id[pk]
+            candidate.text, candidate.created_at, candidate.last_accessed_at = text, created_at, last_accessed_at
+
+
+@lru_cache(maxsize=50_000)
+def _text_words(text: str) -> tuple[str, ...]:
+    """A memory's content words (cached: the same memories come back search after search)."""
+    return tuple(content_words(text, limit=200))
 
 
 # A memory word at least this close to a query word is shown as a reason for the match.
@@ -354,11 +389,13 @@ def _term_similarity(
     matches: list[list[dict[str, Any]]] = [[] for _ in texts]
     if not words or not texts or weights.sum() <= 0:
         return scores, matches
-    per_text = [content_words(text, limit=200) for text in texts]
+    per_text = [_text_words(text) for text in texts]
     flat = [w for text_words in per_text for w in text_words]
     if not flat:
         return scores, matches
-    similarity = np.clip(word_vectors(words) @ word_vectors(flat).T, 0.0, 1.0)
+    matrix, rows = word_vectors.rows([*words, *flat])
+    vectors = matrix[rows]
+    similarity = np.clip(vectors[: len(words)] @ vectors[len(words) :].T, 0.0, 1.0)
     starts, start = [], 0
     for text_words in per_text:
         starts.append(start)
@@ -400,6 +437,7 @@ def memories_search(
     syntax: str = "natural",
     explain: bool = False,
     touch: bool = True,
+    weights: dict[str, float] | None = None,
 ) -> Page[SearchHit]:
     """Memories ranked for `query`, filtered exactly as asked (filters are never relaxed).
 
@@ -410,7 +448,9 @@ def memories_search(
     ones (an empty list constrains nothing). Results are keyset-paginated on (score, id);
     the cursor keeps the reference time so scores stay stable from page to page. With
     `explain`, each hit carries its components. With `touch`, returned memories get their
-    access stats updated (at most once per memory per 15 minutes).
+    access stats updated (at most once per memory per 15 minutes). `weights` replaces the
+    components' weights, for ablations (bench/retrieval.py): a component weighted 0 brings
+    no candidates, and vector candidates then need no minimum similarity.
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must not be empty", details={"field": "query"})
@@ -446,8 +486,19 @@ def memories_search(
     embedded = embed_or_none([query])
     model = embedded[0].model if embedded else None
     vector = embedded[1][0] if embedded else None
-    candidates, idf = _candidates(scope, query, words, syntax, model, vector)
-    ranked = _rank(list(candidates.values()), words, idf, vector is not None, recency, reference, explain)
+    weights = {**WEIGHTS, **(weights or {})}
+    candidates, idf = _candidates(scope, query, words, syntax, model, vector, weights)
+    # A candidate forgotten between the statements has no text.
+    ranked = _rank(
+        [c for c in candidates.values() if c.created_at is not None],
+        words,
+        idf,
+        vector is not None,
+        recency,
+        reference,
+        explain,
+        weights,
+    )
     if after is not None:
         ranked = [c for c in ranked if (c.score, c.id) < after]
     page = ranked[: limit + 1]
@@ -472,7 +523,8 @@ def _rank(
     with_vectors: bool,
     recency: Recency,
     reference: datetime,
-    with_matches: bool = False,
+    with_matches: bool,
+    weights: dict[str, float],
 ) -> list[_Candidate]:
     if not candidates:
         return []
@@ -480,14 +532,14 @@ def _rank(
     known = [w for w in idf if w is not None]
     heaviest = max(known, default=1.0)
     kept = [(word, heaviest if weight is None else weight) for word, weight in zip(words, idf, strict=True)]
-    weights = np.array([w for _, w in kept], dtype=np.float64)
-    if weights.sum() <= 0:
-        weights = np.ones(len(kept))
+    word_weights = np.array([w for _, w in kept], dtype=np.float64)
+    if word_weights.sum() <= 0:
+        word_weights = np.ones(len(kept))
     terms, matches = _term_similarity(
-        [w for w, _ in kept], weights, [c.text for c in candidates], with_matches=with_matches
+        [w for w, _ in kept], word_weights, [c.text for c in candidates], with_matches=with_matches
     )
-    in_use = {name: w for name, w in WEIGHTS.items() if with_vectors or name != "vector"}
-    total = sum(in_use.values())
+    in_use = {name: w for name, w in weights.items() if with_vectors or name != "vector"}
+    total = sum(in_use.values()) or 1.0
     for candidate, term, matched in zip(candidates, terms, matches, strict=True):
         candidate.terms = float(term)
         candidate.matches = matched
