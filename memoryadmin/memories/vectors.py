@@ -189,3 +189,24 @@ def hnsw_index_exists(model: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_class WHERE relname = %s", [hnsw_index_name(model)])
         return cursor.fetchone() is not None
+
+
+def person_pools(
+    namespace_id: int, users: Sequence[str], model: str
+) -> dict[str, list[tuple[uuid.UUID, str, np.ndarray]]]:
+    """(id, text, vector) of every memory of these people that has a vector by `model`: one statement."""
+    column = "v.embedding::text" if pgvector() else "v.embedding"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT v.user_id, m.id, m.text, {column}
+            FROM {TABLE} v JOIN memories_memory m ON m.id = v.memory_id
+            WHERE v.namespace_id = %s AND v.user_id = ANY(%s) AND v.model = %s
+            """,
+            [namespace_id, list(users), model],
+        )
+        rows = cursor.fetchall()
+    pools: dict[str, list[tuple[uuid.UUID, str, np.ndarray]]] = {user: [] for user in users}
+    for user_id, pk, text, raw in rows:
+        pools[user_id].append((pk, text, _decode(raw)))
+    return pools

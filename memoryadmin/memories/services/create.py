@@ -27,7 +27,12 @@ from memoryadmin.memories.models import (
     Tombstone,
 )
 from memoryadmin.memories.services.cleaning import clean_labels
-from memoryadmin.memories.services.near_duplicates import BatchNearDuplicates, near_duplicate_target
+from memoryadmin.memories.services.near_duplicates import (
+    BatchNearDuplicates,
+    BatchSemanticDuplicates,
+    near_duplicate_group,
+    semantic_near_duplicate,
+)
 from memoryadmin.memories.services.planning import (
     NewMemory,
     Outcome,
@@ -101,9 +106,17 @@ def memory_create(
             return WriteResult(Outcome.DUPLICATE, existing)
 
         if merge_near_duplicates:
-            target = near_duplicate_target(
+            target, had_neighbours = near_duplicate_group(
                 namespace_id=namespace.pk, user_id=user_id, text=text, threshold=settings.NEAR_DUPLICATE_THRESHOLD
             )
+            if target is None and not had_neighbours and embedded is not None:
+                target = semantic_near_duplicate(
+                    namespace_id=namespace.pk,
+                    user_id=user_id,
+                    text=text,
+                    vector=embedded[1][0],
+                    model=embedded[0].model,
+                )
             if target is not None:
                 link_evidence(target, evidence_message_ids)
                 merged_topics = clean_labels([*target.topics, *topics], "topics")
@@ -203,7 +216,12 @@ def memory_create_many(
     # No savepoint of its own: nothing is written before the step that may fall back, and that step undoes itself.
     with transaction.atomic(savepoint=False):
         try:
-            _create_planned(namespace, actor, planned, results, merge_near_duplicates)
+            semantic = None
+            if merge_near_duplicates and embedded is not None and vectors is not None:
+                semantic = BatchSemanticDuplicates(
+                    namespace.pk, (item.new.user_id for _, item in planned), embedded[0].model, vectors
+                )
+            _create_planned(namespace, actor, planned, results, merge_near_duplicates, semantic)
             if embedded is not None and vectors is not None:
                 created = [item for _, item in planned if item.outcome is Outcome.CREATED]
                 vectors_store(
@@ -225,12 +243,23 @@ def memory_create_many(
     return results  # type: ignore[return-value]
 
 
+def _near_target(
+    near: BatchNearDuplicates, semantic: BatchSemanticDuplicates | None, item: Planned
+) -> uuid.UUID | Planned | None:
+    """A trigram near duplicate, else (for a text with no trigram neighbour at all) the same fact in other words."""
+    target = near.target(item)
+    if target is None and not near.had_neighbours and semantic is not None:
+        target = semantic.target(item)
+    return target
+
+
 def _create_planned(
     namespace: Namespace,
     actor: Actor,
     planned: list[tuple[int, Planned]],
     results: list[WriteResult | InvalidInput | None],
     merge_near_duplicates: bool,
+    semantic: BatchSemanticDuplicates | None = None,
 ) -> None:
     users = {item.new.user_id for _, item in planned}
     fingerprints = {item.fingerprint for _, item in planned}
@@ -258,7 +287,7 @@ def _create_planned(
             item.outcome = Outcome.SUPPRESSED
         elif item.key in known:
             item.outcome, item.memory = Outcome.DUPLICATE, known[item.key]
-        elif near is not None and (target := near.target(item)) is not None:
+        elif near is not None and (target := _near_target(near, semantic, item)) is not None:
             item.outcome, item.target = Outcome.MERGED, target
         else:
             item.outcome = Outcome.CREATED
@@ -266,6 +295,8 @@ def _create_planned(
             known[item.key] = item.memory
             if near is not None:
                 near.add_created(item)
+            if semantic is not None:
+                semantic.add_created(item)
 
     stored_targets = {item.target for _, item in planned if isinstance(item.target, uuid.UUID)}
     locked: dict[uuid.UUID, Memory] = {}
