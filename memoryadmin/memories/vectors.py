@@ -63,6 +63,28 @@ def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarr
     now = timezone.now()
     kind = "text" if pgvector() else "bytea"
     cast = "::vector" if pgvector() else ""
+    conflict = """
+        ON CONFLICT (memory_id, model) DO UPDATE
+            SET embedding = EXCLUDED.embedding, dimension = EXCLUDED.dimension, created_at = EXCLUDED.created_at
+    """
+    if len(owners) == 1:
+        # One memory (an API write): plain values, which PostgreSQL plans and runs faster than unnest.
+        (owner,) = owners
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {TABLE} (memory_id, namespace_id, user_id, model, dimension, embedding, created_at) "
+                f"VALUES (%s, %s, %s, %s, %s, %s{cast}, %s) {conflict}",
+                [
+                    owner.memory_id,
+                    owner.namespace_id,
+                    owner.user_id,
+                    embedder.model,
+                    embedder.dimension,
+                    vector_param(vectors[0]),
+                    now,
+                ],
+            )
+        return
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
@@ -70,8 +92,7 @@ def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarr
             SELECT v.memory_id, v.namespace_id, v.user_id, %s, %s, v.embedding{cast}, %s
             FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::{kind}[])
                 AS v(memory_id, namespace_id, user_id, embedding)
-            ON CONFLICT (memory_id, model) DO UPDATE
-                SET embedding = EXCLUDED.embedding, dimension = EXCLUDED.dimension, created_at = EXCLUDED.created_at
+            {conflict}
             """,
             [
                 embedder.model,
