@@ -173,6 +173,31 @@ class Run:
         return [self.turns.get(str(hit.memory.pk), set()) for hit in page.items]
 
 
+def paraphrase_gate() -> dict[str, Any]:
+    """Precision and recall of the semantic near-duplicate gate on the labelled pairs of the tests."""
+    from memoryadmin.memories.embeddings import WordLlamaEmbedder
+    from memoryadmin.memories.paraphrase import same_fact
+    from tests.memories.paraphrase_pairs import DIFFERENT, SAME
+
+    embedder = WordLlamaEmbedder()
+
+    def merged(pairs: list[tuple[str, str]]) -> int:
+        count = 0
+        for a, b in pairs:
+            va, vb = embedder.embed([a, b])
+            count += same_fact(a, b, va, vb) and same_fact(b, a, vb, va)
+        return count
+
+    true_merges, wrong_merges = merged(SAME), merged(DIFFERENT)
+    return {
+        "pairs": {"same": len(SAME), "different": len(DIFFERENT)},
+        "merged_same": true_merges,
+        "merged_different": wrong_merges,
+        "precision": round(true_merges / (true_merges + wrong_merges), 3) if true_merges + wrong_merges else None,
+        "recall": round(true_merges / len(SAME), 3),
+    }
+
+
 ABLATION = {
     "full text only": {"fulltext": 1.0, "vector": 0.0, "terms": 0.0},
     "vectors only": {"fulltext": 0.0, "vector": 1.0, "terms": 0.0},
@@ -237,6 +262,7 @@ def main() -> None:
             ablation[name] = {"hit@5": round(h5 / len(asked), 3), "hit@10": round(h10 / len(asked), 3)}
         results["ablation"] = ablation
     results["min_similarity"] = settings.SEARCH_MIN_SIMILARITY
+    results["paraphrase_gate"] = paraphrase_gate()
     print(
         f"embedder: {results['embedder']}; {results['memories']} memories, {results['answerable']} questions "
         f"answerable of {results['questions']} (category 5 left out)"
@@ -247,6 +273,11 @@ def main() -> None:
     print(f"latency in process: p50 {results['latency_ms']['p50']} ms, p95 {results['latency_ms']['p95']} ms")
     for name, figures in results.get("ablation", {}).items():
         print(f"  {name}: hit@5 {figures['hit@5']}, hit@10 {figures['hit@10']}")
+    gate = results["paraphrase_gate"]
+    print(
+        f"near-duplicate gate on {gate['pairs']['same']} paraphrases and {gate['pairs']['different']} different "
+        f"facts: precision {gate['precision']}, recall {gate['recall']}"
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, sort_keys=True))
 
