@@ -320,36 +320,50 @@ def _candidates(
 
     candidates: dict[uuid.UUID, _Candidate] = {}
     idf: list[float | None] = [None] * len(words)
-    scanned: list[tuple[_Candidate, Any]] = []
-    near: list[_Candidate] = []
+    # The vector side: (id, similarity) from the database, or (id, raw vector) of a person's scan.
+    near_ids: list[uuid.UUID] = []
+    near_similarity: list[float] = []
+    scan_ids: list[uuid.UUID] = []
+    scan_raw: list[bytes] = []
     for kind, pk, share, word_weights, text, created_at, last_accessed_at, similar, stored in rows:
-        candidate = candidates.get(pk)
-        if candidate is None:
-            candidate = candidates[pk] = _Candidate(
-                pk, text=text, created_at=created_at, last_accessed_at=last_accessed_at
-            )
         if kind == "f":
+            candidate = candidates[pk] = _Candidate(
+                pk, text=text, created_at=created_at, last_accessed_at=last_accessed_at, from_fulltext=True
+            )
             candidate.fulltext = float(share or 0.0)
-            candidate.from_fulltext = True
             idf = [None if w is None else float(w) for w in word_weights]
-        else:
-            near.append(candidate)
-        if similar is not None:
-            candidate.vector = float(similar)
-        elif stored is not None:
-            scanned.append((candidate, stored))
-    if scanned and vector is not None:
-        matrix = np.frombuffer(b"".join(bytes(raw) for _, raw in scanned), dtype="<f4")
-        if matrix.size == len(scanned) * len(vector):
-            for (candidate, _), similar in zip(scanned, matrix.reshape(len(scanned), -1) @ vector, strict=True):
+            if similar is not None:
                 candidate.vector = float(similar)
+            elif stored is not None:
+                scan_ids.append(pk)
+                scan_raw.append(stored)
+        elif similar is not None:
+            near_ids.append(pk)
+            near_similarity.append(float(similar))
+        elif stored is not None:
+            scan_ids.append(pk)
+            scan_raw.append(stored)
+    if scan_ids and vector is not None:
+        matrix = np.frombuffer(b"".join(scan_raw), dtype="<f4")
+        if matrix.size == len(scan_ids) * len(vector):
+            near_ids += scan_ids
+            near_similarity += (matrix.reshape(len(scan_ids), -1) @ vector).tolist()
     # The nearest POOL (a person's whole scan ranked here), and only those similar enough, join the candidates.
     lexical = weights["fulltext"] > 0 or weights["terms"] > 0
     floor = settings.SEARCH_MIN_SIMILARITY if lexical else -1.0
-    near.sort(key=lambda c: (-(c.vector if c.vector is not None else -2.0), c.id))
-    kept = {c.id for c in near[:POOL] if c.vector is not None and c.vector >= floor}
-    for pk in [pk for pk, c in candidates.items() if not (c.from_fulltext and lexical) and pk not in kept]:
-        del candidates[pk]
+    similarities = dict(zip(near_ids, near_similarity, strict=True))
+    for pk, candidate in candidates.items():
+        if candidate.vector is None and pk in similarities:
+            candidate.vector = similarities[pk]
+    if not lexical:
+        candidates = {}
+    order = np.argsort(-np.asarray(near_similarity, dtype=np.float64), kind="stable")[:POOL]
+    for i in order:
+        if near_similarity[i] < floor:
+            break
+        pk = near_ids[i]
+        if pk not in candidates:
+            candidates[pk] = _Candidate(pk, vector=near_similarity[i])
     unread = [c for c in candidates.values() if c.created_at is None]
     if unread:
         _read_candidates(unread)
