@@ -42,7 +42,7 @@ from django.utils import timezone
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
 from memoryadmin.core.rows import RowLoader
-from memoryadmin.memories.embeddings import content_words, embed_or_none, word_vectors
+from memoryadmin.memories.embeddings import content_words, embed_or_none, vector_from_bytes, word_vectors
 from memoryadmin.memories.models import Memory, MemoryStatus, MemoryType
 from memoryadmin.memories.vectors import hnsw_index_exists, pgvector, vector_literal
 from memoryadmin.tenancy.models import Namespace
@@ -56,6 +56,10 @@ SYNTAXES = ("natural", "websearch")
 # Candidates taken from each side (full text, vectors) before they are scored together.
 POOL = 100
 WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
+# Without pgvector, a person's vectors are scanned by their first dimensions only (a quarter of the
+# bytes), with this margin below the similarity floor; the picked ones are then compared whole.
+SCAN_DIMENSIONS = 64
+SCAN_MARGIN = 0.15
 # set_config(..., true) lasts until the end of the transaction; only added when that
 # transaction is the statement alone, never a caller's with other writes.
 _ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
@@ -240,7 +244,8 @@ def _candidates(
     else:
         similarity, similarity_params = "NULL::float8", []
     # Without pgvector, a person's vectors all come with the second part; without a person, here.
-    raw = "v.embedding" if with_vector and not database_compares and scope.user_id is None else "NULL::bytea"
+    # Without pgvector the full-text candidates bring their own vectors, compared here exactly.
+    raw = "v.embedding" if with_vector and not database_compares else "NULL::bytea"
     vector_join = "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s" if with_vector else ""
     vector_join_params = [model] if with_vector else []
     sql = f"""
@@ -306,14 +311,15 @@ def _candidates(
         """
         params += [literal, model, scope.namespace_id, *person_params, *scope.params, literal, POOL]
     elif nearest:
-        # Only ids and vectors: the few nearest that are not full-text candidates are read afterwards.
+        # Only ids and the vectors' first SCAN_DIMENSIONS: the person's whole scan picks the nearest by
+        # them, and the few of those that are not full-text candidates are read (and compared whole) after.
         sql += f"""
         UNION ALL
-        SELECT 'v', m.id, NULL, NULL, NULL, NULL, NULL, NULL, v.embedding
+        SELECT 'v', m.id, NULL, NULL, NULL, NULL, NULL, NULL, substring(v.embedding FROM 1 FOR %s)
         FROM memories_memoryvector v JOIN memories_memory m ON m.id = v.memory_id
         WHERE v.namespace_id = %s AND v.user_id = %s AND v.model = %s AND {scope.sql}
         """
-        params += [scope.namespace_id, scope.user_id, model, *scope.params]
+        params += [4 * SCAN_DIMENSIONS, scope.namespace_id, scope.user_id, model, *scope.params]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -323,6 +329,7 @@ def _candidates(
     # The vector side: (id, similarity) from the database, or (id, raw vector) of a person's scan.
     near_ids: list[uuid.UUID] = []
     near_similarity: list[float] = []
+    near_rows: dict[uuid.UUID, tuple[str, datetime, datetime | None]] = {}
     scan_ids: list[uuid.UUID] = []
     scan_raw: list[bytes] = []
     for kind, pk, share, word_weights, text, created_at, last_accessed_at, similar, stored in rows:
@@ -334,52 +341,90 @@ def _candidates(
             idf = [None if w is None else float(w) for w in word_weights]
             if similar is not None:
                 candidate.vector = float(similar)
-            elif stored is not None:
-                scan_ids.append(pk)
-                scan_raw.append(stored)
+            elif stored is not None and vector is not None:
+                candidate.vector = _cosine(stored, vector)
         elif similar is not None:
             near_ids.append(pk)
             near_similarity.append(float(similar))
+            near_rows[pk] = (text, created_at, last_accessed_at)
         elif stored is not None:
             scan_ids.append(pk)
             scan_raw.append(stored)
-    if scan_ids and vector is not None:
-        matrix = np.frombuffer(b"".join(scan_raw), dtype="<f4")
-        if matrix.size == len(scan_ids) * len(vector):
-            near_ids += scan_ids
-            near_similarity += (matrix.reshape(len(scan_ids), -1) @ vector).tolist()
-    # The nearest POOL (a person's whole scan ranked here), and only those similar enough, join the candidates.
     lexical = weights["fulltext"] > 0 or weights["terms"] > 0
     floor = settings.SEARCH_MIN_SIMILARITY if lexical else -1.0
-    similarities = dict(zip(near_ids, near_similarity, strict=True))
-    for pk, candidate in candidates.items():
-        if candidate.vector is None and pk in similarities:
-            candidate.vector = similarities[pk]
     if not lexical:
         candidates = {}
-    order = np.argsort(-np.asarray(near_similarity, dtype=np.float64), kind="stable")[:POOL]
-    for i in order:
-        if near_similarity[i] < floor:
-            break
-        pk = near_ids[i]
-        if pk not in candidates:
-            candidates[pk] = _Candidate(pk, vector=near_similarity[i])
+    if near_ids:
+        # The database's exact similarities: the nearest POOL, and only those similar enough, join.
+        for pk, similar in zip(near_ids[:POOL], near_similarity[:POOL], strict=True):
+            if similar >= floor and pk not in candidates:
+                text, created_at, last_accessed_at = near_rows[pk]
+                candidates[pk] = _Candidate(
+                    pk, vector=similar, text=text, created_at=created_at, last_accessed_at=last_accessed_at
+                )
+    elif scan_ids and vector is not None:
+        _scan(candidates, scan_ids, scan_raw, vector, floor)
     unread = [c for c in candidates.values() if c.created_at is None]
     if unread:
-        _read_candidates(unread)
+        _read_candidates(unread, model if not database_compares else None, vector)
+    for pk in [pk for pk, c in candidates.items() if not c.from_fulltext and (c.vector is None or c.vector < floor)]:
+        del candidates[pk]
     return candidates, idf
 
 
-def _read_candidates(unread: list[_Candidate]) -> None:
-    """Text and times of candidates known so far by their vector alone."""
+def _cosine(raw: bytes, vector: np.ndarray) -> float | None:
+    stored = vector_from_bytes(raw)
+    return float(stored @ vector) if len(stored) == len(vector) else None
+
+
+def _scan(
+    candidates: dict[uuid.UUID, _Candidate], ids: list[uuid.UUID], raw: list[bytes], vector: np.ndarray, floor: float
+) -> None:
+    """Pick from a person's vectors, by their first SCAN_DIMENSIONS, the nearest not yet candidates.
+
+    WordLlama's embeddings are trained so that their leading dimensions already carry most of
+    the meaning (Matryoshka); the prefix is compared after scaling both to unit length, with a
+    margin below the floor. Those picked are compared whole once read (`_read_candidates`).
+    """
+    width = min(SCAN_DIMENSIONS, len(vector))
+    matrix = np.frombuffer(b"".join(raw), dtype="<f4")
+    if matrix.size != len(ids) * width:
+        return
+    matrix = matrix.reshape(len(ids), width)
+    norms = np.linalg.norm(matrix, axis=1)
+    head = vector[:width] / (np.linalg.norm(vector[:width]) or 1.0)
+    approximate = (matrix @ head) / np.where(norms > 0, norms, 1.0)
+    picked = 0
+    for i in np.argsort(-approximate, kind="stable"):
+        if approximate[i] < floor - SCAN_MARGIN or picked >= POOL:
+            break
+        if ids[i] not in candidates:
+            candidates[ids[i]] = _Candidate(ids[i])
+            picked += 1
+
+
+def _read_candidates(unread: list[_Candidate], model: str | None, vector: np.ndarray | None) -> None:
+    """Text and times of candidates known so far by their vector alone (and, given a model, the whole vector)."""
     by_id = {c.id: c for c in unread}
+    join, params = ("", [])
+    column = "NULL::bytea"
+    if model is not None and vector is not None:
+        join, params, column = (
+            "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s",
+            [model],
+            "v.embedding",
+        )
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT id, text, created_at, last_accessed_at FROM memories_memory WHERE id = ANY(%s)", [list(by_id)]
+            f"SELECT m.id, m.text, m.created_at, m.last_accessed_at, {column} FROM memories_memory m {join} "
+            "WHERE m.id = ANY(%s)",
+            [*params, list(by_id)],
         )
-        for pk, text, created_at, last_accessed_at in cursor.fetchall():
+        for pk, text, created_at, last_accessed_at, stored in cursor.fetchall():
             candidate = by_id[pk]
             candidate.text, candidate.created_at, candidate.last_accessed_at = text, created_at, last_accessed_at
+            if stored is not None and vector is not None:
+                candidate.vector = _cosine(stored, vector)
 
 
 @lru_cache(maxsize=50_000)
