@@ -56,10 +56,6 @@ SYNTAXES = ("natural", "websearch")
 # Candidates taken from each side (full text, vectors) before they are scored together.
 POOL = 100
 WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
-# Without pgvector, a person's vectors are scanned by their first dimensions only (a quarter of the
-# bytes), with this margin below the similarity floor; the picked ones are then compared whole.
-SCAN_DIMENSIONS = 64
-SCAN_MARGIN = 0.15
 # set_config(..., true) lasts until the end of the transaction; only added when that
 # transaction is the statement alone, never a caller's with other writes.
 _ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
@@ -166,6 +162,10 @@ class _Scope:
     params: list[Any]
     namespace_id: int
     user_id: str | None
+    # Filters beyond the namespace, the person and the default status: a person's vector scan then
+    # joins each vector to its memory; otherwise it reads the vectors alone and the few it picks
+    # are checked against the scope when read.
+    narrow: bool = False
 
 
 def _scope(
@@ -208,7 +208,9 @@ def _scope(
     if created_before is not None:
         where.append("m.created_at < %s")
         params.append(created_before)
-    return _Scope(" AND ".join(where), params, namespace.pk, user_id)
+    basic = 1 + (user_id is not None) + (status is not None)
+    narrow = len(where) > basic or status not in (None, MemoryStatus.ACTIVE)
+    return _Scope(" AND ".join(where), params, namespace.pk, user_id, narrow)
 
 
 def _candidates(
@@ -311,15 +313,22 @@ def _candidates(
         """
         params += [literal, model, scope.namespace_id, *person_params, *scope.params, literal, POOL]
     elif nearest:
-        # Only ids and the vectors' first SCAN_DIMENSIONS: the person's whole scan picks the nearest by
-        # them, and the few of those that are not full-text candidates are read (and compared whole) after.
+        # Only ids and vectors: the person's whole scan picks the nearest, and the few of those that are
+        # not full-text candidates are read afterwards.
+        join, join_sql, join_params = "", "", []
+        if scope.narrow:
+            join, join_sql, join_params = (
+                "JOIN memories_memory m ON m.id = v.memory_id",
+                f"AND {scope.sql}",
+                scope.params,
+            )
         sql += f"""
         UNION ALL
-        SELECT 'v', m.id, NULL, NULL, NULL, NULL, NULL, NULL, substring(v.embedding FROM 1 FOR %s)
-        FROM memories_memoryvector v JOIN memories_memory m ON m.id = v.memory_id
-        WHERE v.namespace_id = %s AND v.user_id = %s AND v.model = %s AND {scope.sql}
+        SELECT 'v', v.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, v.embedding
+        FROM memories_memoryvector v {join}
+        WHERE v.namespace_id = %s AND v.user_id = %s AND v.model = %s {join_sql}
         """
-        params += [4 * SCAN_DIMENSIONS, scope.namespace_id, scope.user_id, model, *scope.params]
+        params += [scope.namespace_id, scope.user_id, model, *join_params]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -363,10 +372,13 @@ def _candidates(
                     pk, vector=similar, text=text, created_at=created_at, last_accessed_at=last_accessed_at
                 )
     elif scan_ids and vector is not None:
-        _scan(candidates, scan_ids, scan_raw, vector, floor)
+        # Picked from the person's vectors alone (see _Scope.narrow): twice the pool, for those out of scope.
+        _scan(candidates, scan_ids, scan_raw, vector, floor, POOL if scope.narrow else 2 * POOL)
     unread = [c for c in candidates.values() if c.created_at is None]
     if unread:
-        _read_candidates(unread, model if not database_compares else None, vector)
+        _read_candidates(unread, scope)
+        # A candidate not read is out of scope (or was forgotten meanwhile).
+        candidates = {pk: c for pk, c in candidates.items() if c.created_at is not None}
     for pk in [pk for pk, c in candidates.items() if not c.from_fulltext and (c.vector is None or c.vector < floor)]:
         del candidates[pk]
     return candidates, idf
@@ -378,53 +390,39 @@ def _cosine(raw: bytes, vector: np.ndarray) -> float | None:
 
 
 def _scan(
-    candidates: dict[uuid.UUID, _Candidate], ids: list[uuid.UUID], raw: list[bytes], vector: np.ndarray, floor: float
+    candidates: dict[uuid.UUID, _Candidate],
+    ids: list[uuid.UUID],
+    raw: list[bytes],
+    vector: np.ndarray,
+    floor: float,
+    pool: int,
 ) -> None:
-    """Pick from a person's vectors, by their first SCAN_DIMENSIONS, the nearest not yet candidates.
-
-    WordLlama's embeddings are trained so that their leading dimensions already carry most of
-    the meaning (Matryoshka); the prefix is compared after scaling both to unit length, with a
-    margin below the floor. Those picked are compared whole once read (`_read_candidates`).
-    """
-    width = min(SCAN_DIMENSIONS, len(vector))
+    """Add, from a person's vectors compared exactly, the nearest `pool` at or above the floor not yet candidates."""
     matrix = np.frombuffer(b"".join(raw), dtype="<f4")
-    if matrix.size != len(ids) * width:
+    if matrix.size != len(ids) * len(vector):
         return
-    matrix = matrix.reshape(len(ids), width)
-    norms = np.linalg.norm(matrix, axis=1)
-    head = vector[:width] / (np.linalg.norm(vector[:width]) or 1.0)
-    approximate = (matrix @ head) / np.where(norms > 0, norms, 1.0)
+    similarity = matrix.reshape(len(ids), len(vector)) @ vector
     picked = 0
-    for i in np.argsort(-approximate, kind="stable"):
-        if approximate[i] < floor - SCAN_MARGIN or picked >= POOL:
+    for i in np.argsort(-similarity, kind="stable"):
+        if similarity[i] < floor or picked >= pool:
             break
         if ids[i] not in candidates:
-            candidates[ids[i]] = _Candidate(ids[i])
+            candidates[ids[i]] = _Candidate(ids[i], vector=float(similarity[i]))
             picked += 1
 
 
-def _read_candidates(unread: list[_Candidate], model: str | None, vector: np.ndarray | None) -> None:
-    """Text and times of candidates known so far by their vector alone (and, given a model, the whole vector)."""
+def _read_candidates(unread: list[_Candidate], scope: _Scope) -> None:
+    """Text and times of the candidates known so far by their vector alone, for those in scope."""
     by_id = {c.id: c for c in unread}
-    join, params = ("", [])
-    column = "NULL::bytea"
-    if model is not None and vector is not None:
-        join, params, column = (
-            "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s",
-            [model],
-            "v.embedding",
-        )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT m.id, m.text, m.created_at, m.last_accessed_at, {column} FROM memories_memory m {join} "
-            "WHERE m.id = ANY(%s)",
-            [*params, list(by_id)],
+            f"SELECT m.id, m.text, m.created_at, m.last_accessed_at FROM memories_memory m "
+            f"WHERE m.id = ANY(%s) AND {scope.sql}",
+            [list(by_id), *scope.params],
         )
-        for pk, text, created_at, last_accessed_at, stored in cursor.fetchall():
+        for pk, text, created_at, last_accessed_at in cursor.fetchall():
             candidate = by_id[pk]
             candidate.text, candidate.created_at, candidate.last_accessed_at = text, created_at, last_accessed_at
-            if stored is not None and vector is not None:
-                candidate.vector = _cosine(stored, vector)
 
 
 @lru_cache(maxsize=50_000)

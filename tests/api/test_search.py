@@ -171,3 +171,16 @@ def test_a_question_finds_a_memory_that_shares_no_word_with_it(api, namespace) -
     assert items[0]["explain"]["fulltext"] == 0
     # The same question in websearch syntax asks for the word itself.
     assert search(api, "car", user_id="alice", syntax="websearch").json()["items"] == []
+
+
+def test_a_memory_found_by_meaning_alone_is_still_held_to_every_filter(api, namespace) -> None:
+    remember(namespace, "Alice owns an automobile", status=MemoryStatus.CANDIDATE)
+    remember(namespace, "Alice rents an automobile", memory_type="episodic")
+
+    def texts(**body) -> list[str]:
+        return [h["memory"]["text"] for h in search(api, "car", user_id="alice", **body).json()["items"]]
+
+    assert texts() == ["Alice rents an automobile"]
+    assert texts(status="candidate") == ["Alice owns an automobile"]
+    assert texts(memory_types=["semantic"]) == []
+    assert sorted(texts(status="any")) == ["Alice owns an automobile", "Alice rents an automobile"]
