@@ -15,6 +15,11 @@ from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# numpy's BLAS (search's vector arithmetic) on one thread per process: its products here are
+# small, the server runs several processes, and threads of its own only wait for each other.
+# Set before numpy is first imported (the apps import it); an operator's own value wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
@@ -165,7 +170,11 @@ DATABASES["default"].setdefault("OPTIONS", {})
 # No JIT: its compilation (tens to hundreds of milliseconds) starts once a plan's cost passes a
 # threshold that a namespace-wide search reaches as the table grows, and no statement here runs
 # long enough to win it back.
-DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
+# pgvector's HNSW scans (where the server has pgvector): a search list as long as search's candidate
+# pool, and iterative scans, so filtered searches still fill it. Harmless placeholders elsewhere.
+DATABASES["default"]["OPTIONS"].setdefault(
+    "options", "-c jit=off -c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order"
+)
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 # The web process serves ASGI, where each request's synchronous code runs in a thread of its own:
 # persistent connections would pile up, one per thread (Django's docs say to disable them under
@@ -332,3 +341,19 @@ LOGGING = {
         "django.server": {"filters": ["privacy_links"]},
     },
 }
+
+# Embeddings for search (see memoryadmin/memories/embeddings.py and docs/search.md).
+EMBEDDER = os.environ.get("EMBEDDER", "wordllama").strip().lower()
+if EMBEDDER not in ("wordllama", "openai"):
+    raise ImproperlyConfigured(f"EMBEDDER must be wordllama or openai, got {EMBEDDER!r}")
+EMBEDDING_BASE_URL = os.environ.get("EMBEDDING_BASE_URL", "")
+EMBEDDING_API_KEY = os.environ.get("EMBEDDING_API_KEY", "")
+EMBEDDING_MODEL = os.environ.get("EMBEDDING_MODEL", "text-embedding-3-small")
+EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0)
+EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 2)
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+if EMBEDDER == "openai" and not EMBEDDING_BASE_URL:
+    raise ImproperlyConfigured("EMBEDDER=openai needs EMBEDDING_BASE_URL (an OpenAI-compatible /v1 endpoint)")
+# A memory that shares no word with the query is a search result only this similar (cosine).
+SEARCH_MIN_SIMILARITY = env_float("SEARCH_MIN_SIMILARITY", 0.3, minimum=-1.0)

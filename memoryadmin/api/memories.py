@@ -134,9 +134,11 @@ def memory_list(
     response=responses({200: SearchOut}),
     summary="Search memories",
     description=(
-        "Full-text search (web-search syntax) ranked by text relevance blended with recency. Filters are applied "
-        "as given and never relaxed: an empty result is an answer. Candidates are left out unless `status` asks "
-        "for them. Returned memories count as accessed (at most once per memory per 15 minutes)."
+        "Questions as people write them: full text (any word, stemmed) and embedding similarity fused, then "
+        "blended with recency (`syntax: websearch` for web-search operators). Filters are applied as given and "
+        "never relaxed: an empty result is an answer. Candidates are left out unless `status` asks for them. "
+        "`explain: true` gives each hit its score's components. Returned memories count as accessed (at most "
+        "once per memory per 15 minutes)."
     ),
 )
 def memory_search(request: HttpRequest, payload: SearchIn):
@@ -157,13 +159,16 @@ def memory_search(request: HttpRequest, payload: SearchIn):
         recency=recency,
         limit=payload.limit,
         cursor=payload.cursor,
+        syntax=payload.syntax,
+        explain=payload.explain,
     )
-    return rendered(
-        {
-            "items": [{"memory": memory_dict(h.memory, pinned=h.memory.pinned), "score": h.score} for h in page.items],
-            "next_cursor": page.next_cursor,
-        }
-    )
+    items = []
+    for hit in page.items:
+        item = {"memory": memory_dict(hit.memory, pinned=hit.memory.pinned), "score": hit.score}
+        if hit.explain is not None:
+            item["explain"] = hit.explain
+        items.append(item)
+    return rendered({"items": items, "next_cursor": page.next_cursor})
 
 
 @router.post(

@@ -418,7 +418,24 @@ class RecencyIn(Body):
 
 
 class SearchIn(Body):
-    query: Annotated[str, Field(min_length=1, max_length=2000, pattern=NOT_BLANK, description="Web-search syntax.")]
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            pattern=NOT_BLANK,
+            description="A question or any text as people write it; web-search syntax with `syntax: websearch`.",
+            examples=["What kind of car does Evan drive?"],
+        ),
+    ]
+    syntax: Literal["natural", "websearch"] = Field(
+        default="natural",
+        description=(
+            "`natural`: any word may match (stemmed) and meaning counts (embeddings); `websearch`: "
+            '`"quoted phrases"`, `or`, `-excluded`, and only matches are returned.'
+        ),
+    )
+    explain: bool = Field(default=False, description="Give each hit the components of its score.")
     user_id: AppId | None = None
     session_id: AppId | None = None
     agent_id: AppId | None = None
@@ -437,9 +454,25 @@ class SearchIn(Body):
     recency: RecencyIn | None = None
 
 
+class SearchMatchOut(Schema):
+    query: str = Field(description="A word of the query.")
+    memory: str = Field(description="The memory's word closest to it.")
+    similarity: float = Field(description="1.0 for the same word; shown from 0.5.")
+
+
+class SearchExplainOut(Schema):
+    fulltext: float = Field(description="Share of the query's words the memory contains, weighted by rarity (0-1).")
+    vector: float | None = Field(description="Cosine similarity of the embeddings; null when either has none.")
+    terms: float = Field(description="How close the memory's words come to each query word (word vectors, 0-1).")
+    relevance: float = Field(description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625).")
+    recency: float | None = Field(description="The recency blend's value; null when recency is off.")
+    matches: list[SearchMatchOut] = Field(description="The query words the memory comes close to, closest first.")
+
+
 class SearchHitOut(Schema):
     memory: MemoryOut
-    score: float
+    score: float = Field(description="text_weight * relevance + recency_weight * recency (relevance alone without).")
+    explain: SearchExplainOut | None = Field(default=None, description="With `explain: true`.")
 
 
 class SearchOut(Schema):

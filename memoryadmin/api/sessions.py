@@ -269,7 +269,7 @@ def state_remove(request: HttpRequest, session_id: str = SessionIdPath):
     description=(
         "The newest messages that fit `token_budget` (estimated at four characters a token), a summary "
         "standing for older ones when one exists, and the user's memories most relevant to `query` "
-        "(or to the last user message)."
+        "(or to the last user message), found as `POST /memories/search` finds them in natural syntax."
     ),
 )
 def context_read(

@@ -88,8 +88,13 @@ def memories(request: HttpRequest) -> HttpResponse:
                     limit=PAGE_SIZE,
                     # An operator reading is not an agent using the memory.
                     touch=False,
+                    explain=True,
                 )
-                items = [hit.memory for hit in page.items]
+                items = []
+                for hit in page.items:
+                    # Shown under the row: why this memory matched.
+                    hit.memory.search_score, hit.memory.why = hit.score, hit.explain
+                    items.append(hit.memory)
             else:
                 page = memories_page(
                     namespace,

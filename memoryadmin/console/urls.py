@@ -20,6 +20,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.dashboard, name="dashboard"),
     path("health/", views.health, name="health"),
+    path("search-index/rebuild/", views.search_index_rebuild, name="search_index_rebuild"),
     path("namespaces/", namespace_views.namespaces, name="namespaces"),
     path("namespaces/<slug:slug>/", namespace_views.namespace, name="namespace"),
     path("namespaces/<slug:slug>/settings/", namespace_views.namespace_settings, name="namespace_settings"),

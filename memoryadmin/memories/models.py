@@ -8,6 +8,8 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import Q
 
+from memoryadmin.memories.fields import EmbeddingField
+
 # The limits of a memory's labels, defined with the columns that hold them. Every path that writes
 # a memory (API, console, extraction, merge, restore) checks them through the services' cleaning,
 # and the API's schema publishes them, so no path can store what another would refuse or truncate.
@@ -200,3 +202,46 @@ class Tombstone(models.Model):
 
     def __str__(self) -> str:
         return f"tombstone {self.fingerprint[:12]} ({self.reason})"
+
+
+class MemoryVector(models.Model):
+    """A memory's embedding by one model. Vectors of different models are never compared.
+
+    The rows go with their memory in the database itself: migration 0007 declares the
+    foreign keys ON DELETE CASCADE, so forgetting and erasure remove them whatever path
+    deletes the memory, and Django never loads them to delete them (hence DO_NOTHING and
+    no constraint of Django's own here). The namespace and user_id are
+    the memory's, kept here so erasure finds and verifies this table like any other that
+    holds a person's data, and so a vector search can be scoped without a join.
+    """
+
+    ERASURE_STORE = "vectors"
+    # Derived from the memory's text by the configured model: a restore embeds them again.
+    SNAPSHOT_EXPORT = False
+
+    memory = models.ForeignKey(
+        Memory, on_delete=models.DO_NOTHING, related_name="vectors", db_index=False, db_constraint=False
+    )
+    namespace = models.ForeignKey(
+        "tenancy.Namespace",
+        on_delete=models.DO_NOTHING,
+        related_name="memory_vectors",
+        db_index=False,
+        db_constraint=False,
+    )
+    user_id = models.CharField(max_length=128)
+    model = models.CharField(max_length=200)
+    dimension = models.PositiveSmallIntegerField()
+    embedding = EmbeddingField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "model"], name="memory_vector_unique_model"),
+        ]
+        indexes = [
+            models.Index(fields=["namespace", "user_id", "model"], name="memory_vector_person"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} ({self.model})"

@@ -6,11 +6,10 @@ indistinguishable from one that does not exist.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -20,9 +19,8 @@ from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
-from memoryadmin.core.errors import InvalidInput, NotFound
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
-from memoryadmin.core.rows import RowLoader
+from memoryadmin.core.errors import NotFound
+from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -32,19 +30,19 @@ from memoryadmin.memories.models import (
     Pin,
     Tombstone,
 )
+from memoryadmin.memories.search import (
+    _ASYNCHRONOUS,
+    ACCESS_TOUCH_INTERVAL,
+    MAX_QUERY_CHARS,
+    Recency,
+    SearchHit,
+    clean_status,
+    clean_types,
+    memories_search,
+)
 from memoryadmin.tenancy.models import Namespace
 
-# A memory's access stats are written at most this often, so a hot memory
-# does not turn every search into a stream of row updates.
-ACCESS_TOUCH_INTERVAL = timedelta(minutes=15)
-# set_config(..., true) lasts until the end of the transaction; only added when that
-# transaction is the statement alone, never a caller's with other writes.
-_ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
-MAX_QUERY_CHARS = 2000
-MAX_ANY_TERMS = 64
-# 0.5 ** 1000 is still a normal double; beyond it PostgreSQL reports underflow.
-MAX_HALF_LIVES = 1000
-STATUS_ANY = "any"
+__all__ = ["Recency", "SearchHit", "memories_search"]
 
 
 def _pinned_annotation() -> Coalesce:
@@ -86,29 +84,6 @@ def memory_get(namespace: Namespace, memory_id: str | uuid.UUID) -> Memory:
     return memory
 
 
-def _clean_status(status: str | None, default: str | None) -> str | None:
-    if status is None:
-        return default
-    if status == STATUS_ANY:
-        return None
-    if status not in MemoryStatus.values:
-        raise InvalidInput(
-            f"status must be one of {', '.join([*MemoryStatus.values, STATUS_ANY])}", details={"field": "status"}
-        )
-    return status
-
-
-def _clean_types(memory_types: Sequence[str] | None) -> list[str] | None:
-    if memory_types is None:
-        return None
-    for memory_type in memory_types:
-        if memory_type not in MemoryType.values:
-            raise InvalidInput(
-                f"memory_type must be one of {', '.join(MemoryType.values)}", details={"field": "memory_types"}
-            )
-    return list(memory_types)
-
-
 def memories_page(
     namespace: Namespace,
     *,
@@ -137,8 +112,8 @@ def memories_page(
     if agent_id is not None:
         qs = qs.filter(agent_id=agent_id)
     if memory_type is not None:
-        qs = qs.filter(memory_type__in=_clean_types([memory_type]))
-    if (wanted := _clean_status(status, None)) is not None:
+        qs = qs.filter(memory_type__in=clean_types([memory_type]))
+    if (wanted := clean_status(status, None)) is not None:
         qs = qs.filter(status=wanted)
     if pinned is not None:
         qs = qs.filter(_pinned_filter(pinned))
@@ -190,249 +165,6 @@ def memory_history(memory: Memory) -> dict[str, Any]:
         "replaced_by_forgotten": memory.superseded_by is not None and replaced_by is None,
         "replaces": replaces,
     }
-
-
-@dataclass(frozen=True)
-class Recency:
-    """How search blends text rank with how recently a memory was used and made.
-
-    recency = access_weight * 0.5^(days since last access / access_half_life_days)
-            + creation_weight * 0.5^(days since creation / freshness_half_life_days)
-    score   = text_weight * text rank + recency_weight * recency
-    A memory never accessed counts from its creation.
-    """
-
-    enabled: bool = True
-    access_half_life_days: float = 7.0
-    freshness_half_life_days: float = 30.0
-    access_weight: float = 0.6
-    creation_weight: float = 0.4
-    text_weight: float = 0.8
-    recency_weight: float = 0.2
-
-    def __post_init__(self) -> None:
-        for name in ("access_half_life_days", "freshness_half_life_days"):
-            if not 0 < getattr(self, name) <= 36500:
-                raise InvalidInput(f"recency.{name} must be > 0 and <= 36500", details={"field": f"recency.{name}"})
-        for name in ("access_weight", "creation_weight", "text_weight", "recency_weight"):
-            if not 0 <= getattr(self, name) <= 1000:
-                raise InvalidInput(f"recency.{name} must be between 0 and 1000", details={"field": f"recency.{name}"})
-
-
-@dataclass
-class SearchHit:
-    memory: Memory
-    score: float
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-_COLUMNS = (
-    "id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics, entities, metadata, "
-    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision, subject, attribute, "
-    "event_date, stated_at, superseded_by, superseded_at"
-)
-
-
-_MEMORIES = RowLoader(Memory, [Memory._meta.get_field(name.strip()) for name in _COLUMNS.split(",")])
-
-
-def _memories_from_sql(sql: str, params: list[Any], *, extra: Sequence[str]) -> list[Memory]:
-    """Memory instances from a statement selecting `_COLUMNS` then `extra`, set as attributes."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    memories = []
-    for row in rows:
-        memory = _MEMORIES.load(row[: _MEMORIES.width])
-        for name, value in zip(extra, row[_MEMORIES.width :], strict=True):
-            setattr(memory, name, value)
-        memories.append(memory)
-    return memories
-
-
-def _tsquery_sql(query: str, match: str) -> tuple[str, list[Any]]:
-    if match == "websearch":
-        return "websearch_to_tsquery('english', %s)", [query]
-    # "any": each word may match on its own, for free text such as a user's last message.
-    words = _WORD.findall(query)[:MAX_ANY_TERMS]
-    return "to_tsquery('english', %s)", [" | ".join(words)]
-
-
-def memories_search(
-    namespace: Namespace,
-    *,
-    query: str,
-    user_id: str | None = None,
-    session_id: str | None = None,
-    agent_id: str | None = None,
-    memory_types: Sequence[str] | None = None,
-    topics: Sequence[str] | None = None,
-    entities: Sequence[str] | None = None,
-    status: str | None = None,
-    pinned: bool | None = None,
-    created_after: datetime | None = None,
-    created_before: datetime | None = None,
-    recency: Recency | None = None,
-    limit: int | None = 10,
-    cursor: str | None = None,
-    match: str = "websearch",
-    touch: bool = True,
-) -> Page[SearchHit]:
-    """Full-text search, ranked, filtered exactly as asked (filters are never relaxed).
-
-    `query` uses web-search syntax ("quoted phrases", or, -excluded); with
-    match="any" every word counts on its own. Candidates are left out unless
-    `status` asks for them ("candidate" or "any"). Topics and entities match
-    when a memory has any of the given ones (an empty list constrains
-    nothing). Results are keyset-paginated on
-    (score, id); the cursor keeps the reference time so scores stay stable
-    from page to page. With `touch`, returned memories get their access
-    stats updated (at most once per memory per 15 minutes).
-    """
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("query must not be empty", details={"field": "query"})
-    if "\x00" in query or len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(
-            f"query must be at most {MAX_QUERY_CHARS} characters without NUL", details={"field": "query"}
-        )
-    if match not in ("websearch", "any"):
-        raise InvalidInput("match must be websearch or any", details={"field": "match"})
-    limit = clamp_limit(limit, default=10)
-    recency = recency or Recency()
-    wanted_status = _clean_status(status, MemoryStatus.ACTIVE)
-    memory_types = _clean_types(memory_types)
-
-    reference = timezone.now()
-    after: tuple[float, uuid.UUID] | None = None
-    if cursor:
-        reference, score, last_id = decode_cursor(cursor, "search", (datetime, float, uuid.UUID))
-        after = (score, last_id)
-
-    tsquery, tsquery_params = _tsquery_sql(query, match)
-    where = ["m.namespace_id = %s", "m.search_vector @@ q.tsq"]
-    params: list[Any] = [namespace.pk]
-    for column, value in (("user_id", user_id), ("session_id", session_id), ("agent_id", agent_id)):
-        if value is not None:
-            where.append(f"m.{column} = %s")
-            params.append(value)
-    if memory_types:
-        where.append("m.memory_type = ANY(%s)")
-        params.append(memory_types)
-    if topics:
-        where.append("m.topics && %s::varchar(100)[]")
-        params.append(list(topics))
-    if entities:
-        where.append("m.entities && %s::varchar(200)[]")
-        params.append(list(entities))
-    if wanted_status is not None:
-        where.append("m.status = %s")
-        params.append(wanted_status)
-    if pinned is not None:
-        where.append(("" if pinned else "NOT ") + "EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id)")
-    if created_after is not None:
-        where.append("m.created_at >= %s")
-        params.append(created_after)
-    if created_before is not None:
-        where.append("m.created_at < %s")
-        params.append(created_before)
-
-    text_rank = "ts_rank_cd(m.search_vector, q.tsq, 32)::float8"
-    if recency.enabled:
-        score_sql = (
-            f"%s * {text_rank} + %s * ("
-            "  %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - coalesce(m.last_accessed_at,"
-            "       m.created_at)))::float8 / 86400, 0) / %s, %s))"
-            "+ %s * power(0.5::float8, least(greatest(extract(epoch FROM (%s - m.created_at))::float8 / 86400, 0)"
-            "       / %s, %s)))"
-        )
-        score_params: list[Any] = [
-            recency.text_weight,
-            recency.recency_weight,
-            recency.access_weight,
-            reference,
-            recency.access_half_life_days,
-            MAX_HALF_LIVES,
-            recency.creation_weight,
-            reference,
-            recency.freshness_half_life_days,
-            MAX_HALF_LIVES,
-        ]
-    else:
-        score_sql, score_params = text_rank, []
-
-    outer_where = ""
-    outer_params: list[Any] = []
-    if after is not None:
-        outer_where = "WHERE (ranked.score, ranked.id) < (%s, %s)"
-        outer_params = [after[0], after[1]]
-
-    # Every value is a parameter; only fixed fragments are formatted into the text.
-    # Whether a hit is pinned is asked of the page alone: asked of every match, PostgreSQL
-    # hashes the whole pin table once per search rather than probe its index a few times.
-    sql = f"""
-        SELECT page.*, EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = page.id) AS pinned
-        FROM (
-            SELECT * FROM (
-                SELECT {", ".join("m." + c.strip() for c in _COLUMNS.split(","))},
-                       ({score_sql})::float8 AS score
-                FROM memories_memory m, (SELECT {tsquery} AS tsq) q
-                WHERE {" AND ".join(where)}
-            ) ranked
-            {outer_where}
-            ORDER BY ranked.score DESC, ranked.id DESC
-            LIMIT %s
-        ) page
-        ORDER BY page.score DESC, page.id DESC
-    """
-    all_params = [*score_params, *tsquery_params, *params, *outer_params, limit + 1]
-    touched_at = timezone.now()
-    if touch:
-        sql, all_params = _with_touch(sql, all_params, limit, touched_at)
-    rows = _memories_from_sql(sql, all_params, extra=("score", "pinned", "touched") if touch else ("score", "pinned"))
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("search", (reference, rows[-1].score, rows[-1].pk))
-    if touch:
-        for row in rows:
-            if row.touched:
-                row.last_accessed_at = touched_at
-                row.access_count += 1
-    return Page([SearchHit(memory=row, score=row.score) for row in rows], next_cursor)
-
-
-def _with_touch(search_sql: str, params: list[Any], limit: int, now: datetime) -> tuple[str, list[Any]]:
-    """The search and the access update of the page it returns, in one statement (one round trip).
-
-    The update follows the rules of `memories_touch`: at most once per memory per interval,
-    rows another transaction holds skipped, and no wait for the WAL flush when the statement
-    is its own transaction. Each row says whether it was touched; the values are from before.
-    """
-    asynchronous = _ASYNCHRONOUS if connection.get_autocommit() else ""
-    sql = f"""
-        WITH hits AS MATERIALIZED ({search_sql}),
-        touched AS (
-            UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1
-            WHERE id IN (
-                SELECT id FROM memories_memory
-                WHERE id IN (
-                    -- The page first, then the rows of it that are due: the extra row fetched to
-                    -- tell whether a next page exists is not shown, so it must not be touched (its
-                    -- new recency would lift it above the cursor, out of every later page).
-                    SELECT h.id FROM (SELECT id, last_accessed_at FROM hits ORDER BY score DESC, id DESC LIMIT %s) h
-                    WHERE h.last_accessed_at IS NULL OR h.last_accessed_at < %s
-                )
-                ORDER BY id
-                FOR UPDATE SKIP LOCKED
-            ) {asynchronous}
-            RETURNING id
-        )
-        SELECT hits.*, touched.id IS NOT NULL AS touched
-        FROM hits LEFT JOIN touched ON touched.id = hits.id
-        ORDER BY hits.score DESC, hits.id DESC
-    """
-    return sql, [*params, now, limit, now - ACCESS_TOUCH_INTERVAL]
 
 
 def memories_touch(memories: Sequence[Memory]) -> None:
@@ -501,9 +233,7 @@ def session_context(
     if text is None and (last := last_user_message(session)) is not None:
         text = last.content[:MAX_QUERY_CHARS]
     if text and text.strip() and memory_limit > 0:
-        hits = memories_search(
-            namespace, query=text, user_id=session.user_id, limit=memory_limit, match="any", touch=True
-        ).items
+        hits = memories_search(namespace, query=text, user_id=session.user_id, limit=memory_limit, touch=True).items
         for hit in hits:
             cost = estimate_tokens(hit.memory.text)
             if spent + cost > token_budget:

@@ -26,6 +26,7 @@ from memoryadmin.memories.representations import (
     revision_dict,
     tombstone_dict,
 )
+from memoryadmin.memories.vectors import Owner, memories_embed
 from memoryadmin.tenancy.models import Namespace
 
 RECORD_TYPES = ("tombstone", "memory", "revision", "evidence", "pin")
@@ -263,13 +264,17 @@ def _memory_values(r: dict[str, Any]) -> list[Any]:
 
 
 def memory_restore_update(namespace: Namespace, r: dict[str, Any]) -> None:
-    """A newer version of a stored memory of this namespace, as the snapshot has it."""
+    """A newer version of a stored memory of this namespace, as the snapshot has it (its vector follows its text)."""
     assignments = ", ".join(f"{c} = %s::jsonb" if c == "metadata" else f"{c} = %s" for c in _MEMORY_COLUMNS)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE memories_memory SET {assignments} WHERE id = %s AND namespace_id = %s",
+            f"UPDATE memories_memory m SET {assignments} FROM memories_memory old "
+            "WHERE m.id = %s AND m.namespace_id = %s AND old.id = m.id RETURNING old.text",
             [*_memory_values(r), r["id"], namespace.pk],
         )
+        row = cursor.fetchone()
+    if row is not None and row[0] != r["text"]:
+        memories_embed([Owner(r["id"], namespace.pk, r["user_id"])], [r["text"]])
 
 
 def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]]) -> set[uuid.UUID]:
@@ -291,7 +296,11 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
             f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
             "ON CONFLICT DO NOTHING RETURNING id"
         )
-        return {row[0] for row in cursor.fetchall()}
+        written = {row[0] for row in cursor.fetchall()}
+    # Vectors are not part of a snapshot (they are derived from the text): the restore makes them.
+    kept = [r for r in records if r["id"] in written]
+    memories_embed([Owner(r["id"], namespace.pk, r["user_id"]) for r in kept], [r["text"] for r in kept])
+    return written
 
 
 def revisions_restore_insert(records: list[dict[str, Any]]) -> None:

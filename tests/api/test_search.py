@@ -30,8 +30,11 @@ def test_it_finds_and_ranks_memories(api, namespace) -> None:
     }
     assert all(isinstance(hit["score"], float) for hit in body["items"])
     assert body["next_cursor"] is None
-    r = search(api, '"allergic to peanuts" -cookies')
+    r = search(api, '"allergic to peanuts" -cookies', syntax="websearch")
     assert [hit["memory"]["text"] for hit in r.json()["items"]] == ["Alice is allergic to peanuts"]
+    r = search(api, "What is Alice allergic to?", user_id="alice")
+    assert r.json()["items"][0]["memory"]["text"] == "Alice is allergic to peanuts"
+    assert "explain" not in r.json()["items"][0]
 
 
 def test_it_applies_every_filter_and_never_relaxes_them(api, namespace) -> None:
@@ -67,8 +70,9 @@ def test_it_leaves_candidates_out_unless_asked(api, namespace) -> None:
 
 
 def test_recency_can_be_turned_off_or_tuned(api, namespace) -> None:
-    fresh = remember(namespace, "Alice likes tea")
-    old = remember(namespace, "Alice likes tea very much")
+    # The same text for two people: equally relevant, so recency alone orders them.
+    fresh = remember(namespace, "Likes tea", user_id="alice")
+    old = remember(namespace, "Likes tea", user_id="bob")
     Memory.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=300))
     ranked = [h["memory"]["id"] for h in search(api, "tea").json()["items"]]
     assert ranked == [str(fresh.pk), str(old.pk)]
@@ -97,7 +101,7 @@ def test_it_pages_results(api, namespace, django_assert_max_num_queries) -> None
     seen = []
     cursor = None
     while True:
-        with django_assert_max_num_queries(3):
+        with django_assert_max_num_queries(4):
             body = search(api, "tea", limit=3, **({"cursor": cursor} if cursor else {})).json()
         seen.extend(h["memory"]["id"] for h in body["items"])
         cursor = body["next_cursor"]
@@ -110,8 +114,12 @@ def test_search_keeps_its_query_count_flat(api, namespace, django_assert_max_num
     for i in range(50):
         remember(namespace, f"tea note {i}", pinned=i % 3 == 0)
     search(api, "warm up")
-    with django_assert_max_num_queries(3):
-        r = search(api, "tea", limit=50)
+    # The key lookup, the candidates, and the page with its access update.
+    with django_assert_max_num_queries(4):
+        r = search(api, "tea", limit=50, user_id="alice")
+    assert len(r.json()["items"]) == 50
+    with django_assert_max_num_queries(4):
+        r = search(api, "tea", limit=50, explain=True)
     assert len(r.json()["items"]) == 50
 
 
@@ -137,3 +145,42 @@ def test_a_query_of_only_stop_words_finds_nothing(api, namespace) -> None:
     r = search(api, "the")
     assert r.status_code == 200
     assert r.json()["items"] == []
+
+
+def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
+    remember(namespace, "Alice drives a red automobile")
+    remember(namespace, "Alice drinks green tea")
+    r = search(api, "What car does Alice drive?", user_id="alice", explain=True, recency={"enabled": False})
+    assert r.status_code == 200
+    first = r.json()["items"][0]
+    assert first["memory"]["text"] == "Alice drives a red automobile"
+    parts = first["explain"]
+    assert set(parts) == {"fulltext", "vector", "terms", "relevance", "recency", "matches"}
+    assert parts["recency"] is None
+    assert first["score"] == parts["relevance"]
+    assert abs(parts["relevance"] - (0.3 * parts["fulltext"] + 0.2 * parts["vector"] + 0.5 * parts["terms"])) < 1e-5
+    assert ("car", "automobile") in [(m["query"], m["memory"]) for m in parts["matches"]]
+    assert 0 < parts["fulltext"] < 1 and 0 < parts["vector"] < 1
+
+
+def test_a_question_finds_a_memory_that_shares_no_word_with_it(api, namespace) -> None:
+    remember(namespace, "Alice owns an automobile")
+    remember(namespace, "Bob owns an automobile", user_id="bob")
+    items = search(api, "car", user_id="alice", explain=True).json()["items"]
+    assert [hit["memory"]["text"] for hit in items] == ["Alice owns an automobile"]
+    assert items[0]["explain"]["fulltext"] == 0
+    # The same question in websearch syntax asks for the word itself.
+    assert search(api, "car", user_id="alice", syntax="websearch").json()["items"] == []
+
+
+def test_a_memory_found_by_meaning_alone_is_still_held_to_every_filter(api, namespace) -> None:
+    remember(namespace, "Alice owns an automobile", status=MemoryStatus.CANDIDATE)
+    remember(namespace, "Alice rents an automobile", memory_type="episodic")
+
+    def texts(**body) -> list[str]:
+        return [h["memory"]["text"] for h in search(api, "car", user_id="alice", **body).json()["items"]]
+
+    assert texts() == ["Alice rents an automobile"]
+    assert texts(status="candidate") == ["Alice owns an automobile"]
+    assert texts(memory_types=["semantic"]) == []
+    assert sorted(texts(status="any")) == ["Alice owns an automobile", "Alice rents an automobile"]

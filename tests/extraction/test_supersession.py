@@ -30,7 +30,7 @@ def memory(namespace, text: str) -> Memory:
 
 
 def current(namespace, query: str, user_id: str = "alice") -> list[str]:
-    return [h.memory.text for h in memories_search(namespace, query=query, user_id=user_id, match="any").items]
+    return [h.memory.text for h in memories_search(namespace, query=query, user_id=user_id).items]
 
 
 def test_a_move_supersedes_where_they_lived_and_the_old_fact_stays_as_history(offline_namespace) -> None:

@@ -115,14 +115,27 @@ def test_it_refuses_a_foreign_cursor(namespace) -> None:
         memories_page(namespace, cursor="bm90LWEtY3Vyc29y")
 
 
-def test_search_ranks_matching_memories(namespace) -> None:
+def test_search_ranks_the_memory_that_answers_a_question_first(namespace) -> None:
     remember(namespace, "Alice is allergic to peanuts")
     remember(namespace, "Alice likes green tea with peanuts on the side")
     remember(namespace, "Alice lives in Lisbon")
-    page = memories_search(namespace, query="peanuts allergic", user_id="alice")
+    page = memories_search(namespace, query="Is Alice allergic to peanuts?", user_id="alice")
+    # Any word may match, so the name alone finds the third, ranked last.
+    assert [hit.memory.text for hit in page.items] == [
+        "Alice is allergic to peanuts",
+        "Alice likes green tea with peanuts on the side",
+        "Alice lives in Lisbon",
+    ]
+    assert page.items[0].score > page.items[1].score > page.items[2].score
+
+
+def test_websearch_syntax_returns_only_its_matches(namespace) -> None:
+    remember(namespace, "Alice is allergic to peanuts")
+    remember(namespace, "Alice likes green tea with peanuts on the side")
+    page = memories_search(namespace, query="peanuts allergic", user_id="alice", syntax="websearch")
     assert [hit.memory.text for hit in page.items] == ["Alice is allergic to peanuts"]
-    page = memories_search(namespace, query="peanuts", user_id="alice")
-    assert len(page.items) == 2
+    page = memories_search(namespace, query='peanuts -"green tea"', user_id="alice", syntax="websearch")
+    assert [hit.memory.text for hit in page.items] == ["Alice is allergic to peanuts"]
 
 
 def test_search_never_relaxes_filters(namespace) -> None:
@@ -140,14 +153,20 @@ def test_search_leaves_candidates_out_unless_asked(namespace) -> None:
 
 
 def test_search_blends_recency_into_the_score(namespace) -> None:
-    old = remember(namespace, "Alice likes tea")
-    new = remember(namespace, "Alice likes tea a lot")
-    age(old, created_days=1)
-    age(new, created_days=400, accessed_days=400)
-    ranked = [hit.memory.pk for hit in memories_search(namespace, query="tea", touch=False).items]
-    assert ranked == [old.pk, new.pk]
-    text_only = memories_search(namespace, query="tea", recency=Recency(enabled=False), touch=False).items
-    assert text_only[0].score == pytest.approx(text_only[1].score)
+    # The same text for two people: equally relevant, so recency alone orders them.
+    recent = remember(namespace, "Likes tea", user_id="alice")
+    stale = remember(namespace, "Likes tea", user_id="bob")
+    age(recent, created_days=1)
+    age(stale, created_days=400, accessed_days=400)
+    hits = memories_search(namespace, query="tea", touch=False, explain=True).items
+    assert [hit.memory.pk for hit in hits] == [recent.pk, stale.pk]
+    assert hits[0].explain["relevance"] == pytest.approx(hits[1].explain["relevance"])
+    assert hits[0].explain["recency"] > hits[1].explain["recency"]
+    assert hits[0].score == pytest.approx(0.8 * hits[0].explain["relevance"] + 0.2 * hits[0].explain["recency"])
+    text_only = memories_search(namespace, query="tea", recency=Recency(enabled=False), touch=False, explain=True)
+    assert text_only.items[0].score == pytest.approx(text_only.items[1].score)
+    assert text_only.items[0].score == pytest.approx(text_only.items[0].explain["relevance"])
+    assert text_only.items[0].explain["recency"] is None
 
 
 def test_search_touches_access_at_most_once_per_interval(namespace) -> None:
@@ -184,10 +203,15 @@ def test_search_refuses_an_empty_query(namespace) -> None:
         memories_search(namespace, query="   ")
 
 
-def test_search_in_any_mode_matches_single_words(namespace) -> None:
+def test_a_natural_query_matches_any_of_its_words_and_websearch_all(namespace) -> None:
     remember(namespace, "Alice likes green tea")
-    assert memories_search(namespace, query="what tea should I brew?").items == []
-    assert len(memories_search(namespace, query="what tea should I brew?", match="any").items) == 1
+    assert len(memories_search(namespace, query="what tea should I brew?").items) == 1
+    assert memories_search(namespace, query="what tea should I brew?", syntax="websearch").items == []
+
+
+def test_it_refuses_an_unknown_syntax(namespace) -> None:
+    with pytest.raises(InvalidInput):
+        memories_search(namespace, query="tea", syntax="regex")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -213,16 +237,16 @@ def test_a_touch_inside_a_callers_transaction_keeps_its_commit_durable(namespace
 def test_a_recent_access_needs_no_update_at_all(namespace, django_assert_num_queries) -> None:
     remember(namespace, "Alice likes green tea")
     memories_search(namespace, query="tea")
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(2):
         memories_search(namespace, query="tea")
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_search_and_the_access_update_of_its_page_are_one_statement(namespace, django_assert_num_queries) -> None:
+def test_a_search_is_two_statements_the_second_recording_the_access(namespace, django_assert_num_queries) -> None:
     first = remember(namespace, "Alice likes green tea")
     second = remember(namespace, "Alice likes black tea")
-    with django_assert_num_queries(1):
-        page = memories_search(namespace, query="tea", limit=1)
+    with django_assert_num_queries(2):
+        page = memories_search(namespace, query="tea", limit=1, user_id="alice")
     (hit,) = page.items
     assert hit.memory.access_count == 1 and hit.memory.last_accessed_at is not None
     # Only the page returned counts as accessed, not the row fetched to see whether more follow.

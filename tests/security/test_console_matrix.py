@@ -59,6 +59,7 @@ RIGHTS = {
     "console:namespace_settings": "admin",
     "console:namespaces": "viewer",
     "console:review": "viewer",
+    "console:search_index_rebuild": "admin",
     "console:sessions": "viewer",
     "console:snapshot_export": "operator",
     "console:snapshot_restore": "viewer",

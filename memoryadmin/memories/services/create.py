@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -16,6 +17,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.locks import lock_texts
+from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -26,7 +28,12 @@ from memoryadmin.memories.models import (
     Tombstone,
 )
 from memoryadmin.memories.services.cleaning import clean_labels
-from memoryadmin.memories.services.near_duplicates import BatchNearDuplicates, near_duplicate_target
+from memoryadmin.memories.services.near_duplicates import (
+    BatchNearDuplicates,
+    BatchSemanticDuplicates,
+    near_duplicate_group,
+    semantic_near_duplicate,
+)
 from memoryadmin.memories.services.planning import (
     NewMemory,
     Outcome,
@@ -39,6 +46,7 @@ from memoryadmin.memories.services.planning import (
     memory_row,
     plan_memory,
 )
+from memoryadmin.memories.vectors import Owner, vectors_store
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -94,6 +102,8 @@ def memory_create(
         ),
     )
     text, topics, entities, fingerprint = item.text, item.topics, item.entities, item.fingerprint
+    # Before the transaction: an embeddings endpoint is never waited for while rows are locked.
+    embedded = embed_or_none([text])
 
     with transaction.atomic():
         # A forget of the same text waits for this create, or this create for it.
@@ -109,9 +119,17 @@ def memory_create(
         # A memory stating an attribute is settled by supersession, never merged into a look-alike
         # ("drives a 2019 Civic" is not a duplicate of "drives a 2021 Civic").
         if merge_near_duplicates and not item.attribute:
-            target = near_duplicate_target(
+            target, had_neighbours = near_duplicate_group(
                 namespace_id=namespace.pk, user_id=user_id, text=text, threshold=settings.NEAR_DUPLICATE_THRESHOLD
             )
+            if target is None and not had_neighbours and embedded is not None:
+                target = semantic_near_duplicate(
+                    namespace_id=namespace.pk,
+                    user_id=user_id,
+                    text=text,
+                    vector=embedded[1][0],
+                    model=embedded[0].model,
+                )
             if target is not None:
                 link_evidence(target, evidence_message_ids)
                 merged_topics = clean_labels([*target.topics, *topics], "topics")
@@ -137,6 +155,8 @@ def memory_create(
             return WriteResult(Outcome.DUPLICATE, existing)
 
         first_revision(memory, item, actor, now).save(force_insert=True)
+        if embedded is not None:
+            vectors_store([Owner(memory.pk, namespace.pk, user_id)], *embedded)
         link_evidence(memory, evidence_message_ids)
         if pinned:
             Pin.objects.create(memory=memory, pinned_by=str(actor), reason=pin_reason)
@@ -202,10 +222,26 @@ def memory_create_many(
             results[index] = exc
     if not planned:
         return results  # type: ignore[return-value]
+    # Each distinct text once, before the transaction (see memory_create).
+    texts = list(dict.fromkeys(item.text for _, item in planned))
+    embedded = embed_or_none(texts)
+    vectors = dict(zip(texts, embedded[1], strict=True)) if embedded is not None else None
     # No savepoint of its own: nothing is written before the step that may fall back, and that step undoes itself.
     with transaction.atomic(savepoint=False):
         try:
-            _create_planned(namespace, actor, planned, results, merge_near_duplicates)
+            semantic = None
+            if merge_near_duplicates and embedded is not None and vectors is not None:
+                semantic = BatchSemanticDuplicates(
+                    namespace.pk, (item.new.user_id for _, item in planned), embedded[0].model, vectors
+                )
+            _create_planned(namespace, actor, planned, results, merge_near_duplicates, semantic)
+            if embedded is not None and vectors is not None:
+                created = [item for _, item in planned if item.outcome is Outcome.CREATED]
+                vectors_store(
+                    [Owner(item.memory.pk, namespace.pk, item.new.user_id) for item in created],  # type: ignore[union-attr]
+                    embedded[0],
+                    np.array([vectors[item.text] for item in created]),
+                )
         except _Fallback:
             for index, item in planned:
                 try:
@@ -220,12 +256,23 @@ def memory_create_many(
     return results  # type: ignore[return-value]
 
 
+def _near_target(
+    near: BatchNearDuplicates, semantic: BatchSemanticDuplicates | None, item: Planned
+) -> uuid.UUID | Planned | None:
+    """A trigram near duplicate, else (for a text with no trigram neighbour at all) the same fact in other words."""
+    target = near.target(item)
+    if target is None and not near.had_neighbours and semantic is not None:
+        target = semantic.target(item)
+    return target
+
+
 def _create_planned(
     namespace: Namespace,
     actor: Actor,
     planned: list[tuple[int, Planned]],
     results: list[WriteResult | InvalidInput | None],
     merge_near_duplicates: bool,
+    semantic: BatchSemanticDuplicates | None = None,
 ) -> None:
     lock_texts(namespace.pk, [item.key for _, item in planned])
     users = {item.new.user_id for _, item in planned}
@@ -254,7 +301,7 @@ def _create_planned(
             item.outcome = Outcome.SUPPRESSED
         elif item.key in known:
             item.outcome, item.memory = Outcome.DUPLICATE, known[item.key]
-        elif near is not None and not item.attribute and (target := near.target(item)) is not None:
+        elif near is not None and not item.attribute and (target := _near_target(near, semantic, item)) is not None:
             item.outcome, item.target = Outcome.MERGED, target
         else:
             item.outcome = Outcome.CREATED
@@ -262,6 +309,8 @@ def _create_planned(
             known[item.key] = item.memory
             if near is not None and not item.attribute:
                 near.add_created(item)
+            if semantic is not None:
+                semantic.add_created(item)
 
     stored_targets = {item.target for _, item in planned if isinstance(item.target, uuid.UUID)}
     locked: dict[uuid.UUID, Memory] = {}

@@ -12,12 +12,14 @@ from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.core.locks import lock_texts
+from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
     Memory,
     MemoryRevision,
 )
 from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
 from memoryadmin.memories.services.planning import is_tombstoned, memory_event
+from memoryadmin.memories.vectors import Owner, vectors_store
 
 
 def locked_memory(memory: Memory) -> Memory:
@@ -48,12 +50,14 @@ def memory_update(
     reason: str = "",
     expected_revision: int | None = None,
 ) -> Memory:
-    """Change a memory's content; every change appends a revision.
+    """Change a memory's content; every change appends a revision (and a new text, a new vector).
 
     With `expected_revision`, the change is made only if the memory is still at that
     revision (checked under the row lock), else PreconditionFailed: an editor who saw
     revision 3 never silently overwrites someone else's revision 4.
     """
+    # Before the transaction: an embeddings endpoint is never waited for while the row is locked.
+    embedded = embed_or_none([clean_text(text)]) if text is not None else None
     with transaction.atomic():
         if text is not None:
             text = clean_text(text)
@@ -83,6 +87,8 @@ def memory_update(
                     )
             memory.text, memory.fingerprint = text, fingerprint
             changed.append("text")
+            if embedded is not None:
+                vectors_store([Owner(memory.pk, memory.namespace_id, memory.user_id)], *embedded)
         if memory_type is not None and clean_memory_type(memory_type) != memory.memory_type:
             memory.memory_type = memory_type
             changed.append("memory_type")

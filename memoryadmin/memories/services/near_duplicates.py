@@ -5,12 +5,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 from django.db import connection
 
 from memoryadmin.memories.models import (
     Memory,
 )
+from memoryadmin.memories.paraphrase import BRIDGE_RADIUS, semantic_target
 from memoryadmin.memories.services.planning import Planned
+from memoryadmin.memories.vectors import person_pools
 
 # Memories that may take part in a near-duplicate group: neither history nor a statement of an
 # attribute, which supersession settles instead.
@@ -70,7 +73,12 @@ def _pairwise_similar(texts: Sequence[str], threshold: float) -> bool:
 
 
 def near_duplicate_target(*, namespace_id: int, user_id: str, text: str, threshold: float) -> Memory | None:
-    """The memory a new text may merge into, or None.
+    """The memory a new text may merge into, or None (see near_duplicate_group)."""
+    return near_duplicate_group(namespace_id=namespace_id, user_id=user_id, text=text, threshold=threshold)[0]
+
+
+def near_duplicate_group(*, namespace_id: int, user_id: str, text: str, threshold: float) -> tuple[Memory | None, bool]:
+    """The memory a new text may merge into (or None), and whether the text has any trigram neighbour.
 
     A merge is allowed only when the group (the new text and its neighbours)
     is cohesive: every member is similar to every other, and no outside
@@ -79,18 +87,18 @@ def near_duplicate_target(*, namespace_id: int, user_id: str, text: str, thresho
     """
     neighbours = find_near_duplicates(namespace_id=namespace_id, user_id=user_id, text=text, threshold=threshold)
     if not neighbours:
-        return None
+        return None, False
     members = dict(Memory.objects.filter(pk__in=[n[0] for n in neighbours]).values_list("id", "text"))
     texts = [text, *members.values()]
     if not _pairwise_similar(texts, threshold):
-        return None
+        return None, True
     for member_text in members.values():
         bridges = find_near_duplicates(
             namespace_id=namespace_id, user_id=user_id, text=member_text, threshold=threshold, exclude=list(members)
         )
         if bridges:
-            return None
-    return Memory.objects.select_for_update().filter(pk=neighbours[0][0]).first()
+            return None, True
+    return Memory.objects.select_for_update().filter(pk=neighbours[0][0]).first(), True
 
 
 _NEAR_DUPLICATE_GROUPS = """
@@ -158,6 +166,8 @@ class BatchNearDuplicates:
         # similar texts of the batch (both orders)
         self.within: dict[tuple[str, str], float] = {}
         self.created: dict[str, list[Planned]] = {}
+        # Whether the item last asked about had any neighbour at all (a rejected group stays apart).
+        self.had_neighbours = False
         pairs = sorted(set(pairs))
         if not pairs:
             return
@@ -196,6 +206,7 @@ class BatchNearDuplicates:
         return self.neighbours.get((user_id, text), [])
 
     def target(self, item: Planned) -> uuid.UUID | Planned | None:
+        self.had_neighbours = False
         user_id, text = item.new.user_id, item.text
         created = self.created.get(user_id, [])
         found: list[tuple[float, uuid.UUID, uuid.UUID | Planned]] = [
@@ -205,6 +216,7 @@ class BatchNearDuplicates:
             sim = self.within.get((text, other.text))
             if sim is not None:
                 found.append((sim, other.memory.pk, other))
+        self.had_neighbours = bool(found)
         if not found:
             return None
         found.sort(key=lambda n: (-n[0], n[1]))
@@ -251,3 +263,44 @@ class BatchNearDuplicates:
                 if not ok:
                     return None
         return group[0][2]
+
+
+def semantic_near_duplicate(
+    *, namespace_id: int, user_id: str, text: str, vector: np.ndarray, model: str
+) -> Memory | None:
+    """The memory a new text merges into as the same fact in other words (memories.paraphrase), locked; or None.
+
+    Asked only of a text with no trigram neighbour at all: one whose trigram group was
+    refused (not cohesive, bridged, too crowded) stays apart whatever its meaning.
+    """
+    pool = [
+        entry
+        for entry in person_pools(namespace_id, [user_id], model)[user_id]
+        if float(entry[2] @ vector) >= BRIDGE_RADIUS
+    ]
+    target = semantic_target(text, vector, pool)  # type: ignore[arg-type]
+    if target is None:
+        return None
+    return Memory.objects.select_for_update().filter(pk=target).first()
+
+
+class BatchSemanticDuplicates:
+    """semantic_near_duplicate for the items of a batch, in order: the people's vectors are read once."""
+
+    def __init__(self, namespace_id: int, users: Iterable[str], model: str, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+        self.pools: dict[str, list[tuple[object, str, np.ndarray]]] = dict(
+            person_pools(namespace_id, sorted(set(users)), model)  # type: ignore[arg-type]
+        )
+
+    def target(self, item: Planned) -> uuid.UUID | Planned | None:
+        vector = self.vectors.get(item.text)
+        if vector is None:
+            return None
+        pool = [e for e in self.pools.get(item.new.user_id, []) if float(e[2] @ vector) >= BRIDGE_RADIUS]
+        return semantic_target(item.text, vector, pool)  # type: ignore[return-value]
+
+    def add_created(self, item: Planned) -> None:
+        vector = self.vectors.get(item.text)
+        if vector is not None:
+            self.pools.setdefault(item.new.user_id, []).append((item, item.text, vector))

@@ -1,0 +1,233 @@
+"""All SQL on memory vectors: store, read for exact comparison, nearest neighbours, and the HNSW index.
+
+The `embedding` column is pgvector's `vector` when the database had the extension when
+the table was made, else `bytea` (float32). Each function asks `pgvector()` which it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.db import connection
+from django.utils import timezone
+from psycopg import sql
+
+from memoryadmin.memories.capabilities import _key, _known
+from memoryadmin.memories.embeddings import Embedder, embed_or_none, vector_from_bytes
+
+TABLE = "memories_memoryvector"
+
+
+def pgvector() -> bool:
+    """Whether the embedding column is pgvector's `vector` in this database."""
+    key = _key(connection, "column:embedding")
+    if key not in _known:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                "WHERE attrelid = %s::regclass AND attname = 'embedding'",
+                [TABLE],
+            )
+            row = cursor.fetchone()
+            _known[key] = bool(row) and row[0].startswith("vector")
+    return _known[key]
+
+
+def vector_literal(vector: np.ndarray) -> str:
+    """pgvector's text form of a vector."""
+    return "[" + ",".join(f"{x:.8g}" for x in np.asarray(vector, dtype=np.float32).tolist()) + "]"
+
+
+def vector_param(vector: np.ndarray) -> Any:
+    return vector_literal(vector) if pgvector() else np.asarray(vector, dtype="<f4").tobytes()
+
+
+@dataclass(frozen=True)
+class Owner:
+    """What a vector row repeats of its memory."""
+
+    memory_id: uuid.UUID
+    namespace_id: int
+    user_id: str
+
+
+def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarray) -> None:
+    """Insert (or replace) the vectors of these memories by this embedder's model: one statement."""
+    if not owners:
+        return
+    now = timezone.now()
+    kind = "text" if pgvector() else "bytea"
+    cast = "::vector" if pgvector() else ""
+    conflict = """
+        ON CONFLICT (memory_id, model) DO UPDATE
+            SET embedding = EXCLUDED.embedding, dimension = EXCLUDED.dimension, created_at = EXCLUDED.created_at
+    """
+    if len(owners) == 1:
+        # One memory (an API write): plain values, which PostgreSQL plans and runs faster than unnest.
+        (owner,) = owners
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {TABLE} (memory_id, namespace_id, user_id, model, dimension, embedding, created_at) "
+                f"VALUES (%s, %s, %s, %s, %s, %s{cast}, %s) {conflict}",
+                [
+                    owner.memory_id,
+                    owner.namespace_id,
+                    owner.user_id,
+                    embedder.model,
+                    embedder.dimension,
+                    vector_param(vectors[0]),
+                    now,
+                ],
+            )
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {TABLE} (memory_id, namespace_id, user_id, model, dimension, embedding, created_at)
+            SELECT v.memory_id, v.namespace_id, v.user_id, %s, %s, v.embedding{cast}, %s
+            FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::{kind}[])
+                AS v(memory_id, namespace_id, user_id, embedding)
+            {conflict}
+            """,
+            [
+                embedder.model,
+                embedder.dimension,
+                now,
+                [o.memory_id for o in owners],
+                [o.namespace_id for o in owners],
+                [o.user_id for o in owners],
+                [vector_param(v) for v in vectors],
+            ],
+        )
+
+
+def memories_embed(owners: Sequence[Owner], texts: Sequence[str]) -> bool:
+    """Embed these memories' texts and store the vectors; False (and nothing stored) when the embedder failed."""
+    if not owners:
+        return True
+    embedded = embed_or_none(texts)
+    if embedded is None:
+        return False
+    embedder, vectors = embedded
+    vectors_store(owners, embedder, vectors)
+    return True
+
+
+def vectors_of(memory_ids: Sequence[uuid.UUID], model: str) -> dict[uuid.UUID, np.ndarray]:
+    """The stored vectors of these memories by this model."""
+    if not memory_ids:
+        return {}
+    column = "embedding::text" if pgvector() else "embedding"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_id, {column} FROM {TABLE} WHERE memory_id = ANY(%s) AND model = %s",
+            [list(memory_ids), model],
+        )
+        return {pk: _decode(raw) for pk, raw in cursor.fetchall()}
+
+
+def _decode(raw: Any) -> np.ndarray:
+    if isinstance(raw, str):
+        return np.array([float(x) for x in raw.strip("[]").split(",")], dtype=np.float32)
+    return vector_from_bytes(raw)
+
+
+def models_present(namespace_id: int | None = None) -> dict[str, int]:
+    """How many vectors each model holds (of one namespace, or all)."""
+    where, params = ("WHERE namespace_id = %s", [namespace_id]) if namespace_id is not None else ("", [])
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT model, count(*) FROM {TABLE} {where} GROUP BY model ORDER BY model", params)
+        return dict(cursor.fetchall())
+
+
+def memories_without_vector(
+    model: str, *, after: uuid.UUID | None, limit: int
+) -> list[tuple[uuid.UUID, int, str, str]]:
+    """(id, namespace_id, user_id, text) of memories with no vector by `model`, in id order after `after`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT m.id, m.namespace_id, m.user_id, m.text FROM memories_memory m
+            WHERE (%s::uuid IS NULL OR m.id > %s::uuid)
+              AND NOT EXISTS (SELECT 1 FROM {TABLE} v WHERE v.memory_id = m.id AND v.model = %s)
+            ORDER BY m.id
+            LIMIT %s
+            """,
+            [after, after, model, limit],
+        )
+        return cursor.fetchall()
+
+
+def memories_count_without_vector(model: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM memories_memory m "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {TABLE} v WHERE v.memory_id = m.id AND v.model = %s)",
+            [model],
+        )
+        return cursor.fetchone()[0]
+
+
+def vectors_prune(keep_model: str) -> int:
+    """Delete every vector not made by `keep_model`; how many went."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {TABLE} WHERE model <> %s", [keep_model])
+        return cursor.rowcount
+
+
+def hnsw_index_name(model: str) -> str:
+    return "memory_vector_hnsw_" + hashlib.sha256(model.encode()).hexdigest()[:12]
+
+
+def hnsw_index_ensure(model: str, dimension: int) -> bool:
+    """The HNSW index of one model's vectors (cosine), made when missing; False without pgvector."""
+    if not pgvector():
+        return False
+    name = hnsw_index_name(model)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_class WHERE relname = %s", [name])
+        if cursor.fetchone() is None:
+            # DDL takes no parameters: the model's name goes in as a quoted literal.
+            cursor.execute(
+                sql.SQL(
+                    "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw ((embedding::vector({})) vector_cosine_ops) "
+                    "WHERE model = {}"
+                )
+                .format(sql.Identifier(name), sql.Identifier(TABLE), sql.Literal(int(dimension)), sql.Literal(model))
+                .as_string(cursor.connection)
+            )
+    return True
+
+
+def hnsw_index_exists(model: str) -> bool:
+    if not pgvector():
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_class WHERE relname = %s", [hnsw_index_name(model)])
+        return cursor.fetchone() is not None
+
+
+def person_pools(
+    namespace_id: int, users: Sequence[str], model: str
+) -> dict[str, list[tuple[uuid.UUID, str, np.ndarray]]]:
+    """(id, text, vector) of every memory of these people that has a vector by `model`: one statement."""
+    column = "v.embedding::text" if pgvector() else "v.embedding"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT v.user_id, m.id, m.text, {column}
+            FROM {TABLE} v JOIN memories_memory m ON m.id = v.memory_id
+            WHERE v.namespace_id = %s AND v.user_id = ANY(%s) AND v.model = %s
+            """,
+            [namespace_id, list(users), model],
+        )
+        rows = cursor.fetchall()
+    pools: dict[str, list[tuple[uuid.UUID, str, np.ndarray]]] = {user: [] for user in users}
+    for user_id, pk, text, raw in rows:
+        pools[user_id].append((pk, text, _decode(raw)))
+    return pools
