@@ -14,7 +14,7 @@ from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import ApiKeyForm, NamespaceSettingsForm, ReasonForm
 from memoryadmin.console.scope import all_namespaces
 from memoryadmin.core.errors import ServiceError
-from memoryadmin.extraction.services import validate_extraction_config
+from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.tenancy.access_log import access_summary
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_update

@@ -9,8 +9,8 @@ from django.db import connections
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import session_delete
-from memoryadmin.extraction import services
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
+from memoryadmin.extraction.services import runs as services
 from memoryadmin.memories.models import Memory
 from tests.conftest import SYSTEM
 from tests.extraction.conftest import say

@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from memoryadmin.conversations.models import Message
 from memoryadmin.core.errors import InvalidInput
-from memoryadmin.extraction import services
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.services import (
     extraction_cancel_for_sessions,
@@ -22,6 +21,7 @@ from memoryadmin.extraction.services import (
     extraction_schedule,
     schedule_key,
 )
+from memoryadmin.extraction.services import runs as services
 from memoryadmin.memories.models import Memory
 from tests.extraction.conftest import say
 

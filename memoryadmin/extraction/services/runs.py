@@ -1,0 +1,458 @@
+"""Runs: a session's unextracted messages through its namespace's strategy and down the write path."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import F, QuerySet
+from django.db.models.functions import Coalesce, Greatest, Now
+from django.utils import timezone
+
+from memoryadmin.audit.services import Actor
+from memoryadmin.conversations.models import Message, MessageKind, Role, Session
+from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.redis_client import get_redis
+from memoryadmin.extraction.config import validate_extraction_config
+from memoryadmin.extraction.leases import RunLease
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.extraction.services.scheduling import (
+    _postpone,
+    _queued_run,
+    _release,
+    _retire,
+    extraction_schedule_after_append,
+    logger,
+    schedule_key,
+)
+from memoryadmin.extraction.strategies import (
+    Batch,
+    Candidate,
+    KnownFact,
+    SourceMessage,
+    Strategy,
+    StrategyError,
+    strategy_for,
+)
+from memoryadmin.memories.models import Memory, MemorySource, MemoryStatus, MemoryType
+from memoryadmin.memories.services import (
+    NewMemory,
+    Outcome,
+    Statement,
+    link_evidence,
+    memories_apply_statements,
+    memory_create,
+    memory_create_many,
+    memory_update,
+    user_lock_sql,
+)
+
+EXTRACTION_ACTOR = Actor.system("extraction")
+
+
+SOURCE_ROLES = (Role.USER, Role.ASSISTANT)
+
+
+MAX_ERROR_CHARS = 1000
+
+
+# One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
+_WRITER_LOCK_BASE = 0x6578 << 48
+
+
+@dataclass
+class Tally:
+    candidates: int = 0
+    created: int = 0
+    updated: int = 0
+    duplicates: int = 0
+    suppressed: int = 0
+    superseded: int = 0
+
+    def add(self, outcome: str) -> None:
+        if outcome == Outcome.CREATED:
+            self.created += 1
+        elif outcome in (Outcome.DUPLICATE, Outcome.MERGED):
+            self.duplicates += 1
+        elif outcome == Outcome.SUPPRESSED:
+            self.suppressed += 1
+        elif outcome == "updated":
+            self.updated += 1
+
+
+def _unextracted(session_pk: int) -> QuerySet[Message]:
+    return Message.objects.filter(session_id=session_pk, extracted_at__isnull=True)
+
+
+def _short(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text[:MAX_ERROR_CHARS]
+
+
+def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> ExtractionRun | None:
+    """Execute a queued (or interrupted) run now, in this process, holding its lease while it works.
+
+    `schedule_token` is the session's schedule the caller holds; its key lives only as
+    long as the lease from now on. Returns the finished run, or None when the session was
+    deleted meanwhile. A strategy failure marks the run failed with the reason, and the
+    messages it did not get to stay unextracted for a later run.
+    """
+    session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
+    if session is None:
+        return None
+    namespace = session.namespace
+    claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
+        status=RunStatus.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=Now(),
+        error="",
+        strategy=namespace.extraction_strategy,
+    )
+    if not claimed:
+        return ExtractionRun.objects.filter(pk=run.pk).first()
+    started = time.monotonic()
+    strategy: Strategy | None = None
+    key = schedule_key(run.namespace_id, run.session_id) if schedule_token else None
+    try:
+        with RunLease(run.pk, key, schedule_token):
+            config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
+            strategy = strategy_for(namespace.extraction_strategy, config)
+            finished = _run_chunks(run, session, strategy)
+    except (StrategyError, InvalidInput) as exc:
+        logger.warning("extraction run %s failed: %s", run.pk, exc)
+        return _finish(run, RunStatus.FAILED, started, _short(exc))
+    except Exception as exc:
+        logger.exception("extraction run %s failed", run.pk)
+        return _finish(run, RunStatus.FAILED, started, f"internal error: {type(exc).__name__}")
+    finally:
+        close = getattr(strategy, "close", None)
+        if close is not None:
+            close()
+    if not finished:
+        return None
+    return _finish(run, RunStatus.SUCCEEDED, started, "")
+
+
+def _finish(run: ExtractionRun, status: str, started: float, error: str) -> ExtractionRun | None:
+    finished = ExtractionRun.objects.raw(
+        f"""
+        UPDATE {ExtractionRun._meta.db_table}
+        SET status = %s, error = %s, finished_at = %s, duration_ms = %s
+        WHERE id = %s
+        RETURNING *
+        """,
+        [status, error, timezone.now(), int((time.monotonic() - started) * 1000), run.pk],
+    )
+    return next(iter(finished), None)
+
+
+def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> bool:
+    """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
+
+    Returns False when the session disappeared along the way.
+    """
+    # Messages appended after the run started are left to the run their append scheduled.
+    upto = session.message_count
+    after = 0
+    wants_summary = getattr(strategy, "wants_summary", False)
+    wants_known = getattr(strategy, "wants_known_facts", False)
+    while True:
+        chunk = list(
+            _unextracted(session.pk)
+            .filter(seq__gt=after, seq__lte=upto)
+            .order_by("seq")
+            .only("pk", "seq", "role", "kind", "content", "name", "created_at")[: strategy.chunk_size]
+        )
+        if not chunk:
+            return True
+        sources = [
+            SourceMessage(pk=m.pk, seq=m.seq, role=m.role, content=m.content, created_at=m.created_at, name=m.name)
+            for m in chunk
+            if m.kind == MessageKind.MESSAGE and m.role in SOURCE_ROLES
+        ]
+        summary = _current_summary(session) if wants_summary else None
+        if summary is not None and sources and summary.metadata.get("to_seq", 0) >= sources[-1].seq:
+            sources = []  # already summarised: not redone
+        batch = Batch(
+            user_id=session.user_id,
+            session_id=session.session_id,
+            agent_id=session.agent_id,
+            messages=sources,
+            now=timezone.now(),
+            summary=summary.text if summary is not None else None,
+            known=_known_facts(session) if wants_known and sources else [],
+        )
+        candidates = strategy.extract(batch) if sources else []
+        if not _write(run, session, chunk, sources, candidates):
+            return False
+        if len(chunk) < strategy.chunk_size:
+            return True
+        after = chunk[-1].seq
+
+
+MAX_KNOWN_FACTS = 50
+
+
+def _known_facts(session: Session) -> list[KnownFact]:
+    """The person's current memories that state an attribute, newest first: what a new fact may replace."""
+    rows = (
+        Memory.objects.filter(namespace_id=session.namespace_id, user_id=session.user_id, status=MemoryStatus.ACTIVE)
+        .exclude(attribute="")
+        .order_by(Coalesce("stated_at", "created_at").desc(), "-id")
+        .values_list("id", "text", "subject", "attribute")[:MAX_KNOWN_FACTS]
+    )
+    return [
+        KnownFact(ref=f"m{index}", memory_id=str(pk), text=text, subject=subject, attribute=attribute)
+        for index, (pk, text, subject, attribute) in enumerate(rows, start=1)
+    ]
+
+
+def _current_summary(session: Session) -> Memory | None:
+    return (
+        Memory.objects.filter(
+            namespace_id=session.namespace_id,
+            user_id=session.user_id,
+            session_id=session.session_id,
+            memory_type=MemoryType.SUMMARY,
+        )
+        .order_by("-updated_at", "-id")
+        .first()
+    )
+
+
+def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
+    """In the writing transaction: take turns with other writers of the session, and hold off its deletion.
+
+    The row lock is FOR KEY SHARE: it conflicts with the lock a DELETE takes, so a deletion
+    or an erasure waits for this transaction and a run never writes for a session that is
+    gone; it does not conflict with the UPDATE an append makes, so extraction never holds
+    up appends. The person's supersession lock is taken with it, in the same statement: the run settles
+    that person's knowledge updates. Returns False when the session no longer exists.
+    """
+    user_lock, params = user_lock_sql(namespace_id, [user_id])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked)",
+            [_WRITER_LOCK_BASE + session_pk, *params],
+        )
+        cursor.execute("SELECT 1 FROM conversations_session WHERE id = %s FOR KEY SHARE", [session_pk])
+        return cursor.fetchone() is not None
+
+
+def _write(
+    run: ExtractionRun,
+    session: Session,
+    chunk: list[Message],
+    sources: list[SourceMessage],
+    candidates: list[Candidate],
+) -> bool:
+    """One transaction: memories, evidence, message marks and the run's counts, or nothing."""
+    with transaction.atomic():
+        if not _lock_session(session.pk, session.namespace_id, session.user_id):
+            return False
+        still_open = _mark_extracted(session.pk, [m.pk for m in chunk])
+        tally = Tally(candidates=len(candidates))
+        metadata = {"run_id": str(run.pk)}
+        pending: list[NewMemory] = []
+        replaces: list[list[str]] = []
+        for candidate in candidates:
+            # Evidence already marked by another run means that run owns this candidate.
+            if not candidate.evidence or not set(candidate.evidence) <= still_open:
+                continue
+            if candidate.memory_type == MemoryType.SUMMARY:
+                # Written in its place among the others: what comes before it is written first.
+                _write_batch(run, session, pending, tally, replaces)
+                pending, replaces = [], []
+                tally.add(_write_summary(session, candidate, sources, metadata))
+                continue
+            pending.append(
+                NewMemory(
+                    user_id=session.user_id,
+                    text=candidate.text,
+                    source=MemorySource.EXTRACTION,
+                    session_id=session.session_id,
+                    agent_id=session.agent_id,
+                    memory_type=candidate.memory_type,
+                    topics=candidate.topics,
+                    entities=candidate.entities,
+                    metadata={**candidate.metadata, **metadata},
+                    evidence_message_ids=candidate.evidence,
+                    subject=candidate.subject,
+                    attribute=candidate.attribute,
+                    event_date=candidate.event_date,
+                    stated_at=candidate.stated_at or _stated_at(candidate, sources),
+                )
+            )
+            replaces.append(candidate.replaces)
+        _write_batch(run, session, pending, tally, replaces)
+        covered = [m.seq for m in chunk if m.pk in still_open]
+        ExtractionRun.objects.filter(pk=run.pk).update(
+            candidates=F("candidates") + tally.candidates,
+            created=F("created") + tally.created,
+            updated=F("updated") + tally.updated,
+            duplicates=F("duplicates") + tally.duplicates,
+            suppressed=F("suppressed") + tally.suppressed,
+            superseded=F("superseded") + tally.superseded,
+            from_seq=Coalesce(F("from_seq"), min(covered)) if covered else F("from_seq"),
+            to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
+        )
+    return True
+
+
+def _mark_extracted(session_pk: int, message_pks: list[int]) -> set[int]:
+    """Mark the chunk's messages no other run took; returns them. Inside the writing transaction, so
+    the marks and the memories written for them commit together."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE {Message._meta.db_table} SET extracted_at = %s
+            WHERE session_id = %s AND id = ANY(%s) AND extracted_at IS NULL
+            RETURNING id
+            """,
+            [timezone.now(), session_pk, message_pks],
+        )
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def _stated_at(candidate: Candidate, sources: list[SourceMessage]) -> datetime | None:
+    """When a candidate was said: its newest evidence message."""
+    times = [m.created_at for m in sources if m.pk in candidate.evidence]
+    return max(times) if times else None
+
+
+def _write_batch(
+    run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally, replaces: list[list[str]]
+) -> None:
+    """The candidates of a chunk through the write path, as `memory_create` would take them one by one,
+    then their knowledge updates: each stated memory moves its attribute's history on (supersession)."""
+    if not pending:
+        return
+    results = memory_create_many(
+        namespace=session.namespace, actor=EXTRACTION_ACTOR, items=pending, merge_near_duplicates=True
+    )
+    statements: list[Statement] = []
+    for new, result, replaced in zip(pending, results, replaces, strict=True):
+        if isinstance(result, InvalidInput):
+            logger.info("extraction run %s skipped a candidate: %s", run.pk, result)
+            continue
+        tally.add(result.outcome)
+        memory = result.memory
+        # Only what states an attribute (or names what it replaces) takes part in a history.
+        if memory is None or not (memory.attribute or replaced):
+            continue
+        statements.append(
+            Statement(
+                memory_id=memory.pk, user_id=memory.user_id, stated_at=new.stated_at, replaces=_memory_ids(replaced)
+            )
+        )
+    if statements:
+        settled = memories_apply_statements(
+            namespace=session.namespace, actor=EXTRACTION_ACTOR, statements=statements, users_locked=True
+        )
+        tally.superseded += len(settled.superseded)
+
+
+def _memory_ids(raw: list[str]) -> tuple[uuid.UUID, ...]:
+    ids = []
+    for value in raw:
+        try:
+            ids.append(uuid.UUID(str(value)))
+        except ValueError:
+            continue
+    return tuple(ids)
+
+
+def _write_summary(session: Session, candidate: Candidate, sources: list[SourceMessage], extra: dict[str, Any]) -> str:
+    """Keep one summary memory per session: create it, or extend it with the range it now covers."""
+    existing = (
+        Memory.objects.select_for_update()
+        .filter(
+            namespace_id=session.namespace_id,
+            user_id=session.user_id,
+            session_id=session.session_id,
+            memory_type=MemoryType.SUMMARY,
+        )
+        .order_by("-updated_at", "-id")
+        .first()
+    )
+    first_seq, last_seq = sources[0].seq, sources[-1].seq
+    if existing is None:
+        result = memory_create(
+            namespace=session.namespace,
+            user_id=session.user_id,
+            text=candidate.text,
+            actor=EXTRACTION_ACTOR,
+            source=MemorySource.EXTRACTION,
+            session_id=session.session_id,
+            agent_id=session.agent_id,
+            memory_type=MemoryType.SUMMARY,
+            topics=candidate.topics,
+            metadata={**candidate.metadata, **extra, "from_seq": first_seq, "to_seq": last_seq},
+            evidence_message_ids=candidate.evidence,
+        )
+        return result.outcome
+    covered_to = existing.metadata.get("to_seq", 0)
+    if isinstance(covered_to, int) and covered_to >= last_seq:
+        return Outcome.DUPLICATE
+    metadata = {
+        **existing.metadata,
+        **candidate.metadata,
+        **extra,
+        "from_seq": existing.metadata.get("from_seq", first_seq),
+        "to_seq": last_seq,
+    }
+    try:
+        memory_update(
+            memory=existing,
+            actor=EXTRACTION_ACTOR,
+            text=candidate.text,
+            metadata=metadata,
+            reason=f"summary extended to seq {last_seq}",
+        )
+    except Conflict as exc:
+        return Outcome.SUPPRESSED if exc.code == "tombstoned" else Outcome.DUPLICATE
+    link_evidence(existing, candidate.evidence)
+    return "updated"
+
+
+def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float | None = None) -> ExtractionRun | None:
+    """What a scheduled task does: run, unless a later schedule superseded this one or it was cancelled.
+
+    A debounced task (one an append started) first waits out the quiet period after the
+    session's newest message. After the run, messages appended while it went on (whose
+    appends found the key held) get a schedule of their own.
+    """
+    run = ExtractionRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return None  # the session is gone, and its runs with it
+    current = get_redis().get(schedule_key(run.namespace_id, run.session_id))
+    if current != token:
+        _retire(run, cancelled=current is None)
+        return None
+    if debounce and run.status == RunStatus.QUEUED and _postpone(run, token, debounce):
+        return None
+    namespace_id, session_pk = run.namespace_id, run.session_id
+    seen = Session.objects.filter(pk=session_pk).values_list("message_count", flat=True).first()
+    if seen is None:
+        _release(namespace_id, session_pk, token)
+        return None
+    result: ExtractionRun | None = None
+    if run.status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
+        # A duplicate delivery, or a schedule that joined a run another task had just
+        # started: whatever that run did not see gets a run of its own.
+        if _unextracted(session_pk).exists():
+            queued = _queued_run(namespace_id, session_pk)
+            if queued is not None:
+                result = extraction_run(run=queued, schedule_token=token)
+    else:
+        result = extraction_run(run=run, schedule_token=token)
+    _release(namespace_id, session_pk, token)
+    # Released first, then looked at: an append committed before the release is seen here,
+    # one committed after it finds the key free and schedules itself.
+    if _unextracted(session_pk).filter(seq__gt=seen).exists():
+        extraction_schedule_after_append(namespace_id=namespace_id, session_pk=session_pk)
+    return result
