@@ -131,8 +131,8 @@ def test_a_create_racing_a_forget_of_the_same_text_never_outlives_its_tombstone(
                 return http.post("/memories", json={"user_id": "alice", "text": text}).status_code
 
         forgotten, created = in_threads(forget, create)
-        assert forgotten == 204
-        assert created in (200, 409), created
+        assert forgotten == 204, (round_no, forgotten, created)
+        assert created in (200, 409), (round_no, forgotten, created)
         fingerprint = text_fingerprint(text)
         assert not Memory.objects.filter(namespace=namespace, user_id="alice", fingerprint=fingerprint).exists()
 
