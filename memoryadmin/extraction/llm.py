@@ -7,22 +7,17 @@ carry the API key.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from django.conf import settings
 
+from memoryadmin.core.http_retry import post_with_retries
 from memoryadmin.extraction.strategies.base import StrategyError
 
 logger = logging.getLogger(__name__)
-
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-MAX_BACKOFF_SECONDS = 8.0
-MAX_RETRY_AFTER_SECONDS = 10.0
 
 
 class LlmError(StrategyError):
@@ -90,36 +85,18 @@ class ChatClient:
             }
         elif response_format == "json_object":
             body["response_format"] = {"type": "json_object"}
-        attempts = self.chat.max_retries + 1
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
-            try:
-                response = self.client.post(self.url, json=body)
-            except httpx.TimeoutException:
-                if last:
-                    raise LlmError(f"the model did not answer within {self.chat.timeout:g}s") from None
-                self._pause(attempt, None)
-                continue
-            except httpx.TransportError as exc:
-                if last:
-                    raise LlmError(f"the model endpoint is unreachable: {type(exc).__name__}") from None
-                self._pause(attempt, None)
-                continue
-            if response.status_code in RETRY_STATUSES and not last:
-                self._pause(attempt, response.headers.get("Retry-After"))
-                continue
-            if response.status_code != 200:
-                raise LlmError(f"the model endpoint answered HTTP {response.status_code}")
-            return _answer_text(response)
-        raise LlmError("the model endpoint could not be reached")  # pragma: no cover - the loop always returns
-
-    def _pause(self, attempt: int, retry_after: str | None) -> None:
-        delay = min(self.chat.backoff * (2**attempt), MAX_BACKOFF_SECONDS)
-        if retry_after:
-            with contextlib.suppress(ValueError):
-                delay = min(max(float(retry_after), 0.0), MAX_RETRY_AFTER_SECONDS)
-        logger.info("retrying the model call in %.2fs (attempt %d)", delay, attempt + 2)
-        time.sleep(delay)
+        response = post_with_retries(
+            self.client,
+            self.url,
+            body,
+            retries=self.chat.max_retries,
+            backoff=self.chat.backoff,
+            timeout=self.chat.timeout,
+            error=LlmError,
+            who="the model",
+            where="the model endpoint",
+        )
+        return _answer_text(response)
 
 
 def _answer_text(response: httpx.Response) -> str:

@@ -17,11 +17,9 @@ the embedder: they cost microseconds and need nothing outside the process.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import threading
-import time
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -31,13 +29,12 @@ import httpx
 import numpy as np
 from django.conf import settings
 
+from memoryadmin.core.http_retry import post_with_retries
+
 logger = logging.getLogger(__name__)
 
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIMENSION = 256
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-MAX_BACKOFF_SECONDS = 8.0
-MAX_RETRY_AFTER_SECONDS = 10.0
 # Texts are cut to this many characters before embedding: a memory is at most a few KB,
 # and a static embedding of a long text is the mean of its tokens anyway.
 MAX_EMBED_CHARS = 8000
@@ -247,28 +244,18 @@ class OpenAIEmbedder:
         body: dict[str, object] = {"model": self.model_name, "input": texts, "encoding_format": "float"}
         if self.requested_dimensions:
             body["dimensions"] = self.requested_dimensions
-        attempts = self.max_retries + 1
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
-            try:
-                response = self.client.post(self.url, json=body)
-            except httpx.TimeoutException:
-                if last:
-                    raise EmbeddingError(f"the embeddings endpoint did not answer within {self.timeout:g}s") from None
-                self._pause(attempt, None)
-                continue
-            except httpx.TransportError as exc:
-                if last:
-                    raise EmbeddingError(f"the embeddings endpoint is unreachable: {type(exc).__name__}") from None
-                self._pause(attempt, None)
-                continue
-            if response.status_code in RETRY_STATUSES and not last:
-                self._pause(attempt, response.headers.get("Retry-After"))
-                continue
-            if response.status_code != 200:
-                raise EmbeddingError(f"the embeddings endpoint answered HTTP {response.status_code}")
-            return self._vectors(response, len(texts))
-        raise EmbeddingError("the embeddings endpoint could not be reached")  # pragma: no cover
+        response = post_with_retries(
+            self.client,
+            self.url,
+            body,
+            retries=self.max_retries,
+            backoff=self.backoff,
+            timeout=self.timeout,
+            error=EmbeddingError,
+            who="the embeddings endpoint",
+            where="the embeddings endpoint",
+        )
+        return self._vectors(response, len(texts))
 
     def _vectors(self, response: httpx.Response, expected: int) -> np.ndarray:
         try:
@@ -291,13 +278,6 @@ class OpenAIEmbedder:
                 f"the embeddings endpoint answered {vectors.shape[1]} dimensions, expected {self._dimension}"
             )
         return normalized(vectors)
-
-    def _pause(self, attempt: int, retry_after: str | None) -> None:
-        delay = min(self.backoff * (2**attempt), MAX_BACKOFF_SECONDS)
-        if retry_after:
-            with contextlib.suppress(ValueError):
-                delay = min(max(float(retry_after), 0.0), MAX_RETRY_AFTER_SECONDS)
-        time.sleep(delay)
 
 
 # --- the configured one -------------------------------------------------------------------------
