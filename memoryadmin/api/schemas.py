@@ -16,6 +16,7 @@ from django.conf import settings
 from ninja import Path, Schema
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field
 
+from memoryadmin.conversations.services import NewMessage
 from memoryadmin.conversations.working_memory import MAX_KEY_CHARS, MAX_KEYS, MAX_TTL_SECONDS
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.pagination import MAX_LIMIT
@@ -211,6 +212,20 @@ class MessageIn(Body):
     tool_call_id: Annotated[str, Field(max_length=128, pattern=NO_NUL)] | None = None
     metadata: Metadata | None = None
     created_at: Timestamp | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
+
+    def as_new_message(self) -> NewMessage:
+        """What the append service takes (the REST handler and the MCP tool share it)."""
+        return NewMessage(
+            role=self.role,
+            content=self.content,
+            kind=self.kind,
+            name=self.name or "",
+            run_id=self.run_id or "",
+            tool_calls=self.tool_calls,
+            tool_call_id=self.tool_call_id or "",
+            metadata=self.metadata or {},
+            created_at=self.created_at,
+        )
 
 
 class AppendIn(Body):

@@ -31,7 +31,6 @@ from memoryadmin.api.schemas import (
 from memoryadmin.conversations.queries import messages_page, session_get, sessions_page
 from memoryadmin.conversations.representations import message_dict, session_dict
 from memoryadmin.conversations.services import (
-    NewMessage,
     messages_delete_run,
     session_append_messages,
     session_delete,
@@ -144,20 +143,7 @@ def messages_append(request: HttpRequest, payload: AppendIn, session_id: str = S
         session_id=session_id,
         user_id=payload.user_id,
         agent_id=payload.agent_id or "",
-        messages=[
-            NewMessage(
-                role=m.role,
-                content=m.content,
-                kind=m.kind,
-                name=m.name or "",
-                run_id=m.run_id or "",
-                tool_calls=m.tool_calls,
-                tool_call_id=m.tool_call_id or "",
-                metadata=m.metadata or {},
-                created_at=m.created_at,
-            )
-            for m in payload.messages
-        ],
+        messages=[m.as_new_message() for m in payload.messages],
     )
     # For a batch of a hundred, validating through the response schema cost more than the insert.
     return rendered({"messages": [message_dict(m) for m in created]}, status=201)

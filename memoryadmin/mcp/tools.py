@@ -38,7 +38,7 @@ from memoryadmin.api.schemas import (
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.queries import session_get
 from memoryadmin.conversations.representations import message_dict
-from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.conversations.services import session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_get, working_memory_patch, working_memory_put
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound
 from memoryadmin.memories.models import MemorySource
@@ -242,20 +242,7 @@ def append_messages(caller: Caller, args: AppendMessagesIn) -> dict[str, Any]:
         session_id=args.session_id,
         user_id=args.user_id,
         agent_id=args.agent_id or "",
-        messages=[
-            NewMessage(
-                role=m.role,
-                content=m.content,
-                kind=m.kind,
-                name=m.name or "",
-                run_id=m.run_id or "",
-                tool_calls=m.tool_calls,
-                tool_call_id=m.tool_call_id or "",
-                metadata=m.metadata or {},
-                created_at=m.created_at,
-            )
-            for m in args.messages
-        ],
+        messages=[m.as_new_message() for m in args.messages],
     )
     return {"messages": [message_dict(m) for m in created]}
 
