@@ -235,39 +235,23 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
                 data["via"] = entry.actor.via
             # Hashed as it will be read back, so verification reproduces the digest.
             data = stored_json(data)
-            prev_hash = heads[entry.namespace_id]
-            why = reason_digest(entry.reason)
-            digest = event_digest(
-                prev_hash=prev_hash,
+            event = AuditEvent(
                 namespace_id=entry.namespace_id,
-                created_at=created_at.isoformat(),
+                created_at=created_at,
                 actor_type=entry.actor.type,
                 actor=entry.actor.id,
                 action=entry.action,
                 target_type=entry.target_type,
                 target_id=str(entry.target_id),
                 subject_hash=subject_hash,
-                reason=_reason_in_chain(entry.reason, why),
+                reason=entry.reason,
+                reason_digest=reason_digest(entry.reason),
                 data=data,
+                prev_hash=heads[entry.namespace_id],
             )
-            heads[entry.namespace_id] = digest
-            events.append(
-                AuditEvent(
-                    namespace_id=entry.namespace_id,
-                    created_at=created_at,
-                    actor_type=entry.actor.type,
-                    actor=entry.actor.id,
-                    action=entry.action,
-                    target_type=entry.target_type,
-                    target_id=str(entry.target_id),
-                    subject_hash=subject_hash,
-                    reason=entry.reason,
-                    reason_digest=why,
-                    data=data,
-                    prev_hash=prev_hash,
-                    hash=digest,
-                )
-            )
+            # Digested exactly as verification will read it back.
+            event.hash = heads[entry.namespace_id] = digest_of(event)
+            events.append(event)
         return AuditEvent.objects.bulk_create(events)
 
 
