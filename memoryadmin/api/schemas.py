@@ -5,6 +5,9 @@ forbids, the server refuses with 422 (400 for a malformed id). So request
 bodies refuse fields they do not know, numbers and booleans are not read out
 of other types (`true` is not the integer 1), and every limit the services
 check is published here too, taken from where the data is defined.
+
+One module on purpose: every shape of the contract in one place, as the OpenAPI snapshot test
+(tests/api/openapi.json) holds them.
 """
 
 from __future__ import annotations

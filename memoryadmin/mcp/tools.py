@@ -5,6 +5,9 @@ Each tool is a thin handler like a REST API handler: it parses its arguments
 calls the service or query the REST API calls, and answers with the API's JSON
 for the same object. The caller is an API key: its namespace is the scope of
 every lookup, so another namespace's memory or session does not exist here.
+
+One module on purpose: the nine tools side by side, each with its argument schema and
+description, are what an agent sees, and reviewing them together keeps them consistent.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ writes each fact in the third person ("User lives in Lyon"). A clause counts
 only when its first words are the user's own ("I live in…", "my name is…");
 questions, hypotheticals, reported speech and statements about other people
 are left alone. docs/extraction.md lists the patterns and their limits.
+
+One module on purpose: most of it is the table of patterns, which reads best whole.
 """
 
 from __future__ import annotations
