@@ -21,6 +21,12 @@ nearest by vector with a similarity of at least SEARCH_MIN_SIMILARITY. Vectors a
 in PostgreSQL with pgvector when the database has it (HNSW for searches without a person);
 without it, exactly, here, over the person's own memories, and a search without a person
 takes its candidates from full text alone.
+
+One module, though it is longer than most: the scope, the candidates' SQL (one statement
+whose half is the full-text and vector pools), their scoring and the ranking all read and
+write the same private `_Scope` and `_Candidate`, and a change to one component's
+arithmetic is a change to the others' weights; split, the pieces would have to make those
+private structures public and be read together anyway.
 """
 
 from __future__ import annotations
