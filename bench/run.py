@@ -187,10 +187,18 @@ def merge_figures(done: list[figures.Figure], code: str) -> list[dict[str, Any]]
 def write_report(results: dict[str, Any], started: float) -> None:
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
     docs = ROOT / "docs" / "benchmarks.md"
-    # bench/startup.py's section is measured separately; it stays as it is.
-    kept = re.search(r"<!-- startup: .*?<!-- /startup -->", docs.read_text(), re.S) if docs.exists() else None
-    docs.write_text(render_markdown(results) + (f"\n{kept.group(0)}\n" if kept else ""))
+    docs.write_text(render_markdown(results) + "".join(f"\n{section}\n" for section in kept_sections(docs)))
     log(f"wrote {docs.relative_to(ROOT)} and bench/results.json in {time.monotonic() - started:.0f}s")
+
+
+# Sections measured by other scripts (bench/startup.py, bench/retrieval.py,
+# bench/extraction_quality.py) sit between markers: `<!-- startup: ... -->` … `<!-- /startup -->`
+# or `<!-- kept: <name> -->` … `<!-- /kept -->`. A rewrite keeps each of them, in their order.
+_KEPT = re.compile(r"<!-- (startup): .*?<!-- /startup -->|<!-- kept: [^>]*-->.*?<!-- /kept -->", re.S)
+
+
+def kept_sections(docs: Path) -> list[str]:
+    return [match.group(0) for match in _KEPT.finditer(docs.read_text())] if docs.exists() else []
 
 
 def render_markdown(results: dict[str, Any]) -> str:
