@@ -366,6 +366,8 @@ def generate_memories(
             "last_accessed_at",
             "access_count",
             "revision",
+            "subject",
+            "attribute",
         ],
     )
     revisions = CopyStream(
@@ -434,7 +436,7 @@ def generate_memories(
             memories.add(
                 f"{memory_id}\t{plan.namespace_id}\t{uid}\t{session_key}\t{agent}\t{text}\t{memory_type}\t{status}\t"
                 f"{topics}\t{entities}\t{{}}\t{source}\t{text_print}\t{created_s}\t{created_s}\t{accessed}\t"
-                f"{access_count}\t1\n"
+                f"{access_count}\t1\t\t\n"
             )
             revisions.add(
                 f"{revision_pk}\t{memory_id}\t1\t{text}\t{memory_type}\t{topics}\t{entities}\t{{}}\t"
@@ -745,7 +747,7 @@ def add_subject(
         with conn.cursor().copy(
             "COPY memories_memory (id, namespace_id, user_id, session_id, agent_id, text, memory_type, status,"
             " topics, entities, metadata, source, fingerprint, created_at, updated_at, last_accessed_at,"
-            " access_count, revision) FROM STDIN"
+            " access_count, revision, subject, attribute) FROM STDIN"
         ) as copy:
             texts: set[str] = set()
             lines = []
@@ -759,7 +761,7 @@ def add_subject(
                 stamp = ts(now - rng.uniform(1, SPAN_DAYS) * 86400)
                 lines.append(
                     f"{memory_id}\t{namespace_id}\t{user_id}\t{user_id}-s0\tagent-1\t{text}\tsemantic\tactive\t{{}}\t"
-                    f"{{}}\t{{}}\textraction\t{fingerprint(text)}\t{stamp}\t{stamp}\t\\N\t0\t1\n"
+                    f"{{}}\t{{}}\textraction\t{fingerprint(text)}\t{stamp}\t{stamp}\t\\N\t0\t1\t\t\n"
                 )
             copy.write("".join(lines))
         with conn.cursor().copy(
