@@ -18,6 +18,7 @@ from typing import Any
 
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.strategies.base import Batch, Candidate
+from memoryadmin.extraction.strategies.offline.speech import ABBREVIATIONS, sentences
 from memoryadmin.memories.models import MemoryType
 
 CATEGORIES = ("name", "place", "work", "preference", "fact", "remember")
@@ -37,8 +38,6 @@ def _phrases(text: str) -> tuple[str, ...]:
 # --- sentences and clauses -------------------------------------------------
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "´": "'"})
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
-_ABBREVIATIONS = _words("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave rd blvd")
 # A new clause starts where a conjunction or comma hands the sentence back to the user.
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|\s+[-–—]\s+|,?\s+(?:and|but|so|plus|also|then|while|whereas)\s+(?=(?:i|my)\b)|[,:]\s+(?=(?:i|my)\b)",
@@ -280,24 +279,6 @@ class Fact:
 # --- helpers ---------------------------------------------------------------
 
 
-def _sentences(text: str) -> list[str]:
-    pieces = [piece.strip() for piece in _SENTENCE_BREAK.split(text) if piece and piece.strip()]
-    merged: list[str] = []
-    for piece in pieces:
-        if merged and _ends_with_abbreviation(merged[-1]):
-            merged[-1] = f"{merged[-1]} {piece}"
-        else:
-            merged.append(piece)
-    return merged
-
-
-def _ends_with_abbreviation(sentence: str) -> bool:
-    if not sentence.endswith("."):
-        return False
-    last = sentence.rsplit(None, 1)[-1].rstrip(".").lower()
-    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and last != "i")
-
-
 def _clauses(sentence: str) -> Iterator[tuple[int, str, bool]]:
     """(start offset, clause, reported) for each clause of the sentence."""
     start = 0
@@ -363,7 +344,7 @@ def _proper_phrase(value: str, *, allow_lower: bool, max_words: int = 5) -> str 
                 used_comma = True
             else:
                 break
-        elif tail and not (tail == "." and core.lower() in _ABBREVIATIONS):
+        elif tail and not (tail == "." and core.lower() in ABBREVIATIONS):
             break
         index += 1
     while out and (out[-1].lower() in _PLACE_CONNECTORS or out[-1].lower() == "the"):
@@ -651,7 +632,7 @@ def facts_in(text: str, categories: frozenset[str] = frozenset(CATEGORIES)) -> l
     allow_lower = not any(ch.isupper() for ch in text)
     facts: list[Fact] = []
     after_greeting = False
-    for raw_sentence in _sentences(text):
+    for raw_sentence in sentences(text):
         sentence = raw_sentence.strip()
         greeted_before, after_greeting = after_greeting, bool(_GREETING.fullmatch(sentence + " "))
         if "remember" in categories:

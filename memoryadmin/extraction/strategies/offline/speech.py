@@ -44,7 +44,8 @@ _SYMBOLS = re.compile(
 _CAPITAL_AFTER = re.compile(r"\s*[A-Z]")
 _SARCASM_EMOJI = re.compile("[\U0001f644\U0001f612\U0001f611\U0001f60f]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
-_ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave")
+# Words whose full stop does not end a sentence ("Dr. Lee", "Main Rd."); the rules strategy splits with these too.
+ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave rd blvd")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
     r"(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
@@ -259,7 +260,7 @@ def _ends_with_abbreviation(sentence: str) -> bool:
     if not sentence.endswith("."):
         return False
     last = sentence.rsplit(None, 1)[-1].rstrip(".").lower()
-    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and last != "i")
+    return last in ABBREVIATIONS or (len(last) == 1 and last.isalpha() and last != "i")
 
 
 def strip_opening(text: str) -> str:
