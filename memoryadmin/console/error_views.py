@@ -16,6 +16,9 @@ PRIVACY_PREFIX = "/privacy/"
 
 
 def _page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        # An action inside a page: the console shows the words as a message (console.js).
+        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
     if request.path.startswith(PRIVACY_PREFIX):
         return render(request, "privacy/link_problem.html", {"missing": True}, status=status)
     user = getattr(request, "user", None)
@@ -32,6 +35,17 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return _page(request, 403, "Not allowed", "Your role does not allow this page or action.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form posted without its token (an old tab, cookies cleared): say how to go on."""
+    return _page(
+        request,
+        403,
+        "Form expired",
+        "This form was opened too long ago or its cookie is gone, so it was not sent. "
+        "Go back, reload the page and submit it again.",
+    )
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
