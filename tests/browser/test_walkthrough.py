@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from urllib.parse import urlparse
 
 import pytest
 from django.utils import timezone
@@ -11,10 +12,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select
 
+from memoryadmin.conversations.services import NewMessage
 from memoryadmin.governance.forgetting import forgetting_queued_run, policy_clean
 from memoryadmin.governance.models import ForgettingRun, JobStatus
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory, Tombstone
-from memoryadmin.memories.services import memory_update
+from memoryadmin.memories.services import memory_forget, memory_reject, memory_update
 from tests.browser.conftest import policy_violations, wait
 from tests.console.conftest import SYSTEM
 
@@ -253,3 +256,116 @@ def test_breadcrumbs_end_on_the_page_itself(sign_in, live_server, olivia, make_m
         crumbs = driver.find_element(By.CSS_SELECTOR, ".crumbs").text
         assert not crumbs.rstrip().endswith("›"), (path, crumbs)
         assert driver.find_element(By.CSS_SELECTOR, ".crumbs [aria-current=page]").text
+
+
+# --- 6. a phone's width ---------------------------------------------------------------------------
+
+LONG_WORD = "https://example.org/" + "averylongaddresswithnospaceandnohyphen" * 3  # nowhere to break
+PHONE_PAGES = (
+    "/",
+    "/memories/",
+    "/memories/{memory}/",
+    "/memories/{memory}/edit/",
+    "/review/",
+    "/sessions/",
+    "/sessions/{session}/",
+    "/subjects/",
+    "/subjects/{namespace}/{user}/",
+    "/tombstones/",
+    "/namespaces/",
+    "/namespaces/alpha/",
+    "/governance/forgetting/",
+    "/governance/snapshots/",
+    "/governance/erasures/",
+    "/audit/",
+)
+
+
+@pytest.fixture
+def phone(browser):
+    browser.set_window_size(390, 844)
+    yield browser
+    browser.set_window_size(1400, 1000)
+
+
+def overflow(driver) -> int:
+    """How far the page scrolls sideways (0 when it fits)."""
+    return driver.execute_script("return document.scrollingElement.scrollWidth - window.innerWidth")
+
+
+def sticking_out(driver) -> list[str]:
+    """The innermost elements reaching past the screen's right edge, named to find them in the CSS."""
+    return driver.execute_script(
+        """
+        const out = (el) => el.getBoundingClientRect().right > window.innerWidth + 1
+          || (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === "visible");
+        return [...document.body.querySelectorAll("*")]
+          .filter((el) => out(el) && ![...el.children].some(out))
+          .slice(0, 5)
+          .map((el) => [el.tagName.toLowerCase(), ...String(el.className || "").split(" ").filter(Boolean)].join("."));
+        """
+    )
+
+
+@pytest.fixture
+def long_words(alice, make_memory, make_candidate, make_session) -> list[str]:
+    """The main pages, over data full of words too long for any column."""
+    user = "person-" + "x" * 60
+    session, _ = make_session(user_id=user)
+    memory = make_memory(f"User keeps their notes at {LONG_WORD}", user_id=user, topics=["t" * 60])
+    make_candidate(f"User wrote {LONG_WORD}", user_id=user)
+    forgotten = make_memory(f"User once said {LONG_WORD}.", user_id=user)
+    memory_forget(memory=forgotten, actor=SYSTEM, reason=LONG_WORD)
+    rejected = make_candidate(f"User is {LONG_WORD}", user_id=user)
+    memory_reject(memory=rejected, actor=SYSTEM, reason=LONG_WORD)  # a rejection's tombstone keeps the text
+    return [
+        path.format(memory=memory.pk, session=session.pk, namespace=memory.namespace_id, user=user)
+        for path in PHONE_PAGES
+    ]
+
+
+def pages_wider_than_the_screen(driver, live_server, paths: list[str]) -> dict[str, list[str]]:
+    wide = {}
+    for path in paths:
+        driver.get(live_server.url + path)
+        if overflow(driver) > 0:
+            wide[path] = sticking_out(driver)
+    return wide
+
+
+def test_no_page_scrolls_sideways_on_a_phone(phone, sign_in, live_server, long_words):
+    driver = sign_in("alice")
+    assert driver.execute_script("return window.innerWidth") <= 400
+    assert pages_wider_than_the_screen(driver, live_server, long_words) == {}
+
+    # The navigation wraps: every link is on the screen, none hidden in a scroller.
+    driver.get(live_server.url + "/memories/")
+    links = driver.find_elements(By.CSS_SELECTOR, ".topbar nav a")
+    assert links and all(link.is_displayed() for link in links)
+    assert driver.execute_script(
+        "return [...document.querySelectorAll('.topbar nav a')]"
+        ".every((a) => { const r = a.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth; })"
+    )
+
+
+def test_long_words_stay_inside_their_columns_on_a_desktop(browser, sign_in, live_server, long_words):
+    driver = sign_in("alice")
+    assert pages_wider_than_the_screen(driver, live_server, long_words) == {}
+    # Short words are not broken to make room for the long ones.
+    driver.get(live_server.url + "/memories/")
+    badge = driver.find_element(By.CSS_SELECTOR, "tr.is-candidate .badge.candidate")
+    assert badge.size["height"] < 2 * driver.execute_script(
+        "return parseFloat(getComputedStyle(arguments[0]).lineHeight) || 20", badge
+    )
+    driver.get(live_server.url + "/audit/")
+    assert min(cell.size["width"] for cell in driver.find_elements(By.CSS_SELECTOR, "td.mono")) > 100
+
+
+def test_the_privacy_page_fits_a_phone_with_long_words(phone, live_server, namespace, make_memory, make_session):
+    user = "person-" + "x" * 60
+    _, messages = make_session(user_id=user, messages=[NewMessage(role="user", content=f"See {LONG_WORD}")])
+    make_memory(f"User keeps their notes at {LONG_WORD}", user_id=user, evidence_message_ids=[messages[0].pk])
+    url, _ = privacy_link_create(namespace=namespace, user_id=user, ttl_seconds=600, actor=SYSTEM, grantable=RIGHTS)
+    phone.get(live_server.url + urlparse(url).path)
+    assert LONG_WORD[:40] in phone.find_element(By.ID, "main").text
+    assert overflow(phone) <= 0, sticking_out(phone)
