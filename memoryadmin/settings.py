@@ -135,6 +135,7 @@ BROWSER_MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memoryadmin.console.login_throttle.LoginThrottleMiddleware",
+    "memoryadmin.console.middleware.NoStoreMiddleware",
 ]
 
 ROOT_URLCONF = "memoryadmin.urls"

@@ -163,6 +163,22 @@ def test_the_detail_page_shows_the_text_of_an_inline_edit(sign_in, live_server, 
     assert console_errors(driver) == []
 
 
+def test_going_back_to_a_memory_after_an_edit_in_the_list_shows_the_new_text(sign_in, live_server, olivia, make_memory):
+    memory = make_memory("User likes jazz")
+    driver = sign_in("olivia")
+    driver.get(f"{live_server.url}/memories/{memory.pk}/")
+    driver.find_element(By.CSS_SELECTOR, ".crumbs a").click()
+    row = f"#m-{memory.pk}"
+    wait(driver).until(ec.presence_of_element_located((By.CSS_SELECTOR, f"{row} a[href$='/edit/']"))).click()
+    retype(wait(driver).until(ec.presence_of_element_located((By.CSS_SELECTOR, f"{row} textarea"))), "User likes bebop")
+    driver.find_element(By.CSS_SELECTOR, f"{row} button[type=submit]").click()
+    wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, row), "Saved as a new revision."))
+
+    driver.back()
+    wait(driver).until(ec.url_contains(f"/memories/{memory.pk}/"))
+    assert driver.find_element(By.CSS_SELECTOR, ".memory-text").text == "User likes bebop"
+
+
 def test_edit_and_approve_confirms_with_the_new_text(sign_in, live_server, olivia, make_candidate):
     candidate = make_candidate("User prefers aisle seat")
     driver = sign_in("olivia")
