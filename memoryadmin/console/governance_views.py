@@ -219,7 +219,7 @@ def forgetting_run_now(request: HttpRequest) -> HttpResponse:
                 messages.success(request, "Forgetting started; its progress is shown in the runs below.")
                 return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
     # Refused: the page again with what was typed, so nothing has to be entered twice.
-    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
+    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces(), "refused_run": True}
     return render(request, "console/governance/forgetting.html", context, status=422)
 
 

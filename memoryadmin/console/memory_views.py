@@ -178,10 +178,11 @@ def _answer(
             fallback = reverse("console:memory", args=[item.pk])
         return redirect(_next_url(request, fallback))
     if view == "detail":
-        if gone or edited:
+        if gone:
             messages.success(request, note)
-            if gone:
-                return HttpResponseClientRedirect(reverse("console:memories") + f"?ns={item.namespace.slug}")
+            return HttpResponseClientRedirect(reverse("console:memories") + f"?ns={item.namespace.slug}")
+        if edited:
+            messages.success(request, note)
             return HttpResponseClientRedirect(reverse("console:memory", args=[item.pk]))
         fresh = memory_or_404(item.pk)
         response = render(
@@ -190,7 +191,7 @@ def _answer(
             {"memory": fresh, "pin": Pin.objects.filter(memory=fresh).first(), "note": note},
             status=status,
         )
-        # An edit form posts from inside the summary; the answer replaces the whole summary.
+        # A form inside the summary (Pin, Approve) may have targeted a part of it: the whole summary is replaced.
         return reswap(retarget(response, "#summary"), "innerHTML")
     if view == "review":
         # The card confirms with the text as it now is (an edit-and-approve changed it).
