@@ -15,12 +15,13 @@ from memoryadmin.console.access import rights_of
 PRIVACY_PREFIX = "/privacy/"
 
 
-def _page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+def _page(request: HttpRequest, status: int, title: str, message: str, *, form_expired: bool = False) -> HttpResponse:
     if getattr(request, "htmx", False):
         # An action inside a page: the console shows the words as a message (console.js).
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
     if request.path.startswith(PRIVACY_PREFIX):
-        return render(request, "privacy/link_problem.html", {"missing": True}, status=status)
+        problem = {"form_expired": True} if form_expired else {"missing": True}
+        return render(request, "privacy/link_problem.html", problem, status=status)
     user = getattr(request, "user", None)
     signed_in = bool(user and user.is_authenticated)
     if signed_in:
@@ -45,6 +46,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         "Form expired",
         "This form was opened too long ago or its cookie is gone, so it was not sent. "
         "Go back, reload the page and submit it again.",
+        form_expired=True,
     )
 
 

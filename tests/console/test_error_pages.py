@@ -61,3 +61,10 @@ def test_a_server_error_page_stands_on_its_own(rf) -> None:
 def test_the_favicon_is_the_static_icon(db) -> None:
     response = Client().get("/favicon.ico")
     assert response.status_code == 302 and response["Location"].endswith("favicon.svg")
+
+
+def test_an_expired_form_on_the_privacy_page_says_so_in_its_frame(db) -> None:
+    response = Client(enforce_csrf_checks=True).post("/privacy/some-token/erase/")
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert "This form has expired" in html and "console" not in html.lower()
