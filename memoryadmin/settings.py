@@ -135,6 +135,7 @@ BROWSER_MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memoryadmin.console.login_throttle.LoginThrottleMiddleware",
+    "memoryadmin.console.middleware.NoStoreMiddleware",
 ]
 
 ROOT_URLCONF = "memoryadmin.urls"
@@ -317,6 +318,7 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
+CSRF_FAILURE_VIEW = "memoryadmin.console.error_views.csrf_failure"
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # A load balancer's or container's health probe speaks plain HTTP to the process itself.
 SECURE_REDIRECT_EXEMPT = [r"^api/v1/health$"]

@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.scope import all_namespaces, chosen_namespace
@@ -106,20 +107,26 @@ def _policy_form(namespace: Namespace) -> PolicyForm:
 
 def _forgetting_context(namespace: Namespace, form: PolicyForm | None = None) -> dict[str, Any]:
     stored = queries.forgetting_policy_of(namespace)
+    runs = list(queries.forgetting_runs(namespace))
     return {
         "namespace": namespace,
         "form": form or _policy_form(namespace),
         "stored": stored,
-        "runs": list(queries.forgetting_runs(namespace)),
+        "runs": runs,
+        "runs_active": any(run.status in (JobStatus.PENDING, JobStatus.RUNNING) for run in runs),
     }
 
 
+@vary_on_headers("HX-Request")
 @role_required("viewer")
 def forgetting(request: HttpRequest) -> HttpResponse:
     namespaces, namespace = _namespace(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     if namespace is not None:
         context.update(_forgetting_context(namespace))
+    if request.htmx and namespace is not None and not request.htmx.history_restore_request:
+        # The runs table polls itself while a run is pending or running.
+        return render(request, "console/governance/forgetting.html#runs", context)
     return render(request, "console/governance/forgetting.html", context)
 
 
@@ -197,23 +204,23 @@ def forgetting_run_now(request: HttpRequest) -> HttpResponse:
     """Run the previewed policy for real, in a worker; its result joins the history."""
     namespace = _required_namespace(request)
     form = PolicyForm(request.POST)
-    if not form.is_valid():
-        context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
-        return render(request, "console/governance/forgetting.html", context, status=422)
-    try:
-        policy = form.policy()
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-        return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
-    if policy.is_empty:
-        messages.error(request, "Set an age, an inactivity limit or a budget first.")
-        return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
-    if request.POST.get("confirm_run") != "yes":
-        messages.error(request, "Tick the confirmation box to run the policy now.")
-        return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
-    forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
-    messages.success(request, "Forgetting started; the run appears in the history below when it finishes.")
-    return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+    if form.is_valid():
+        try:
+            policy = form.policy()
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            if policy.is_empty:
+                form.add_error(None, "Set an age, an inactivity limit or a budget first.")
+            elif request.POST.get("confirm_run") != "yes":
+                form.add_error(None, "Tick the confirmation box to run the policy now.")
+            else:
+                forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
+                messages.success(request, "Forgetting started; its progress is shown in the runs below.")
+                return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+    # Refused: the page again with what was typed, so nothing has to be entered twice.
+    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces(), "refused_run": True}
+    return render(request, "console/governance/forgetting.html", context, status=422)
 
 
 # --- snapshots ----------------------------------------------------------------------------------

@@ -161,17 +161,29 @@ def _next_url(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
-def _answer(request: HttpRequest, item: Memory, note: str, *, gone: bool = False, status: int = 200) -> HttpResponse:
-    """The fragment that changed for htmx; for a plain post, a redirect with a message."""
+def _answer(
+    request: HttpRequest, item: Memory, note: str, *, gone: bool = False, edited: bool = False, status: int = 200
+) -> HttpResponse:
+    """The fragment that changed for htmx; for a plain post, a redirect with a message.
+
+    An edit changes more of the detail page than its summary (details, revisions, diffs),
+    so from there it is answered with the whole page again.
+    """
     view = request.POST.get("view", "row")
     if not request.htmx:
         messages.success(request, note)
-        fallback = reverse("console:memories") if gone else reverse("console:memory", args=[item.pk])
+        if gone:
+            fallback = reverse("console:memories") + f"?ns={item.namespace.slug}"
+        else:
+            fallback = reverse("console:memory", args=[item.pk])
         return redirect(_next_url(request, fallback))
     if view == "detail":
         if gone:
             messages.success(request, note)
             return HttpResponseClientRedirect(reverse("console:memories") + f"?ns={item.namespace.slug}")
+        if edited:
+            messages.success(request, note)
+            return HttpResponseClientRedirect(reverse("console:memory", args=[item.pk]))
         fresh = memory_or_404(item.pk)
         response = render(
             request,
@@ -179,10 +191,12 @@ def _answer(request: HttpRequest, item: Memory, note: str, *, gone: bool = False
             {"memory": fresh, "pin": Pin.objects.filter(memory=fresh).first(), "note": note},
             status=status,
         )
-        # An edit form posts from inside the summary; the answer replaces the whole summary.
+        # A form inside the summary (Pin, Approve) may have targeted a part of it: the whole summary is replaced.
         return reswap(retarget(response, "#summary"), "innerHTML")
     if view == "review":
-        return render(request, "console/review.html#done", {"memory": item, "note": note}, status=status)
+        # The card confirms with the text as it now is (an edit-and-approve changed it).
+        shown = item if gone else memory_or_404(item.pk)
+        return render(request, "console/review.html#done", {"memory": shown, "note": note}, status=status)
     if gone:
         return render(request, "console/_memory_row.html#gone", {"memory": item, "note": note}, status=status)
     fresh = memory_or_404(item.pk)
@@ -338,7 +352,7 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
                 status = exc.status if exc.status in (409, 422) else 422
             else:
                 note = "Saved and approved." if approve else "Saved as a new revision."
-                return _answer(request, item, note)
+                return _answer(request, item, note, edited=True)
     context = {"memory": item, "form": form, "view": view, "approve": approve, "next": _next_url(request, "")}
     template = "console/memory_edit.html#form" if request.htmx else "console/memory_edit.html"
     return render(request, template, context, status=status)

@@ -155,8 +155,12 @@ def forgetting_run(
     now: datetime | None = None,
     collect_ids: bool = True,
     reason: str = "",
+    queued: ForgettingRun | None = None,
 ) -> RunResult:
-    """Select and delete in one transaction (see `forget_selection`), then record the run and one audit event."""
+    """Select and delete in one transaction (see `forget_selection`), then record the run and one audit event.
+
+    A `queued` run (from `forgetting_run_queue`) is the record filled in, instead of a new one.
+    """
     _clean_scope(user_id, session_id)
     now = now or timezone.now()
     scope = "session" if session_id else "user" if user_id else "namespace"
@@ -166,20 +170,13 @@ def forgetting_run(
             rules=rules, tombstone_reason=TombstoneReason.POLICY, actor=str(actor), collect_ids=collect_ids
         )
         deleted, reasons = forgotten.deleted, forgotten.reasons
-        run = ForgettingRun.objects.create(
-            namespace=namespace,
-            trigger=trigger,
-            actor=str(actor),
-            policy=policy.as_dict(),
-            scope=scope,
-            status=JobStatus.SUCCEEDED,
-            scanned=forgotten.scanned,
-            selected=forgotten.selected,
-            deleted=deleted,
-            reasons=dict(reasons),
-            started_at=now,
-            finished_at=timezone.now(),
-        )
+        run = queued or ForgettingRun(namespace=namespace, started_at=now)
+        run.trigger, run.actor, run.policy, run.scope = trigger, str(actor), policy.as_dict(), scope
+        run.status = JobStatus.SUCCEEDED
+        run.scanned, run.selected, run.deleted = forgotten.scanned, forgotten.selected, deleted
+        run.reasons = dict(reasons)
+        run.finished_at = timezone.now()
+        run.save()
         audit_record(
             actor=actor,
             action="forgetting.run",
@@ -201,12 +198,52 @@ def forgetting_run(
     return RunResult(run=run, selected=forgotten.ids)
 
 
-def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) -> None:
-    """Run `policy` exactly as previewed, in a worker, once the caller's transaction commits."""
+def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) -> ForgettingRun:
+    """Run `policy` exactly as previewed, in a worker, once the caller's transaction commits.
+
+    The run is recorded at once as pending, so its progress can be followed until it is done.
+    """
     from memoryadmin.governance.tasks import forgetting_run_task  # tasks imports this module
 
     payload = policy.as_dict()
-    transaction.on_commit(lambda: forgetting_run_task.delay(namespace.pk, payload, actor.type, actor.id))
+    run = ForgettingRun.objects.create(
+        namespace=namespace,
+        trigger=ForgettingTrigger.CONSOLE,
+        actor=str(actor),
+        policy=payload,
+        status=JobStatus.PENDING,
+        started_at=timezone.now(),
+    )
+    run_id = str(run.pk)
+    transaction.on_commit(lambda: forgetting_run_task.delay(namespace.pk, payload, actor.type, actor.id, run_id))
+    return run
+
+
+def forgetting_queued_run(*, run_id: str, policy: Policy, actor: Actor) -> ForgettingRun | None:
+    """The worker's side of `forgetting_run_queue`: claim the pending run, run it, record how it ended.
+
+    The claim is a conditional UPDATE, committed before the run, so the console sees it running
+    and a task delivered twice runs once. A run that fails is marked failed, nothing deleted.
+    """
+    claimed = ForgettingRun.objects.filter(pk=run_id, status=JobStatus.PENDING).update(status=JobStatus.RUNNING)
+    if claimed != 1:
+        return None
+    run = ForgettingRun.objects.select_related("namespace").get(pk=run_id)
+    try:
+        return forgetting_run(
+            namespace=run.namespace,
+            policy=policy,
+            actor=actor,
+            trigger=ForgettingTrigger.CONSOLE,
+            collect_ids=False,
+            reason="started from the console",
+            queued=run,
+        ).run
+    except Exception as exc:
+        ForgettingRun.objects.filter(pk=run_id).update(
+            status=JobStatus.FAILED, error=str(exc)[:1000], finished_at=timezone.now()
+        )
+        raise
 
 
 def forgetting_policy_save(

@@ -12,6 +12,7 @@ from memoryadmin.governance.forgetting import (
     ForgettingTrigger,
     due_forgetting_policies,
     forgetting_policy_run,
+    forgetting_queued_run,
     forgetting_run,
     policy_clean,
 )
@@ -34,8 +35,14 @@ def forgetting_policy_task(namespace_id: int) -> None:
 
 
 @shared_task(name="memoryadmin.governance.tasks.forgetting_run_task", acks_late=True, ignore_result=True)
-def forgetting_run_task(namespace_id: int, policy: dict[str, Any], actor_type: str, actor_id: str) -> None:
+def forgetting_run_task(
+    namespace_id: int, policy: dict[str, Any], actor_type: str, actor_id: str, run_id: str | None = None
+) -> None:
     """A run an operator started from the console, with the policy exactly as previewed."""
+    if run_id is not None:
+        forgetting_queued_run(run_id=run_id, policy=policy_clean(**policy), actor=Actor(actor_type, actor_id))
+        return
+    # Queued before runs were recorded as pending.
     namespace = Namespace.objects.filter(pk=namespace_id).first()
     if namespace is None:
         return

@@ -95,7 +95,8 @@ class TestForget:
 
     def test_it_works_without_javascript(self, operator_client, make_memory):
         memory = make_memory()
-        assert b"<html" in operator_client.get(f"/memories/{memory.pk}/forget/").content
+        page = operator_client.get(f"/memories/{memory.pk}/forget/").content
+        assert b"<html" in page and b"hx-post" not in page
         response = post(operator_client, memory, "forget", {"reason": "no js"})
         assert response.status_code == 302
         assert not Memory.objects.filter(pk=memory.pk).exists()
@@ -170,6 +171,32 @@ class TestEdit:
         memory.refresh_from_db()
         assert (memory.text, memory.status) == ("User prefers aisle seats", "active")
         assert b"Saved and approved" in response.content
+        # The card confirms with the text as saved, not as it was.
+        assert b"User prefers aisle seats" in response.content and b"prefers isle" not in response.content
+
+    @pytest.mark.parametrize("query", ["", "?view=review&approve=1", "?view=detail"])
+    def test_a_page_opened_on_its_own_posts_plainly(self, operator_client, make_memory, query):
+        memory = make_memory()
+        html = operator_client.get(f"/memories/{memory.pk}/edit/{query}").content.decode()
+        assert "<html" in html and f'action="/memories/{memory.pk}/edit/"' in html
+        # htmx would swap the answer into a row, a card or a slot that this page does not have.
+        assert "hx-post" not in html and "hx-target" not in html
+
+    def test_a_plain_post_goes_to_the_memory_with_a_message(self, operator_client, make_candidate):
+        memory = make_candidate("User prefers isle seats")
+        data = {"text": "User prefers aisle seats", "memory_type": "preference", "revision": "1"}
+        response = post(operator_client, memory, "edit", {**data, "view": "review", "approve": "1"})
+        assert response.status_code == 302 and response["Location"] == f"/memories/{memory.pk}/"
+        page = operator_client.get(response["Location"]).content.decode()
+        assert "Saved and approved." in page and "User prefers aisle seats" in page
+
+    def test_an_edit_from_the_detail_page_reloads_it(self, operator_client, make_memory, htmx):
+        memory = make_memory("User likes jazz")
+        data = {"text": "User likes modal jazz", "memory_type": "preference", "revision": "1", "view": "detail"}
+        response = post(operator_client, memory, "edit", data, htmx)
+        assert response.status_code == 200 and response["HX-Redirect"] == f"/memories/{memory.pk}/"
+        page = operator_client.get(response["HX-Redirect"]).content.decode()
+        assert "Saved as a new revision." in page and "r1 → r2" in page
 
     def test_the_form_carries_the_revision_it_shows(self, operator_client, make_memory, htmx):
         memory = make_memory("User likes jazz")

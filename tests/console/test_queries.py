@@ -30,4 +30,17 @@ def test_it_shows_estimates_as_approximate():
 
 def test_it_diffs_words_and_escapes_them():
     assert str(word_diff("a b c", "a x c")) == "a <del>b</del> <ins>x</ins> c"
-    assert str(word_diff("<i>", "<b>")) == "<del>&lt;i&gt;</del> <ins>&lt;b&gt;</ins>"
+    assert str(word_diff("<i>", "<b>")) == "&lt;<del>i</del> <ins>b</ins>&gt;"
+
+
+def test_it_diffs_words_apart_from_the_punctuation_after_them():
+    assert str(word_diff("User likes jazz", "User likes jazz, especially bebop")) == (
+        "User likes jazz<ins>, especially bebop</ins>"
+    )
+    assert str(word_diff("User lives in Lyon.", "User lives in Paris now.")) == (
+        "User lives in <del>Lyon</del> <ins>Paris now</ins>."
+    )
+    # Words changed on both sides of one kept space are one change.
+    assert str(word_diff("the cat sat on the mat", "the dog sat in a hat")) == (
+        "the <del>cat</del> <ins>dog</ins> sat <del>on the mat</del> <ins>in a hat</ins>"
+    )

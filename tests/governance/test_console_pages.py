@@ -132,6 +132,35 @@ def test_run_now_needs_the_confirmation_and_then_forgets(
     assert run.trigger == "console" and run.actor == "operator:alice"
 
 
+def test_a_refused_run_is_the_form_again_with_what_was_typed(admin_client, namespace) -> None:
+    response = admin_client.post(reverse("console:forgetting_run"), {**POLICY, "budget": "500", "ns": "alpha"})
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert html.count("Tick the confirmation box") == 1  # beside the form, not again in the dry run
+    assert 'name="max_age_days" value="30"' in html and 'name="budget" value="500"' in html
+    assert not ForgettingRun.objects.exists()
+
+
+def test_a_run_is_pending_at_once_and_the_runs_table_follows_it_until_done(
+    admin_client, namespace, htmx, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    old = old_memory(namespace, "An old fact")
+    with django_capture_on_commit_callbacks() as callbacks:
+        admin_client.post(reverse("console:forgetting_run"), {**POLICY, "ns": "alpha", "confirm_run": "yes"})
+    run = ForgettingRun.objects.get()
+    assert run.status == "pending" and run.trigger == "console" and run.actor == "operator:alice"
+    fragment = admin_client.get(reverse("console:forgetting") + "?ns=alpha", headers=htmx).content.decode()
+    assert "<html" not in fragment and 'hx-trigger="every 2s"' in fragment and 'data-run-status="pending"' in fragment
+
+    for callback in callbacks:
+        callback()
+    run.refresh_from_db()
+    assert run.status == "succeeded" and run.deleted == 1 and run.finished_at is not None
+    assert not Memory.objects.filter(pk=old.pk).exists()
+    fragment = admin_client.get(reverse("console:forgetting") + "?ns=alpha", headers=htmx).content.decode()
+    assert "hx-trigger" not in fragment and 'data-run-status="succeeded"' in fragment
+
+
 def test_an_operator_downloads_a_snapshot(operator_client, viewer_client, namespace) -> None:
     populate(namespace, "u1")
     response = operator_client.get(reverse("console:snapshot_export") + "?ns=alpha")

@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.db import DataError
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
@@ -218,3 +219,36 @@ def test_an_enabled_policy_needs_a_rule(namespace) -> None:
 
     with pytest.raises(InvalidInput):
         forgetting_policy_save(namespace=namespace, actor=SYSTEM, enabled=True, policy=policy_clean())
+
+
+def test_a_queued_run_is_recorded_pending_and_runs_once(namespace, django_capture_on_commit_callbacks) -> None:
+    from memoryadmin.governance.forgetting import forgetting_queued_run, forgetting_run_queue, policy_clean
+
+    remember(namespace, "An old fact", age_days=90)
+    policy = policy_clean(max_age_days=30)
+    with django_capture_on_commit_callbacks():  # the worker is played by the calls below
+        run = forgetting_run_queue(namespace=namespace, policy=policy, actor=SYSTEM)
+    assert ForgettingRun.objects.get().status == "pending"
+
+    done = forgetting_queued_run(run_id=str(run.pk), policy=policy, actor=SYSTEM)
+    assert done is not None and done.pk == run.pk and done.status == "succeeded" and done.deleted == 1
+    # Delivered a second time, the task finds the run taken and leaves it.
+    assert forgetting_queued_run(run_id=str(run.pk), policy=policy, actor=SYSTEM) is None
+    assert ForgettingRun.objects.count() == 1
+    assert AuditEvent.objects.filter(action="forgetting.run").count() == 1
+
+
+def test_a_queued_run_that_fails_is_marked_failed_and_forgets_nothing(
+    namespace, django_capture_on_commit_callbacks
+) -> None:
+    from memoryadmin.governance.forgetting import Policy, forgetting_queued_run, forgetting_run_queue
+
+    memory = remember(namespace, "An old fact", age_days=90)
+    broken = Policy(max_age_days="thirty")  # type: ignore[arg-type]  # what no cleaned policy can be
+    with django_capture_on_commit_callbacks():
+        run = forgetting_run_queue(namespace=namespace, policy=Policy(max_age_days=30), actor=SYSTEM)
+    with pytest.raises(DataError):  # refused by the database, inside the run's transaction
+        forgetting_queued_run(run_id=str(run.pk), policy=broken, actor=SYSTEM)
+    run.refresh_from_db()
+    assert run.status == "failed" and run.error and run.finished_at is not None
+    assert Memory.objects.filter(pk=memory.pk).exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import uuid
 from typing import Any
 
@@ -89,20 +90,41 @@ def runs_chart(data: Activity) -> dict[str, Any]:
     }
 
 
+# Words, runs of punctuation and runs of space are tokens of their own: adding ", especially bebop"
+# after "jazz" inserts those words and leaves "jazz" equal, instead of replacing "jazz" by "jazz,".
+DIFF_TOKENS = re.compile(r"\w+|\s+|[^\w\s]+")
+
+
 @register.simple_tag
 def word_diff(before: str, after: str) -> SafeString:
     """The change from one revision's text to the next, as <del>/<ins> over words."""
-    old, new = before.split(), after.split()
-    parts: list[SafeString] = []
+    old, new = DIFF_TOKENS.findall(before), DIFF_TOKENS.findall(after)
+    chunks: list[tuple[str, str, str]] = []  # (op, old text, new text)
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        removed, added = "".join(old[i1:i2]), "".join(new[j1:j2])
+        if op != "equal" and chunks and chunks[-1][0] != "equal":
+            # Two changes side by side read as one.
+            _, was_removed, was_added = chunks.pop()
+            removed, added = was_removed + removed, was_added + added
+        elif op != "equal" and len(chunks) >= 2 and chunks[-1][0] == "equal" and chunks[-1][1].isspace():
+            # A lone space between two changes is part of the change, not a match worth showing.
+            space = chunks.pop()[1]
+            _, was_removed, was_added = chunks.pop()
+            removed = was_removed + space + removed if was_removed and removed else was_removed + removed
+            added = was_added + space + added if was_added and added else was_added + added
+        chunks.append(("equal" if op == "equal" else "change", removed, added))
+    parts: list[SafeString] = []
+    for op, removed, added in chunks:
         if op == "equal":
-            parts.append(format_html("{}", " ".join(old[i1:i2])))
+            parts.append(format_html("{}", removed))
             continue
-        if op in ("delete", "replace"):
-            parts.append(format_html("<del>{}</del>", " ".join(old[i1:i2])))
-        if op in ("insert", "replace"):
-            parts.append(format_html("<ins>{}</ins>", " ".join(new[j1:j2])))
-    return format_html_join(" ", "{}", ((part,) for part in parts))
+        if removed and added:
+            parts.append(format_html("<del>{}</del> <ins>{}</ins>", removed, added))
+        elif removed:
+            parts.append(format_html("<del>{}</del>", removed))
+        else:
+            parts.append(format_html("<ins>{}</ins>", added))
+    return format_html_join("", "{}", ((part,) for part in parts))
 
 
 @register.filter
