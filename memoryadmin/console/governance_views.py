@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.scope import chosen_namespace, namespace_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
@@ -47,7 +47,7 @@ PREVIEW_ROWS = 50
 
 
 def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     return namespaces, chosen_namespace(request, namespaces)
 
 
@@ -56,7 +56,7 @@ def _required_namespace(request: HttpRequest) -> Namespace:
     namespace = Namespace.objects.filter(slug=slug).first()
     if namespace is None:
         raise Http404("no such namespace")
-    return namespace
+    return namespace_or_404(request, namespace)
 
 
 # --- forgetting ---------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def forgetting_preview(request: HttpRequest) -> HttpResponse:
         status = 422
     template = "console/governance/forgetting.html#preview" if request.htmx else "console/governance/forgetting.html"
     if not request.htmx:
-        context = {**_forgetting_context(namespace, form), **context, "namespaces": all_namespaces()}
+        context = {**_forgetting_context(namespace, form), **context, "namespaces": visible_namespaces(request)}
     return render(request, template, context, status=status)
 
 
@@ -187,7 +187,7 @@ def forgetting_save(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, "Policy saved.")
             return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
-    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
+    context = {**_forgetting_context(namespace, form), "namespaces": visible_namespaces(request)}
     return render(request, "console/governance/forgetting.html", context, status=422)
 
 
@@ -198,7 +198,7 @@ def forgetting_run_now(request: HttpRequest) -> HttpResponse:
     namespace = _required_namespace(request)
     form = PolicyForm(request.POST)
     if not form.is_valid():
-        context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
+        context = {**_forgetting_context(namespace, form), "namespaces": visible_namespaces(request)}
         return render(request, "console/governance/forgetting.html", context, status=422)
     try:
         policy = form.policy()
@@ -258,7 +258,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("console:snapshot_restore", restore_id=job.pk)
     context = {
-        "namespaces": all_namespaces(),
+        "namespaces": visible_namespaces(request),
         "namespace": namespace,
         "form": form,
         "restores": list(queries.restores(namespace)),

@@ -334,6 +334,7 @@ def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
 def audit_page(
     *,
     namespace: Namespace | None = None,
+    namespace_ids: frozenset[int] | None = None,
     actor: str | None = None,
     action: str | None = None,
     target_type: str | None = None,
@@ -341,8 +342,13 @@ def audit_page(
     before_id: int | None = None,
     limit: int = 50,
 ) -> tuple[list[AuditEvent], int | None]:
-    """Newest first, keyset on id; returns the events and the id to continue before."""
+    """Newest first, keyset on id; returns the events and the id to continue before.
+
+    `namespace_ids` keeps a namespace-limited operator to the events of their namespaces.
+    """
     qs = AuditEvent.objects.all()
+    if namespace_ids is not None:
+        qs = qs.filter(namespace_id__in=namespace_ids)
     if namespace is not None:
         qs = qs.filter(namespace=namespace)
     if actor:

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, rights_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
@@ -39,7 +39,7 @@ PRIVACY_LINKS_SHOWN = 20
 
 @role_required("viewer")
 def subjects(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
     form = SubjectLookupForm(request.GET or None)
     if namespace is not None and form.is_valid():

@@ -22,6 +22,7 @@ urlpatterns = [
     path("health/", views.health, name="health"),
     path("search-index/rebuild/", views.search_index_rebuild, name="search_index_rebuild"),
     path("namespaces/", namespace_views.namespaces, name="namespaces"),
+    path("new-namespace/", namespace_views.namespace_new, name="namespace_new"),
     path("namespaces/<slug:slug>/", namespace_views.namespace, name="namespace"),
     path("namespaces/<slug:slug>/settings/", namespace_views.namespace_settings, name="namespace_settings"),
     path("namespaces/<slug:slug>/keys/", namespace_views.api_key_new, name="api_key_new"),

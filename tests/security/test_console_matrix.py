@@ -56,6 +56,7 @@ RIGHTS = {
     "console:memory_row": "viewer",
     "console:memory_unpin": "operator",
     "console:namespace": "viewer",
+    "console:namespace_new": "admin",
     "console:namespace_settings": "admin",
     "console:namespaces": "viewer",
     "console:review": "viewer",
