@@ -15,16 +15,19 @@ from memoryadmin.tenancy.models import OperatorNamespace
 ROLES = ("viewer", "operator", "admin")
 
 
+def role_among(group_names: set[str], *, superuser: bool = False) -> str | None:
+    """The highest role among a user's groups (a superuser is always an admin)."""
+    if superuser:
+        return "admin"
+    return next((role for role in reversed(ROLES) if role in group_names), None)
+
+
 def role_of(user: AbstractBaseUser | AnonymousUser) -> str | None:
     if not user.is_authenticated:
         return None
     if user.is_superuser:
         return "admin"
-    names = set(user.groups.values_list("name", flat=True))  # type: ignore[attr-defined]
-    for role in reversed(ROLES):
-        if role in names:
-            return role
-    return None
+    return role_among(set(user.groups.values_list("name", flat=True)))  # type: ignore[attr-defined]
 
 
 def rights_of_user(user: AbstractBaseUser | AnonymousUser) -> tuple[str | None, frozenset[int] | None]:
@@ -40,7 +43,7 @@ def rights_of_user(user: AbstractBaseUser | AnonymousUser) -> tuple[str | None, 
     names, ids = set(), set()
     for kind, value in groups.union(grants, all=True):
         (names if kind == "role" else ids).add(value)
-    role = next((role for role in reversed(ROLES) if role in names), None)
+    role = role_among(names)
     if role == "admin" or not ids:
         return role, None
     return role, frozenset(int(pk) for pk in ids)

@@ -59,6 +59,13 @@ RIGHTS = {
     "console:namespace_new": "admin",
     "console:namespace_settings": "admin",
     "console:namespaces": "viewer",
+    "console:people": "admin",
+    "console:person": "admin",
+    "console:person_deactivate": "admin",
+    "console:person_namespaces": "admin",
+    "console:person_new": "admin",
+    "console:person_reactivate": "admin",
+    "console:person_role": "admin",
     "console:review": "viewer",
     "console:search_index_rebuild": "admin",
     "console:sessions": "viewer",
@@ -124,6 +131,7 @@ def url_of(view: View, world: World, restore_job) -> str:
         "erasure_id": world.erasure.pk,
         "restore_id": restore_job.pk,
         "link_id": world.privacy_link.pk,
+        "username": "vera",
     }
     unknown = [p for p in view.params if p not in values]
     assert not unknown, f"teach tests/security/test_console_matrix.py a value for {unknown} of {view.name}"
