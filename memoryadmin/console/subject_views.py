@@ -53,6 +53,17 @@ def subjects(request: HttpRequest) -> HttpResponse:
     return render(request, "console/subjects.html", context, status=400 if form.errors else 200)
 
 
+@role_required("viewer")
+def subject_everywhere(request: HttpRequest) -> HttpResponse:
+    """One person in every namespace the operator may see: the first step of an erasure request."""
+    form = SubjectLookupForm(request.GET or None)
+    context: dict[str, Any] = {"form": form}
+    if form.is_valid():
+        context["user_id"] = form.cleaned_data["user"]
+        context["found"] = queries.subject_everywhere(form.cleaned_data["user"], visible_namespaces(request))
+    return render(request, "console/subject_everywhere.html", context, status=400 if form.errors else 200)
+
+
 def _subject(namespace_id: int, user_id: str) -> tuple[Namespace, str]:
     namespace = get_object_or_404(Namespace, pk=namespace_id)
     try:

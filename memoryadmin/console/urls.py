@@ -48,6 +48,7 @@ urlpatterns = [
     path("sessions/<int:session_pk>/", session_views.transcript, name="transcript"),
     path("sessions/<int:session_pk>/extract/", session_views.extract_now, name="extract_now"),
     path("subjects/", subject_views.subjects, name="subjects"),
+    path("subjects/everywhere/", subject_views.subject_everywhere, name="subject_everywhere"),
     path("subjects/<int:namespace_id>/<str:user_id>/", subject_views.subject, name="subject"),
     path("subjects/<int:namespace_id>/<str:user_id>/export/", subject_views.subject_export, name="subject_export"),
     path(

@@ -77,6 +77,7 @@ RIGHTS = {
     "console:snapshots": "viewer",
     "console:subject": "viewer",
     "console:subject_erase": "admin",
+    "console:subject_everywhere": "viewer",
     "console:subject_export": "operator",
     "console:subject_privacy_link": "operator",
     "console:subject_privacy_link_revoke": "operator",
