@@ -47,6 +47,12 @@ urlpatterns = [
     path("sessions/", session_views.sessions, name="sessions"),
     path("sessions/<int:session_pk>/", session_views.transcript, name="transcript"),
     path("sessions/<int:session_pk>/extract/", session_views.extract_now, name="extract_now"),
+    path("sessions/<int:session_pk>/delete/", session_views.session_remove, name="session_delete"),
+    path(
+        "sessions/<int:session_pk>/working-memory/clear/",
+        session_views.working_memory_clear_view,
+        name="working_memory_clear",
+    ),
     path("subjects/", subject_views.subjects, name="subjects"),
     path("subjects/everywhere/", subject_views.subject_everywhere, name="subject_everywhere"),
     path("subjects/<int:namespace_id>/<str:user_id>/", subject_views.subject, name="subject"),

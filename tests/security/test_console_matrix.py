@@ -68,6 +68,7 @@ RIGHTS = {
     "console:person_role": "admin",
     "console:review": "viewer",
     "console:search_index_rebuild": "admin",
+    "console:session_delete": "operator",
     "console:sessions": "viewer",
     "console:snapshot_export": "operator",
     "console:snapshot_restore": "viewer",
@@ -85,6 +86,7 @@ RIGHTS = {
     "console:tombstone_lift": "admin",
     "console:tombstones": "viewer",
     "console:transcript": "viewer",
+    "console:working_memory_clear": "operator",
 }
 
 
