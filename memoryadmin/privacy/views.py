@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+import orjson
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -142,10 +143,29 @@ def erase(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 @require_GET
 @with_subject("receipt", PrivacyRight.READ, PrivacyRight.ERASE)
 def receipt(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID) -> HttpResponse:
-    erasure = ErasureRequest.objects.filter(
-        namespace=subject.namespace, pk=erasure_id, subject_hash=subject_hmac(subject.namespace.pk, subject.user_id)
-    ).first()
+    erasure = _erasure_of(subject, erasure_id)
     if erasure is None:
         return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
     deleted = [(store.replace("_", " "), n) for store, n in sorted((erasure.counts or {}).items())]
     return render(request, "privacy/receipt.html", {"subject": subject, "erasure": erasure, "deleted": deleted})
+
+
+def _erasure_of(subject: PrivacySubject, erasure_id: uuid.UUID) -> ErasureRequest | None:
+    """The person's own erasure: another's is not found, whatever its id."""
+    return ErasureRequest.objects.filter(
+        namespace=subject.namespace, pk=erasure_id, subject_hash=subject_hmac(subject.namespace.pk, subject.user_id)
+    ).first()
+
+
+@require_GET
+@with_subject("receipt_download", PrivacyRight.READ, PrivacyRight.ERASE)
+def receipt_download(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID) -> HttpResponse:
+    """The signed receipt as a file the person keeps (it verifies against the audit trail)."""
+    erasure = _erasure_of(subject, erasure_id)
+    if erasure is None or not erasure.receipt:
+        return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
+    response = HttpResponse(
+        orjson.dumps(erasure.receipt, option=orjson.OPT_INDENT_2), content_type="application/json; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{erasure.pk}.json"'
+    return response
