@@ -7,6 +7,7 @@ admins save policies, run them, restore snapshots and retry erasures.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 from django import forms
@@ -19,6 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.forms import SubjectLookupForm
 from memoryadmin.console.scope import chosen_namespace, namespace_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
@@ -317,16 +319,24 @@ def snapshot_restore_discard(request: HttpRequest, restore_id: Any) -> HttpRespo
 def erasures(request: HttpRequest) -> HttpResponse:
     namespaces, namespace = _namespace(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
+    user_id = request.GET.get("user", "").strip() or None
+    if user_id is not None:
+        lookup = SubjectLookupForm({"user": user_id})
+        if not lookup.is_valid():
+            message = f"{user_id!r} is not a user_id: " + "; ".join(lookup.errors["user"])
+            return render(request, "console/invalid.html", {"message": message}, status=400)
+        context["user_id"] = user_id
     if namespace is not None:
         try:
-            page = queries.erasures_page(namespace=namespace, cursor=request.GET.get("cursor") or None)
+            page = queries.erasures_page(namespace=namespace, user_id=user_id, cursor=request.GET.get("cursor") or None)
         except InvalidCursor:
             return render(
                 request, "console/invalid.html", {"message": "That page of erasures does not exist."}, status=400
             )
         context.update({"page": page, "first_page": not request.GET.get("cursor")})
         if page.next_cursor:
-            context["next_url"] = f"{reverse('console:erasures')}?ns={namespace.slug}&cursor={page.next_cursor}"
+            params = {"ns": namespace.slug, "user": user_id or "", "cursor": page.next_cursor}
+            context["next_url"] = f"{reverse('console:erasures')}?" + urlencode({k: v for k, v in params.items() if v})
         if request.htmx and request.GET.get("cursor"):
             return render(request, "console/governance/erasures.html#rows", context)
     return render(request, "console/governance/erasures.html", context)

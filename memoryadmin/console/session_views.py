@@ -21,6 +21,7 @@ from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.conversations.services import session_delete, working_memory_clear
 from memoryadmin.conversations.working_memory import working_memory_get
+from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_schedule
 
 TRANSCRIPT_PAGE = 100
@@ -77,8 +78,24 @@ def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
         context["working_memory"] = working_memory_get(namespace_id=session.namespace_id, session_id=session.session_id)
     except RedisError:
         context["redis_down"] = True
-    context["runs"] = queries.session_runs(session)
+    context.update(_runs_context(session))
     return render(request, "console/transcript.html", context)
+
+
+def _runs_context(session: Session, **extra: Any) -> dict[str, Any]:
+    runs = queries.session_runs(session)
+    # While a run waits or works, its card asks again every few seconds; once all are done it stops.
+    active = any(run.status in (RunStatus.QUEUED, RunStatus.RUNNING) for run in runs)
+    return {"session": session, "runs": runs, "active": active, **extra}
+
+
+@role_required("viewer")
+def session_runs(request: HttpRequest, session_pk: int) -> HttpResponse:
+    """The extraction card of a transcript as it is now (polled while a run is queued or running)."""
+    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    if not request.htmx:
+        return redirect("console:transcript", session.pk)
+    return render(request, "console/transcript.html#runs", _runs_context(session))
 
 
 @require_http_methods(["GET", "POST"])
@@ -131,10 +148,6 @@ def extract_now(request: HttpRequest, session_pk: int) -> HttpResponse:
     run = extraction_schedule(session=session, delay=0)
     note = "Extraction scheduled; it runs as soon as a worker picks it up." if run else "Nothing new to extract."
     if request.htmx:
-        return render(
-            request,
-            "console/transcript.html#runs",
-            {"session": session, "runs": queries.session_runs(session), "note": note},
-        )
+        return render(request, "console/transcript.html#runs", _runs_context(session, note=note))
     messages.success(request, note)
     return redirect("console:transcript", session.pk)

@@ -21,13 +21,14 @@ from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.models import ErasureStatus
 from memoryadmin.governance.privacy_links import (
     privacy_link_create,
     privacy_link_in,
     privacy_link_revoke,
     rights_of_role,
 )
-from memoryadmin.governance.queries import privacy_links_page
+from memoryadmin.governance.queries import erasures_page, privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import memories_page
@@ -35,6 +36,7 @@ from memoryadmin.tenancy.models import Namespace
 
 PRIVACY_LINK_TTL_SECONDS = 24 * 3600
 PRIVACY_LINKS_SHOWN = 20
+SUBJECT_ERASURES_SHOWN = 20
 
 
 @role_required("viewer")
@@ -80,9 +82,25 @@ def _links(namespace: Namespace, user_id: str) -> dict[str, Any]:
     }
 
 
+def _erasures(namespace: Namespace, user_id: str) -> dict[str, Any]:
+    """The person's erasures here, newest first; while one waits or runs the list asks again every few seconds."""
+    past = erasures_page(namespace=namespace, user_id=user_id, limit=SUBJECT_ERASURES_SHOWN).items
+    erasing = any(e.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING) for e in past)
+    return {"namespace": namespace, "user_id": user_id, "past_erasures": past, "erasing": erasing}
+
+
+@role_required("viewer")
+def subject_erasures(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
+    namespace, user_id = _subject(namespace_id, user_id)
+    if not request.htmx:
+        return redirect("console:subject", namespace.pk, user_id)
+    return render(request, "console/subject.html#erasures", _erasures(namespace, user_id))
+
+
 def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
     return {
         **_links(namespace, user_id),
+        **_erasures(namespace, user_id),
         "namespace": namespace,
         "user_id": user_id,
         "figures": queries.subject_figures(namespace, user_id),
@@ -177,6 +195,8 @@ def subject_erase(request: HttpRequest, namespace_id: int, user_id: str) -> Http
                 erasures_url = _erasures_url()
                 return redirect(erasures_url or reverse("console:subject", args=[namespace.pk, user_id]))
             context.update({"erasure": erasure, "note": note, "erasures_url": _erasures_url()})
+            # The list of the person's erasures is swapped in too, out of band, and follows this one.
+            context.update({**_erasures(namespace, user_id), "oob": True})
             status = 200
     if request.htmx:
         return render(request, "console/subject.html#erase", context, status=status)

@@ -47,6 +47,7 @@ urlpatterns = [
     path("sessions/", session_views.sessions, name="sessions"),
     path("sessions/<int:session_pk>/", session_views.transcript, name="transcript"),
     path("sessions/<int:session_pk>/extract/", session_views.extract_now, name="extract_now"),
+    path("sessions/<int:session_pk>/runs/", session_views.session_runs, name="session_runs"),
     path("sessions/<int:session_pk>/delete/", session_views.session_remove, name="session_delete"),
     path(
         "sessions/<int:session_pk>/working-memory/clear/",
@@ -68,6 +69,11 @@ urlpatterns = [
         name="subject_privacy_link_revoke",
     ),
     path("subjects/<int:namespace_id>/<str:user_id>/erase/", subject_views.subject_erase, name="subject_erase"),
+    path(
+        "subjects/<int:namespace_id>/<str:user_id>/erasures/",
+        subject_views.subject_erasures,
+        name="subject_erasures",
+    ),
     path("tombstones/", tombstone_views.tombstones, name="tombstones"),
     path("tombstones/<int:tombstone_id>/lift/", tombstone_views.tombstone_lift_view, name="tombstone_lift"),
     path("people/", people_views.people, name="people"),

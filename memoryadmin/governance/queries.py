@@ -54,9 +54,14 @@ def subject_open_erasure(*, namespace: Namespace, user_id: str) -> ErasureReques
     )
 
 
-def erasures_page(*, namespace: Namespace, cursor: str | None = None, limit: int = 50) -> Page[ErasureRequest]:
+def erasures_page(
+    *, namespace: Namespace, user_id: str | None = None, cursor: str | None = None, limit: int = 50
+) -> Page[ErasureRequest]:
+    """Newest first; `user_id` finds one person's, by the keyed hash the ledger keeps once the id is gone."""
     limit = clamp_limit(limit)
     qs = ErasureRequest.objects.filter(namespace=namespace)
+    if user_id is not None:
+        qs = qs.filter(subject_hash=subject_hmac(namespace.pk, user_id))
     return keyset_page(
         qs, tag="erasures", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
     )

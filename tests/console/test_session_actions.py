@@ -67,3 +67,17 @@ def test_clearing_without_javascript_redirects_to_the_transcript(operator_client
     r = operator_client.post(reverse("console:working_memory_clear", args=[session.pk]))
     assert r.status_code == 302 and r["Location"] == reverse("console:transcript", args=[session.pk])
     assert working_memory_get(namespace_id=namespace.pk, session_id="s1") is None
+
+
+def test_the_extraction_card_polls_while_a_run_is_queued_and_stops_when_done(operator_client, make_session, htmx):
+    from memoryadmin.extraction.models import ExtractionRun, RunStatus
+
+    session, _ = make_session("s1")
+    r = operator_client.post(reverse("console:extract_now", args=[session.pk]), headers=htmx)
+    url = reverse("console:session_runs", args=[session.pk])
+    assert f'hx-get="{url}" hx-trigger="every 2s"'.encode() in r.content
+    ExtractionRun.objects.filter(session=session).update(status=RunStatus.SUCCEEDED)
+    r = operator_client.get(url, headers=htmx)
+    assert r.status_code == 200 and b"succeeded" in r.content
+    assert b"every 2s" not in r.content
+    assert operator_client.get(url).status_code == 302
