@@ -7,6 +7,7 @@ from django.urls import reverse
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.working_memory import working_memory_get, working_memory_put
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.memories.models import Memory, MemoryEvidence
 
 
@@ -70,8 +71,6 @@ def test_clearing_without_javascript_redirects_to_the_transcript(operator_client
 
 
 def test_the_extraction_card_polls_while_a_run_is_queued_and_stops_when_done(operator_client, make_session, htmx):
-    from memoryadmin.extraction.models import ExtractionRun, RunStatus
-
     session, _ = make_session("s1")
     r = operator_client.post(reverse("console:extract_now", args=[session.pk]), headers=htmx)
     url = reverse("console:session_runs", args=[session.pk])
