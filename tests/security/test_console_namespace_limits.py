@@ -52,6 +52,9 @@ def test_a_limited_operator_reaches_only_their_namespaces(view: View, world: Wor
 
     r = ask(lena, method, url, world.a.slug)
     assert r.status_code == 404, r.status_code
+    # A page that also acts on POST (a confirmation page and its form) is walled for both.
+    r = ask(lena, "POST", url, world.a.slug)
+    assert r.status_code in (404, 405), r.status_code
     assert (holdings(world.a), AuditEvent.objects.count()) == before, "a request outside the limits changed something"
 
     r = ask(lars, method, url, world.a.slug)
