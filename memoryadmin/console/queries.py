@@ -26,6 +26,7 @@ from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.pagination import Page, keyset_page
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+from memoryadmin.governance.queries import erasures_per_namespace
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus, Tombstone, TombstoneReason
 from memoryadmin.memories.queries import memories_in, memories_per_namespace
 from memoryadmin.tenancy.models import Namespace
@@ -405,6 +406,7 @@ class Whereabouts:
     messages: int = 0
     memories: int = 0
     tombstones: int = 0
+    erasures: int = 0
 
 
 def subject_everywhere(user_id: str, namespaces: Sequence[Namespace]) -> list[Whereabouts]:
@@ -415,11 +417,13 @@ def subject_everywhere(user_id: str, namespaces: Sequence[Namespace]) -> list[Wh
     ids = [ns.pk for ns in namespaces]
     sessions = sessions_per_namespace(user_id, ids)
     memories = memories_per_namespace(user_id, ids)
+    # An erasure leaves no data, only its ledger entry: a namespace that erased them is listed too.
+    erasures = erasures_per_namespace(user_id, ids)
     found = []
     for ns in sorted(namespaces, key=lambda ns: ns.slug):
-        if ns.pk not in sessions and ns.pk not in memories:
+        if ns.pk not in sessions and ns.pk not in memories and ns.pk not in erasures:
             continue
         n_sessions, n_messages = sessions.get(ns.pk, (0, 0))
         n_memories, n_tombstones = memories.get(ns.pk, (0, 0))
-        found.append(Whereabouts(ns, n_sessions, n_messages, n_memories, n_tombstones))
+        found.append(Whereabouts(ns, n_sessions, n_messages, n_memories, n_tombstones, erasures.get(ns.pk, 0)))
     return found

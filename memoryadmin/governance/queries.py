@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
@@ -65,6 +66,19 @@ def erasures_page(
     return keyset_page(
         qs, tag="erasures", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
     )
+
+
+def erasures_per_namespace(user_id: str, namespace_ids: Sequence[int]) -> dict[int, int]:
+    """How many erasures of one person each namespace recorded (the ledger keeps only their keyed hash)."""
+    hashes = [subject_hmac(ns, user_id) for ns in namespace_ids]
+    rows = (
+        ErasureRequest.objects.filter(namespace_id__in=list(namespace_ids), subject_hash__in=hashes)
+        .order_by()
+        .values("namespace_id")
+        .annotate(n=Count("id"))
+        .values_list("namespace_id", "n")
+    )
+    return dict(rows)
 
 
 def forgetting_runs(namespace: Namespace, limit: int = 20) -> QuerySet[ForgettingRun]:

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from memoryadmin.conversations.services import NewMessage
+from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.memories.services import memory_forget
 from memoryadmin.tenancy.services import operator_namespaces_set
 from tests.console.conftest import SYSTEM
@@ -31,7 +32,17 @@ def test_it_lists_each_namespace_holding_the_person_with_counts(
     assert found == [("alpha", 2, 4, 1, 0), ("bravo", 0, 0, 0, 1)]
     subject = reverse("console:subject", args=[namespace.pk, "u1"])
     assert f'href="{subject}"'.encode() in r.content
-    assert f'href="{subject}#erase"'.encode() in r.content
+    assert f'href="{subject}?erase=1#erase"'.encode() in r.content
+    assert b'<details class="danger-zone" open>' in admin_client.get(subject, {"erase": "1"}).content
+
+
+def test_a_namespace_that_erased_the_person_is_listed_with_its_erasures(admin_client, namespace, other_namespace):
+    erasure = erasure_request(namespace=other_namespace, user_id="u1", actor=SYSTEM, enqueue=False)
+    erasure_execute(erasure_id=erasure.pk)
+    erasure_request(namespace=namespace, user_id="u2", actor=SYSTEM, enqueue=False)
+    r = admin_client.get(URL, {"user": "u1"})
+    assert [(w.namespace.slug, w.erasures, w.memories) for w in r.context["found"]] == [("bravo", 1, 0)]
+    assert b"?ns=bravo&amp;user=u1" in r.content
 
 
 def queries_of(client: Client, user_id: str) -> int:
