@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance.erasure import erasure_request
-from memoryadmin.governance.models import ErasureRequest, PrivacyRight
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus, PrivacyRight
 from memoryadmin.governance.privacy_links import (
     LinkExpired,
     LinkInvalid,
@@ -32,7 +32,7 @@ from memoryadmin.governance.privacy_links import (
     privacy_link_open,
     privacy_link_use,
 )
-from memoryadmin.governance.queries import subject_memories, subject_open_erasure
+from memoryadmin.governance.queries import erasures_page, subject_memories
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.services import memory_forget
@@ -78,12 +78,15 @@ def with_subject(page: str, *needs: str) -> Callable[[Callable[..., HttpResponse
 @require_GET
 @with_subject("home")
 def home(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
+    recent = erasures_page(namespace=subject.namespace, user_id=subject.user_id, limit=5).items
     context: dict[str, Any] = {
         "subject": subject,
         "can_read": subject.allows(PrivacyRight.READ),
         "can_forget": subject.allows(PrivacyRight.FORGET),
         "can_erase": subject.allows(PrivacyRight.ERASE),
-        "open_erasure": subject_open_erasure(namespace=subject.namespace, user_id=subject.user_id),
+        # One read gives both: a new request is refused while one is open, so an open one is among the newest.
+        "open_erasure": next((e for e in recent if e.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING)), None),
+        "past_erasures": [e for e in recent if e.receipt],
         "forgotten": request.GET.get("forgotten") == "1",
     }
     if context["can_read"]:

@@ -150,7 +150,9 @@ def test_erase_everything_then_shows_the_receipt(browser, namespace, eager_celer
     assert json.loads(kept.content) == ErasureRequest.objects.get().receipt
     assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
     assert Memory.objects.filter(namespace=namespace, user_id="bob").exists()
-    assert "We remember nothing about you" in browser.get(path).content.decode()
+    home = browser.get(path).content.decode()
+    assert "We remember nothing about you" in home
+    assert f'href="{download}"' in home, "the receipt stays at hand on the person's page"
 
 
 def test_a_receipt_of_someone_else_is_not_shown(browser, namespace) -> None:
