@@ -115,8 +115,7 @@ def session_remove(
     namespace = namespace_of(request)
     session = session_get(namespace, session_id)
     actor = actor_of(request)
-    # Redis first: if it is down the request fails before anything durable changed.
-    working_memory_delete(namespace_id=namespace.pk, session_id=session.session_id)
+    # session_delete clears the working memory first: if Redis is down, nothing durable changed.
     with transaction.atomic():
         if memories == "delete":
             session_memories_forget(

@@ -9,20 +9,31 @@ from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.tenancy.roles import ROLES, role_of
+from memoryadmin.console.wall import UnknownParameter, namespaces_named
+from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.roles import ROLES, rights_of_user
 
 View = Callable[..., HttpResponse]
 
 
 @dataclass(frozen=True)
 class Rights:
-    """The signed-in operator's role, for views and templates (`request.can.operator`)."""
+    """The signed-in operator's role, for views and templates (`request.can.operator`), and the
+    namespaces they are limited to (None: every namespace)."""
 
     role: str | None
+    namespace_ids: frozenset[int] | None = None
+
+    @property
+    def limited(self) -> bool:
+        return self.namespace_ids is not None
+
+    def sees(self, namespace_id: int | None) -> bool:
+        return self.namespace_ids is None or namespace_id in self.namespace_ids
 
     def at_least(self, role: str) -> bool:
         return self.role is not None and ROLES.index(self.role) >= ROLES.index(role)
@@ -41,10 +52,10 @@ class Rights:
 
 
 def rights_of(request: HttpRequest) -> Rights:
-    # One groups query per request, however many checks the page makes.
+    # One query per request (groups and namespace limits), however many checks the page makes.
     rights = getattr(request, "can", None)
     if rights is None:
-        rights = Rights(role_of(request.user))
+        rights = Rights(*rights_of_user(request.user))
         request.can = rights  # type: ignore[attr-defined]
     return rights
 
@@ -70,6 +81,10 @@ def role_required(role: str) -> Callable[[View], View]:
                 return redirect_to_login(request.get_full_path())
             if not rights_of(request).at_least(role):
                 return forbidden(request, role)
+            # The scope wall: whatever the view, an object or `ns` of a namespace the operator is
+            # not limited to is a 404, before the view reads anything.
+            if rights_of(request).limited:
+                _wall(request, rights_of(request), kwargs)
             return view(request, *args, **kwargs)
 
         # Read by the security tests' role matrix, so no view escapes it.
@@ -77,6 +92,19 @@ def role_required(role: str) -> Callable[[View], View]:
         return wrapped
 
     return decorator
+
+
+def _wall(request: HttpRequest, rights: Rights, kwargs: dict[str, Any]) -> None:
+    try:
+        owners = namespaces_named(kwargs)
+    except UnknownParameter:
+        raise Http404("not in your namespaces") from None
+    slug = request.POST.get("ns") or request.GET.get("ns")
+    if slug:
+        owners.append(Namespace.objects.filter(slug=slug).values_list("pk", flat=True).first())
+    # An object that does not exist (None) is left to the view, which answers 404 itself.
+    if any(owner is not None and not rights.sees(owner) for owner in owners) or (slug and owners[-1] is None):
+        raise Http404("not in your namespaces")
 
 
 def actor_of(request: HttpRequest) -> Actor:

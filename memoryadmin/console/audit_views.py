@@ -13,9 +13,9 @@ from django.views.decorators.vary import vary_on_headers
 from memoryadmin.audit.checkpoints import CheckpointInvalid, configured_anchors
 from memoryadmin.audit.services import verify_audit_chain
 from memoryadmin.console import queries
-from memoryadmin.console.access import role_required
+from memoryadmin.console.access import rights_of, role_required
 from memoryadmin.console.forms import AuditFilterForm
-from memoryadmin.console.scope import all_namespaces
+from memoryadmin.console.scope import visible_namespaces
 from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
@@ -34,7 +34,7 @@ def _namespace_param(request: HttpRequest, namespaces: list[Namespace]) -> Names
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def audit(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = _namespace_param(request, namespaces)
     form = AuditFilterForm(request.GET)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "events": []}
@@ -48,6 +48,7 @@ def audit(request: HttpRequest) -> HttpResponse:
             before = 0
         events, next_before = queries.audit_page(
             namespace=namespace,
+            namespace_ids=rights_of(request).namespace_ids,
             actor=data["actor"] or None,
             action=data["action"] or None,
             target_type=target_type or None,
@@ -70,13 +71,15 @@ def audit(request: HttpRequest) -> HttpResponse:
 @role_required("viewer")
 def audit_chain(request: HttpRequest) -> HttpResponse:
     """Walks the chain now (every event's link and digest); asked for on demand since it reads every event."""
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = _namespace_param(request, namespaces)
     # The checkpoints written outside the database, so a chain cut short or emptied shows too.
     try:
         anchors, anchor_error = configured_anchors(), ""
     except CheckpointInvalid as exc:
         anchors, anchor_error = [], str(exc)
+    if namespace is None and rights_of(request).limited:
+        namespace = namespaces[0] if namespaces else None
     if namespace is None:
         report = verify_audit_chain(anchors=anchors)
     else:

@@ -49,6 +49,16 @@ class NamespaceSettingsForm(forms.Form):
         return value
 
 
+class NamespaceCreateForm(forms.Form):
+    slug = forms.CharField(
+        max_length=63, help_text="Lowercase letters, digits and hyphens; the apps' keys belong to it for good."
+    )
+    name = forms.CharField(max_length=200, required=False, help_text="Shown in the console; the slug when empty.")
+    review_required = forms.BooleanField(
+        required=False, help_text="Extracted memories wait in the review queue until an operator approves them."
+    )
+
+
 class ApiKeyForm(forms.Form):
     name = forms.CharField(max_length=200)
     scopes = forms.MultipleChoiceField(

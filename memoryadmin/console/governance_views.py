@@ -7,6 +7,7 @@ admins save policies, run them, restore snapshots and retry erasures.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 from django import forms
@@ -20,7 +21,8 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.forms import SubjectLookupForm
+from memoryadmin.console.scope import chosen_namespace, namespace_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
@@ -48,7 +50,7 @@ PREVIEW_ROWS = 50
 
 
 def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     return namespaces, chosen_namespace(request, namespaces)
 
 
@@ -57,7 +59,7 @@ def _required_namespace(request: HttpRequest) -> Namespace:
     namespace = Namespace.objects.filter(slug=slug).first()
     if namespace is None:
         raise Http404("no such namespace")
-    return namespace
+    return namespace_or_404(request, namespace)
 
 
 # --- forgetting ---------------------------------------------------------------------------------
@@ -150,7 +152,7 @@ def forgetting_preview(request: HttpRequest) -> HttpResponse:
         status = 422
     template = "console/governance/forgetting.html#preview" if request.htmx else "console/governance/forgetting.html"
     if not request.htmx:
-        context = {**_forgetting_context(namespace, form), **context, "namespaces": all_namespaces()}
+        context = {**_forgetting_context(namespace, form), **context, "namespaces": visible_namespaces(request)}
     return render(request, template, context, status=status)
 
 
@@ -194,7 +196,7 @@ def forgetting_save(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, "Policy saved.")
             return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
-    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces()}
+    context = {**_forgetting_context(namespace, form), "namespaces": visible_namespaces(request)}
     return render(request, "console/governance/forgetting.html", context, status=422)
 
 
@@ -219,7 +221,7 @@ def forgetting_run_now(request: HttpRequest) -> HttpResponse:
                 messages.success(request, "Forgetting started; its progress is shown in the runs below.")
                 return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
     # Refused: the page again with what was typed, so nothing has to be entered twice.
-    context = {**_forgetting_context(namespace, form), "namespaces": all_namespaces(), "refused_run": True}
+    context = {**_forgetting_context(namespace, form), "namespaces": visible_namespaces(request), "refused_run": True}
     return render(request, "console/governance/forgetting.html", context, status=422)
 
 
@@ -265,7 +267,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("console:snapshot_restore", restore_id=job.pk)
     context = {
-        "namespaces": all_namespaces(),
+        "namespaces": visible_namespaces(request),
         "namespace": namespace,
         "form": form,
         "restores": list(queries.restores(namespace)),
@@ -324,16 +326,24 @@ def snapshot_restore_discard(request: HttpRequest, restore_id: Any) -> HttpRespo
 def erasures(request: HttpRequest) -> HttpResponse:
     namespaces, namespace = _namespace(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
+    user_id = request.GET.get("user", "").strip() or None
+    if user_id is not None:
+        lookup = SubjectLookupForm({"user": user_id})
+        if not lookup.is_valid():
+            message = f"{user_id!r} is not a user_id: " + "; ".join(lookup.errors["user"])
+            return render(request, "console/invalid.html", {"message": message}, status=400)
+        context["user_id"] = user_id
     if namespace is not None:
         try:
-            page = queries.erasures_page(namespace=namespace, cursor=request.GET.get("cursor") or None)
+            page = queries.erasures_page(namespace=namespace, user_id=user_id, cursor=request.GET.get("cursor") or None)
         except InvalidCursor:
             return render(
                 request, "console/invalid.html", {"message": "That page of erasures does not exist."}, status=400
             )
         context.update({"page": page, "first_page": not request.GET.get("cursor")})
         if page.next_cursor:
-            context["next_url"] = f"{reverse('console:erasures')}?ns={namespace.slug}&cursor={page.next_cursor}"
+            params = {"ns": namespace.slug, "user": user_id or "", "cursor": page.next_cursor}
+            context["next_url"] = f"{reverse('console:erasures')}?" + urlencode({k: v for k, v in params.items() if v})
         if request.htmx and request.GET.get("cursor"):
             return render(request, "console/governance/erasures.html#rows", context)
     return render(request, "console/governance/erasures.html", context)

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from memoryadmin.console import queries
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import Page
 from memoryadmin.tenancy.models import Namespace
@@ -32,7 +32,7 @@ def filtered_list(
 
     `fetch(namespace, cleaned_filters, cursor)` returns one page; the total shown is an estimate.
     """
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
     form = form_class(request.GET)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}

@@ -24,7 +24,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
 from memoryadmin.memories import services
 from memoryadmin.memories.models import Memory, MemoryStatus, Pin
@@ -64,7 +64,7 @@ def _filter_query(request: HttpRequest, **changes: str | None) -> str:
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def memories(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
     form = MemoryFilterForm(request.GET)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
@@ -375,7 +375,7 @@ REMOVING = {"reject", "forget"}
 def memories_bulk(request: HttpRequest) -> HttpResponse:
     """One action over the selected memories of one namespace; each succeeds or fails on its own."""
     slug = request.POST.get("ns", "")
-    namespace = next((ns for ns in all_namespaces() if ns.slug == slug), None)
+    namespace = next((ns for ns in visible_namespaces(request) if ns.slug == slug), None)
     if namespace is None:
         raise Http404("no such namespace")
     form = BulkForm(request.POST)

@@ -11,18 +11,42 @@ from django.views.decorators.http import require_POST
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.forms import ApiKeyForm, NamespaceSettingsForm, ReasonForm
-from memoryadmin.console.scope import all_namespaces
+from memoryadmin.console.forms import ApiKeyForm, NamespaceCreateForm, NamespaceSettingsForm, ReasonForm
+from memoryadmin.console.scope import namespace_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.tenancy.access_log import access_summary
 from memoryadmin.tenancy.models import ApiKey, Namespace
-from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_update
+from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_create, namespace_update
+
+
+def _namespaces_page(request: HttpRequest, form: NamespaceCreateForm, status: int = 200) -> HttpResponse:
+    figures = queries.namespace_figures(visible_namespaces(request))
+    return render(request, "console/namespaces.html", {"figures": figures, "create_form": form}, status=status)
 
 
 @role_required("viewer")
 def namespaces(request: HttpRequest) -> HttpResponse:
-    return render(request, "console/namespaces.html", {"figures": queries.namespace_figures(all_namespaces())})
+    return _namespaces_page(request, NamespaceCreateForm())
+
+
+@require_POST
+@role_required("admin")
+def namespace_new(request: HttpRequest) -> HttpResponse:
+    form = NamespaceCreateForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            ns = namespace_create(
+                slug=data["slug"], name=data["name"], review_required=data["review_required"], actor=actor_of(request)
+            )
+        except ServiceError as exc:
+            field = exc.details.get("field")
+            form.add_error(field if field in form.fields else "slug", exc.message)
+        else:
+            messages.success(request, f"Namespace {ns.slug} created. Give its apps an API key below.")
+            return redirect("console:namespace", ns.slug)
+    return _namespaces_page(request, form, status=422)
 
 
 def _settings_initial(namespace: Namespace) -> dict[str, object]:
@@ -46,7 +70,7 @@ def _namespace_context(namespace: Namespace, **extra: object) -> dict[str, objec
 
 @role_required("viewer")
 def namespace(request: HttpRequest, slug: str) -> HttpResponse:
-    ns = get_object_or_404(Namespace, slug=slug)
+    ns = namespace_or_404(request, get_object_or_404(Namespace, slug=slug))
     form = NamespaceSettingsForm(initial=_settings_initial(ns))
     return render(request, "console/namespace.html", _namespace_context(ns, form=form))
 

@@ -21,12 +21,14 @@ from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.queries import sessions_per_namespace
 from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.pagination import Page, keyset_page
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+from memoryadmin.governance.queries import erasures_per_namespace
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus, Tombstone, TombstoneReason
-from memoryadmin.memories.queries import memories_in
+from memoryadmin.memories.queries import memories_in, memories_per_namespace
 from memoryadmin.tenancy.models import Namespace
 
 # Up to this many rows a count is exact (an index-only scan of a few dozen pages).
@@ -334,6 +336,7 @@ def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
 def audit_page(
     *,
     namespace: Namespace | None = None,
+    namespace_ids: frozenset[int] | None = None,
     actor: str | None = None,
     action: str | None = None,
     target_type: str | None = None,
@@ -341,8 +344,13 @@ def audit_page(
     before_id: int | None = None,
     limit: int = 50,
 ) -> tuple[list[AuditEvent], int | None]:
-    """Newest first, keyset on id; returns the events and the id to continue before."""
+    """Newest first, keyset on id; returns the events and the id to continue before.
+
+    `namespace_ids` keeps a namespace-limited operator to the events of their namespaces.
+    """
     qs = AuditEvent.objects.all()
+    if namespace_ids is not None:
+        qs = qs.filter(namespace_id__in=namespace_ids)
     if namespace is not None:
         qs = qs.filter(namespace=namespace)
     if actor:
@@ -387,3 +395,35 @@ def recent_subjects(namespace: Namespace, *, limit: int = 30) -> list[tuple[str,
         if len(seen) >= limit:
             break
     return list(seen.items())
+
+
+@dataclass
+class Whereabouts:
+    """What one namespace holds about a person."""
+
+    namespace: Namespace
+    sessions: int = 0
+    messages: int = 0
+    memories: int = 0
+    tombstones: int = 0
+    erasures: int = 0
+
+
+def subject_everywhere(user_id: str, namespaces: Sequence[Namespace]) -> list[Whereabouts]:
+    """Every namespace among `namespaces` holding anything about `user_id`, by slug.
+
+    One grouped query per table over all the namespaces at once, never a query per namespace.
+    """
+    ids = [ns.pk for ns in namespaces]
+    sessions = sessions_per_namespace(user_id, ids)
+    memories = memories_per_namespace(user_id, ids)
+    # An erasure leaves no data, only its ledger entry: a namespace that erased them is listed too.
+    erasures = erasures_per_namespace(user_id, ids)
+    found = []
+    for ns in sorted(namespaces, key=lambda ns: ns.slug):
+        if ns.pk not in sessions and ns.pk not in memories and ns.pk not in erasures:
+            continue
+        n_sessions, n_messages = sessions.get(ns.pk, (0, 0))
+        n_memories, n_tombstones = memories.get(ns.pk, (0, 0))
+        found.append(Whereabouts(ns, n_sessions, n_messages, n_memories, n_tombstones, erasures.get(ns.pk, 0)))
+    return found

@@ -11,7 +11,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 
 PAGE_SIZE = 20
@@ -20,7 +20,7 @@ PAGE_SIZE = 20
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def review(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "items": []}
     status = 200

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest
 
+from memoryadmin.console.access import rights_of
 from memoryadmin.tenancy.models import Namespace
 
 SESSION_KEY = "console_namespace"
 
 
-def all_namespaces() -> list[Namespace]:
-    return list(Namespace.objects.order_by("slug"))
+def visible_namespaces(request: HttpRequest) -> list[Namespace]:
+    """Every namespace, or only those the signed-in operator is limited to."""
+    qs = Namespace.objects.order_by("slug")
+    limits = rights_of(request).namespace_ids
+    return list(qs if limits is None else qs.filter(pk__in=limits))
+
+
+def namespace_or_404(request: HttpRequest, namespace: Namespace) -> Namespace:
+    if not rights_of(request).sees(namespace.pk):
+        raise Http404("not in your namespaces")
+    return namespace
 
 
 def chosen_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Namespace | None:

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from redis.exceptions import RedisError
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import role_required
-from memoryadmin.console.forms import SessionFilterForm
+from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.forms import ReasonForm, SessionFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.queries import sessions_page
+from memoryadmin.conversations.services import session_delete, working_memory_clear
 from memoryadmin.conversations.working_memory import working_memory_get
+from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_schedule
 
 TRANSCRIPT_PAGE = 100
@@ -75,8 +78,67 @@ def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
         context["working_memory"] = working_memory_get(namespace_id=session.namespace_id, session_id=session.session_id)
     except RedisError:
         context["redis_down"] = True
-    context["runs"] = queries.session_runs(session)
+    context.update(_runs_context(session))
     return render(request, "console/transcript.html", context)
+
+
+def _runs_context(session: Session, **extra: Any) -> dict[str, Any]:
+    runs = queries.session_runs(session)
+    # While a run waits or works, its card asks again every few seconds; once all are done it stops.
+    active = any(run.status in (RunStatus.QUEUED, RunStatus.RUNNING) for run in runs)
+    return {"session": session, "runs": runs, "active": active, **extra}
+
+
+@role_required("viewer")
+def session_runs(request: HttpRequest, session_pk: int) -> HttpResponse:
+    """The extraction card of a transcript as it is now (polled while a run is queued or running)."""
+    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    if not request.htmx:
+        return redirect("console:transcript", session.pk)
+    return render(request, "console/transcript.html#runs", _runs_context(session))
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("operator")
+def session_remove(request: HttpRequest, session_pk: int) -> HttpResponse:
+    """GET asks for confirmation (and a reason); POST deletes the session, its messages and working memory."""
+    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    form = ReasonForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            session_delete(session=session, actor=actor_of(request), reason=form.cleaned_data["reason"])
+        except RedisError:
+            form.add_error(None, "Redis is not answering, so its working memory cannot go: nothing was deleted.")
+        else:
+            messages.success(
+                request,
+                f"Session {session.session_id} deleted with its {session.message_count} messages; "
+                "memories extracted from it stay, without their evidence.",
+            )
+            return redirect(reverse("console:sessions") + "?" + urlencode({"ns": session.namespace.slug}))
+    context = {"session": session, "namespace": session.namespace, "form": form}
+    return render(request, "console/session_delete.html", context, status=422 if form.errors else 200)
+
+
+@require_POST
+@role_required("operator")
+def working_memory_clear_view(request: HttpRequest, session_pk: int) -> HttpResponse:
+    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    context: dict[str, Any] = {"session": session}
+    try:
+        cleared = working_memory_clear(session=session, actor=actor_of(request), reason=reason)
+    except RedisError:
+        context["redis_down"] = True
+        note = ""
+    else:
+        note = "Working memory cleared." if cleared else "There was no working memory to clear."
+    if not request.htmx:
+        (messages.success if note else messages.error)(request, note or "Redis is not answering; try again.")
+        return redirect("console:transcript", session.pk)
+    context["note"] = note
+    return render(request, "console/transcript.html#working_memory", context)
 
 
 @require_POST
@@ -86,10 +148,6 @@ def extract_now(request: HttpRequest, session_pk: int) -> HttpResponse:
     run = extraction_schedule(session=session, delay=0)
     note = "Extraction scheduled; it runs as soon as a worker picks it up." if run else "Nothing new to extract."
     if request.htmx:
-        return render(
-            request,
-            "console/transcript.html#runs",
-            {"session": session, "runs": queries.session_runs(session), "note": note},
-        )
+        return render(request, "console/transcript.html#runs", _runs_context(session, note=note))
     messages.success(request, note)
     return redirect("console:transcript", session.pk)

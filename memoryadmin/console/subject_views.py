@@ -15,19 +15,20 @@ from django.views.decorators.http import require_POST
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, rights_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
-from memoryadmin.console.scope import all_namespaces, chosen_namespace
+from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.models import ErasureStatus
 from memoryadmin.governance.privacy_links import (
     privacy_link_create,
     privacy_link_in,
     privacy_link_revoke,
     rights_of_role,
 )
-from memoryadmin.governance.queries import privacy_links_page
+from memoryadmin.governance.queries import erasures_page, privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import memories_page
@@ -35,11 +36,12 @@ from memoryadmin.tenancy.models import Namespace
 
 PRIVACY_LINK_TTL_SECONDS = 24 * 3600
 PRIVACY_LINKS_SHOWN = 20
+SUBJECT_ERASURES_SHOWN = 20
 
 
 @role_required("viewer")
 def subjects(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
     form = SubjectLookupForm(request.GET or None)
     if namespace is not None and form.is_valid():
@@ -51,6 +53,17 @@ def subjects(request: HttpRequest) -> HttpResponse:
         "recent": queries.recent_subjects(namespace) if namespace else [],
     }
     return render(request, "console/subjects.html", context, status=400 if form.errors else 200)
+
+
+@role_required("viewer")
+def subject_everywhere(request: HttpRequest) -> HttpResponse:
+    """One person in every namespace the operator may see: the first step of an erasure request."""
+    form = SubjectLookupForm(request.GET or None)
+    context: dict[str, Any] = {"form": form}
+    if form.is_valid():
+        context["user_id"] = form.cleaned_data["user"]
+        context["found"] = queries.subject_everywhere(form.cleaned_data["user"], visible_namespaces(request))
+    return render(request, "console/subject_everywhere.html", context, status=400 if form.errors else 200)
 
 
 def _subject(namespace_id: int, user_id: str) -> tuple[Namespace, str]:
@@ -69,9 +82,25 @@ def _links(namespace: Namespace, user_id: str) -> dict[str, Any]:
     }
 
 
+def _erasures(namespace: Namespace, user_id: str) -> dict[str, Any]:
+    """The person's erasures here, newest first; while one waits or runs the list asks again every few seconds."""
+    past = erasures_page(namespace=namespace, user_id=user_id, limit=SUBJECT_ERASURES_SHOWN).items
+    erasing = any(e.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING) for e in past)
+    return {"namespace": namespace, "user_id": user_id, "past_erasures": past, "erasing": erasing}
+
+
+@role_required("viewer")
+def subject_erasures(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
+    namespace, user_id = _subject(namespace_id, user_id)
+    if not request.htmx:
+        return redirect("console:subject", namespace.pk, user_id)
+    return render(request, "console/subject.html#erasures", _erasures(namespace, user_id))
+
+
 def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
     return {
         **_links(namespace, user_id),
+        **_erasures(namespace, user_id),
         "namespace": namespace,
         "user_id": user_id,
         "figures": queries.subject_figures(namespace, user_id),
@@ -166,6 +195,8 @@ def subject_erase(request: HttpRequest, namespace_id: int, user_id: str) -> Http
                 erasures_url = _erasures_url()
                 return redirect(erasures_url or reverse("console:subject", args=[namespace.pk, user_id]))
             context.update({"erasure": erasure, "note": note, "erasures_url": _erasures_url()})
+            # The list of the person's erasures is swapped in too, out of band, and follows this one.
+            context.update({**_erasures(namespace, user_id), "oob": True})
             status = 200
     if request.htmx:
         return render(request, "console/subject.html#erase", context, status=status)

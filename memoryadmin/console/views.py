@@ -8,7 +8,7 @@ from redis.exceptions import RedisError
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.scope import all_namespaces
+from memoryadmin.console.scope import visible_namespaces
 from memoryadmin.memories.embeddings import get_embedder
 from memoryadmin.memories.services.embedding import embedding_job, embedding_job_queue
 from memoryadmin.memories.vectors import pgvector
@@ -16,7 +16,7 @@ from memoryadmin.memories.vectors import pgvector
 
 @role_required("viewer")
 def dashboard(request: HttpRequest) -> HttpResponse:
-    namespaces = all_namespaces()
+    namespaces = visible_namespaces(request)
     ids = [ns.pk for ns in namespaces]
     figures = queries.namespace_figures(namespaces)
     return render(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import connection
+from django.db.models import Count, Sum
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
 from memoryadmin.core.errors import NotFound
@@ -143,3 +144,18 @@ def sessions_with_unextracted_messages(session_pks: Sequence[int]) -> set[int]:
         .values_list("session_id", flat=True)
         .distinct()
     )
+
+
+def sessions_per_namespace(user_id: str, namespace_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Where one person has sessions: {namespace id: (sessions, messages)}, in one grouped query.
+
+    Messages are the sessions' counters, so no message row is read.
+    """
+    rows = (
+        Session.objects.filter(namespace_id__in=list(namespace_ids), user_id=user_id)
+        .order_by()
+        .values("namespace_id")
+        .annotate(sessions=Count("id"), messages=Sum("message_count"))
+        .values_list("namespace_id", "sessions", "messages")
+    )
+    return {ns: (sessions, messages or 0) for ns, sessions, messages in rows}

@@ -13,6 +13,7 @@ from psycopg.types.json import Jsonb
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.conversations.signals import messages_appended
+from memoryadmin.conversations.working_memory import working_memory_delete
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.rows import RowLoader
@@ -239,7 +240,9 @@ def _append(
 
 
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
-    """Delete a session with its messages (evidence links to them go too; memories stay)."""
+    """Delete a session with its messages and working memory (evidence links to them go too; memories stay)."""
+    # Redis first: if it is down the call fails before anything durable changed.
+    working_memory_delete(namespace_id=session.namespace_id, session_id=session.session_id)
     with transaction.atomic():
         # The session row first, then its messages (the order erasure and extraction use too):
         # a writer holding the row finishes before the rows it references go, instead of deadlocking.
@@ -257,6 +260,23 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
                 reason=reason,
                 data={"message_count": session.message_count},
             )
+
+
+def working_memory_clear(*, session: Session, actor: Actor, reason: str = "") -> bool:
+    """Empty a session's working memory now, instead of at its expiry; False when there was none."""
+    removed = working_memory_delete(namespace_id=session.namespace_id, session_id=session.session_id)
+    if removed:
+        with transaction.atomic():
+            audit_record(
+                actor=actor,
+                action="working_memory.clear",
+                namespace_id=session.namespace_id,
+                target_type="session",
+                target_id=str(session.pk),
+                user_id=session.user_id,
+                reason=reason,
+            )
+    return removed
 
 
 def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: str = "") -> int:

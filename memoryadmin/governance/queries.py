@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
@@ -54,12 +55,30 @@ def subject_open_erasure(*, namespace: Namespace, user_id: str) -> ErasureReques
     )
 
 
-def erasures_page(*, namespace: Namespace, cursor: str | None = None, limit: int = 50) -> Page[ErasureRequest]:
+def erasures_page(
+    *, namespace: Namespace, user_id: str | None = None, cursor: str | None = None, limit: int = 50
+) -> Page[ErasureRequest]:
+    """Newest first; `user_id` finds one person's, by the keyed hash the ledger keeps once the id is gone."""
     limit = clamp_limit(limit)
     qs = ErasureRequest.objects.filter(namespace=namespace)
+    if user_id is not None:
+        qs = qs.filter(subject_hash=subject_hmac(namespace.pk, user_id))
     return keyset_page(
         qs, tag="erasures", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
     )
+
+
+def erasures_per_namespace(user_id: str, namespace_ids: Sequence[int]) -> dict[int, int]:
+    """How many erasures of one person each namespace recorded (the ledger keeps only their keyed hash)."""
+    hashes = [subject_hmac(ns, user_id) for ns in namespace_ids]
+    rows = (
+        ErasureRequest.objects.filter(namespace_id__in=list(namespace_ids), subject_hash__in=hashes)
+        .order_by()
+        .values("namespace_id")
+        .annotate(n=Count("id"))
+        .values_list("namespace_id", "n")
+    )
+    return dict(rows)
 
 
 def forgetting_runs(namespace: Namespace, limit: int = 20) -> QuerySet[ForgettingRun]:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import BooleanField, Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -289,3 +289,22 @@ def tombstone_get(namespace: Namespace, tombstone_id: int) -> Tombstone:
     if tombstone is None:
         raise NotFound("tombstone not found")
     return tombstone
+
+
+def memories_per_namespace(user_id: str, namespace_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Where one person has memories: {namespace id: (memories, tombstones)}, one grouped query per table."""
+    memories = dict(
+        Memory.objects.filter(namespace_id__in=list(namespace_ids), user_id=user_id)
+        .order_by()
+        .values("namespace_id")
+        .annotate(n=Count("id"))
+        .values_list("namespace_id", "n")
+    )
+    tombstones = dict(
+        Tombstone.objects.filter(namespace_id__in=list(namespace_ids), user_id=user_id)
+        .order_by()
+        .values("namespace_id")
+        .annotate(n=Count("id"))
+        .values_list("namespace_id", "n")
+    )
+    return {ns: (memories.get(ns, 0), tombstones.get(ns, 0)) for ns in memories.keys() | tombstones.keys()}

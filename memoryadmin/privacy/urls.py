@@ -11,4 +11,5 @@ urlpatterns = [
     path("<str:token>/memories/<uuid:memory_id>/forget/", views.forget, name="forget"),
     path("<str:token>/erase/", views.erase, name="erase"),
     path("<str:token>/erasures/<uuid:erasure_id>/", views.receipt, name="receipt"),
+    path("<str:token>/erasures/<uuid:erasure_id>/receipt.json", views.receipt_download, name="receipt_download"),
 ]

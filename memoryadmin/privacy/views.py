@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+import orjson
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -22,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance.erasure import erasure_request
-from memoryadmin.governance.models import ErasureRequest, PrivacyRight
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus, PrivacyRight
 from memoryadmin.governance.privacy_links import (
     LinkExpired,
     LinkInvalid,
@@ -31,7 +32,7 @@ from memoryadmin.governance.privacy_links import (
     privacy_link_open,
     privacy_link_use,
 )
-from memoryadmin.governance.queries import subject_memories, subject_open_erasure
+from memoryadmin.governance.queries import erasures_page, subject_memories
 from memoryadmin.governance.snapshots import snapshot_export_stream
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.services import memory_forget
@@ -77,12 +78,15 @@ def with_subject(page: str, *needs: str) -> Callable[[Callable[..., HttpResponse
 @require_GET
 @with_subject("home")
 def home(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
+    recent = erasures_page(namespace=subject.namespace, user_id=subject.user_id, limit=5).items
     context: dict[str, Any] = {
         "subject": subject,
         "can_read": subject.allows(PrivacyRight.READ),
         "can_forget": subject.allows(PrivacyRight.FORGET),
         "can_erase": subject.allows(PrivacyRight.ERASE),
-        "open_erasure": subject_open_erasure(namespace=subject.namespace, user_id=subject.user_id),
+        # One read gives both: a new request is refused while one is open, so an open one is among the newest.
+        "open_erasure": next((e for e in recent if e.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING)), None),
+        "past_erasures": [e for e in recent if e.receipt],
         "forgotten": request.GET.get("forgotten") == "1",
     }
     if context["can_read"]:
@@ -142,10 +146,29 @@ def erase(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 @require_GET
 @with_subject("receipt", PrivacyRight.READ, PrivacyRight.ERASE)
 def receipt(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID) -> HttpResponse:
-    erasure = ErasureRequest.objects.filter(
-        namespace=subject.namespace, pk=erasure_id, subject_hash=subject_hmac(subject.namespace.pk, subject.user_id)
-    ).first()
+    erasure = _erasure_of(subject, erasure_id)
     if erasure is None:
         return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
     deleted = [(store.replace("_", " "), n) for store, n in sorted((erasure.counts or {}).items())]
     return render(request, "privacy/receipt.html", {"subject": subject, "erasure": erasure, "deleted": deleted})
+
+
+def _erasure_of(subject: PrivacySubject, erasure_id: uuid.UUID) -> ErasureRequest | None:
+    """The person's own erasure: another's is not found, whatever its id."""
+    return ErasureRequest.objects.filter(
+        namespace=subject.namespace, pk=erasure_id, subject_hash=subject_hmac(subject.namespace.pk, subject.user_id)
+    ).first()
+
+
+@require_GET
+@with_subject("receipt_download", PrivacyRight.READ, PrivacyRight.ERASE)
+def receipt_download(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID) -> HttpResponse:
+    """The signed receipt as a file the person keeps (it verifies against the audit trail)."""
+    erasure = _erasure_of(subject, erasure_id)
+    if erasure is None or not erasure.receipt:
+        return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
+    response = HttpResponse(
+        orjson.dumps(erasure.receipt, option=orjson.OPT_INDENT_2), content_type="application/json; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{erasure.pk}.json"'
+    return response

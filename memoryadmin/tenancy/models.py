@@ -82,3 +82,21 @@ class ApiKey(models.Model):
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
+
+
+class OperatorNamespace(models.Model):
+    """A namespace an operator or viewer is limited to. No row for a user: every namespace."""
+
+    PERSONAL_DATA = "none"
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="namespace_grants")
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="operator_grants")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "namespace"], name="operator_namespace_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} → {self.namespace_id}"

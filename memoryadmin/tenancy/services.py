@@ -5,12 +5,13 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import Group, User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.errors import Conflict, InvalidInput
-from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrategy, Namespace
-from memoryadmin.tenancy.roles import ROLES
+from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrategy, Namespace, OperatorNamespace
+from memoryadmin.tenancy.roles import ROLES, role_of
 
 
 def namespace_create(
@@ -103,13 +104,40 @@ def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     return key
 
 
-def operator_create(*, username: str, role: str, password: str, actor: Actor) -> User:
+def _clean_role(role: str) -> None:
     if role not in ROLES:
         raise InvalidInput(f"unknown role {role!r}; roles are {', '.join(ROLES)}", details={"field": "role"})
+
+
+def _lock_admins() -> None:
+    """Serialise every change of who is an active admin, so two admins cannot demote each other at once."""
+    Group.objects.get_or_create(name="admin")
+    Group.objects.select_for_update().get(name="admin")
+
+
+def _another_admin_remains(user: User) -> bool:
+    admins = User.objects.filter(is_active=True).filter(Q(is_superuser=True) | Q(groups__name="admin"))
+    return admins.exclude(pk=user.pk).exists()
+
+
+def _limit_names(namespaces: Iterable[Namespace]) -> list[str]:
+    return sorted(ns.slug for ns in namespaces)
+
+
+def operator_create(
+    *, username: str, role: str, password: str, actor: Actor, namespaces: Iterable[Namespace] = ()
+) -> User:
+    """A console account with a role; `namespaces` limits an operator or viewer to those (none: all)."""
+    _clean_role(role)
+    namespaces = list(namespaces)
     if not username or len(username) > 150:
         raise InvalidInput("a username of 1 to 150 characters is required", details={"field": "username"})
     if len(password) < 8:
         raise InvalidInput("the password must have at least 8 characters", details={"field": "password"})
+    if namespaces and role == "admin":
+        raise InvalidInput(
+            "an admin sees every namespace; limits are for operators and viewers", details={"field": "namespaces"}
+        )
     with transaction.atomic():
         if User.objects.filter(username=username).exists():
             raise Conflict(f"user {username!r} already exists", code="exists")
@@ -117,15 +145,117 @@ def operator_create(*, username: str, role: str, password: str, actor: Actor) ->
         # The role groups come from a data migration; should they be missing (a flushed database),
         # giving the role recreates its group rather than failing.
         user.groups.add(Group.objects.get_or_create(name=role)[0])
+        OperatorNamespace.objects.bulk_create(OperatorNamespace(user=user, namespace=ns) for ns in namespaces)
+        data: dict[str, object] = {"role": role}
+        if namespaces:
+            data["namespaces"] = _limit_names(namespaces)
         audit_record(
-            actor=actor,
-            action="operator.create",
-            namespace_id=None,
-            target_type="user",
-            target_id=username,
-            data={"role": role},
+            actor=actor, action="operator.create", namespace_id=None, target_type="user", target_id=username, data=data
         )
     return user
+
+
+def operator_role_set(*, user: User, role: str, actor: Actor) -> User:
+    """Give `user` another role. Made admin, their namespace limits go (an admin sees everything)."""
+    _clean_role(role)
+    if user.is_superuser:
+        raise Conflict(f"{user.username} is a superuser, always an admin", code="superuser")
+    with transaction.atomic():
+        _lock_admins()
+        user = User.objects.select_for_update().get(pk=user.pk)
+        before = role_of(user)
+        if before == role:
+            return user
+        if before == "admin" and user.is_active and not _another_admin_remains(user):
+            raise Conflict(f"{user.username} is the last admin; make someone else admin first", code="last_admin")
+        user.groups.remove(*Group.objects.filter(name__in=ROLES))
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+        user.is_staff = role == "admin"
+        user.save(update_fields=["is_staff"])
+        dropped = []
+        if role == "admin":
+            grants = OperatorNamespace.objects.filter(user=user)
+            dropped = sorted(grants.values_list("namespace__slug", flat=True))
+            grants.delete()
+        data: dict[str, object] = {"from": before, "to": role}
+        if dropped:
+            data["limits_removed"] = dropped
+        audit_record(
+            actor=actor,
+            action="operator.role",
+            namespace_id=None,
+            target_type="user",
+            target_id=user.username,
+            data=data,
+        )
+    return user
+
+
+def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
+    """Sign `user` out for good: an inactive account cannot sign in and its sessions stop working."""
+    if actor == Actor.operator(user.username):
+        raise Conflict("you cannot deactivate your own account", code="self")
+    with transaction.atomic():
+        _lock_admins()
+        user = User.objects.select_for_update().get(pk=user.pk)
+        if not user.is_active:
+            return user
+        if role_of(user) == "admin" and not _another_admin_remains(user):
+            raise Conflict(f"{user.username} is the last active admin", code="last_admin")
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+        audit_record(
+            actor=actor,
+            action="operator.deactivate",
+            namespace_id=None,
+            target_type="user",
+            target_id=user.username,
+            reason=reason,
+        )
+    return user
+
+
+def operator_reactivate(*, user: User, actor: Actor, reason: str = "") -> User:
+    with transaction.atomic():
+        updated = User.objects.filter(pk=user.pk, is_active=False).update(is_active=True)
+        if updated:
+            audit_record(
+                actor=actor,
+                action="operator.reactivate",
+                namespace_id=None,
+                target_type="user",
+                target_id=user.username,
+                reason=reason,
+            )
+    user.refresh_from_db()
+    return user
+
+
+def operator_namespaces_set(*, user: User, namespaces: Iterable[Namespace], actor: Actor) -> list[Namespace]:
+    """Limit an operator or viewer to `namespaces`; an empty list lifts the limit (every namespace)."""
+    wanted = {ns.pk: ns for ns in namespaces}
+    if wanted and role_of(user) == "admin":
+        raise InvalidInput(
+            "an admin sees every namespace; limits are for operators and viewers", details={"field": "namespaces"}
+        )
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+        held = dict(OperatorNamespace.objects.filter(user=user).values_list("namespace_id", "namespace__slug"))
+        if set(held) == set(wanted):
+            return list(wanted.values())
+        OperatorNamespace.objects.filter(user=user).exclude(namespace_id__in=list(wanted)).delete()
+        OperatorNamespace.objects.bulk_create(
+            OperatorNamespace(user=user, namespace=ns) for pk, ns in wanted.items() if pk not in held
+        )
+        audit_record(
+            actor=actor,
+            action="operator.namespaces",
+            namespace_id=None,
+            target_type="user",
+            target_id=user.username,
+            data={"from": sorted(held.values()), "to": _limit_names(wanted.values())},
+        )
+    return list(wanted.values())
 
 
 def namespace_update(

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from django.urls import reverse
+
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
 
@@ -131,3 +133,18 @@ def test_it_lists_namespaces_with_a_fixed_cost_each(viewer_client, make_namespac
     # session, user, groups, namespaces, erasures, then four bounded counts per namespace
     with django_assert_max_num_queries(5 + 4 * 3):
         assert viewer_client.get("/namespaces/").status_code == 200
+
+
+def test_an_admin_creates_a_namespace(admin_client, db):
+    r = admin_client.post(reverse("console:namespace_new"), {"slug": "support-bot", "name": "Support bot"})
+    assert r.status_code == 302 and r["Location"] == reverse("console:namespace", args=["support-bot"])
+    assert Namespace.objects.get(slug="support-bot").name == "Support bot"
+    assert AuditEvent.objects.filter(action="namespace.create", actor="alice", target_id="support-bot").exists()
+
+
+def test_it_says_why_a_namespace_was_not_created(admin_client, namespace):
+    r = admin_client.post(reverse("console:namespace_new"), {"slug": "alpha"})
+    assert r.status_code == 422 and b"already exists" in r.content
+    r = admin_client.post(reverse("console:namespace_new"), {"slug": "Not OK"})
+    assert r.status_code == 422 and b"lowercase letters" in r.content
+    assert not Namespace.objects.filter(slug="Not OK").exists()

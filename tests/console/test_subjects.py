@@ -55,7 +55,7 @@ def test_it_reads_with_a_fixed_number_of_queries(
     for i in range(10):
         make_session(f"s{i}")
         make_memory(f"User fact {i}")
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         assert viewer_client.get(subject_url(namespace)).status_code == 200
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from datetime import timedelta
@@ -142,9 +143,16 @@ def test_erase_everything_then_shows_the_receipt(browser, namespace, eager_celer
     assert receipt.status_code == 200 and "Erased" in html
     assert erasure.pk.hex[:8] in html.replace("-", "")
     assert ErasureRequest.objects.get().receipt["receipt_sha256"] in html
+    download = path + f"erasures/{erasure.pk}/receipt.json"
+    assert f'href="{download}"' in html
+    kept = browser.get(download)
+    assert kept.status_code == 200 and kept["Content-Disposition"].startswith("attachment")
+    assert json.loads(kept.content) == ErasureRequest.objects.get().receipt
     assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
     assert Memory.objects.filter(namespace=namespace, user_id="bob").exists()
-    assert "We remember nothing about you" in browser.get(path).content.decode()
+    home = browser.get(path).content.decode()
+    assert "We remember nothing about you" in home
+    assert f'href="{download}"' in home, "the receipt stays at hand on the person's page"
 
 
 def test_a_receipt_of_someone_else_is_not_shown(browser, namespace) -> None:
@@ -153,6 +161,7 @@ def test_a_receipt_of_someone_else_is_not_shown(browser, namespace) -> None:
 
     theirs = erasure_request(namespace=namespace, user_id="bob", actor=SYSTEM)
     assert browser.get(f"{link_for(namespace, 'alice')}erasures/{theirs.pk}/").status_code == 404
+    assert browser.get(f"{link_for(namespace, 'alice')}erasures/{theirs.pk}/receipt.json").status_code == 404
 
 
 def test_a_tampered_link_shows_a_clear_page_and_nothing_else(browser, namespace) -> None:

@@ -56,10 +56,20 @@ RIGHTS = {
     "console:memory_row": "viewer",
     "console:memory_unpin": "operator",
     "console:namespace": "viewer",
+    "console:namespace_new": "admin",
     "console:namespace_settings": "admin",
     "console:namespaces": "viewer",
+    "console:people": "admin",
+    "console:person": "admin",
+    "console:person_deactivate": "admin",
+    "console:person_namespaces": "admin",
+    "console:person_new": "admin",
+    "console:person_reactivate": "admin",
+    "console:person_role": "admin",
     "console:review": "viewer",
     "console:search_index_rebuild": "admin",
+    "console:session_delete": "operator",
+    "console:session_runs": "viewer",
     "console:sessions": "viewer",
     "console:snapshot_export": "operator",
     "console:snapshot_restore": "viewer",
@@ -69,6 +79,8 @@ RIGHTS = {
     "console:snapshots": "viewer",
     "console:subject": "viewer",
     "console:subject_erase": "admin",
+    "console:subject_erasures": "viewer",
+    "console:subject_everywhere": "viewer",
     "console:subject_export": "operator",
     "console:subject_privacy_link": "operator",
     "console:subject_privacy_link_revoke": "operator",
@@ -76,6 +88,7 @@ RIGHTS = {
     "console:tombstone_lift": "admin",
     "console:tombstones": "viewer",
     "console:transcript": "viewer",
+    "console:working_memory_clear": "operator",
 }
 
 
@@ -123,6 +136,7 @@ def url_of(view: View, world: World, restore_job) -> str:
         "erasure_id": world.erasure.pk,
         "restore_id": restore_job.pk,
         "link_id": world.privacy_link.pk,
+        "username": "vera",
     }
     unknown = [p for p in view.params if p not in values]
     assert not unknown, f"teach tests/security/test_console_matrix.py a value for {unknown} of {view.name}"

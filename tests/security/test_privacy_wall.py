@@ -203,6 +203,7 @@ PAGES = [
     ("erase", "GET", ("erase",)),
     ("erase", "POST", ("erase",)),
     ("receipt", "GET", ("read", "erase")),
+    ("receipt_download", "GET", ("read", "erase")),
 ]
 RIGHT_SETS = [(r,) for r in RIGHTS] + [("read", "forget"), ("forget", "erase"), RIGHTS]
 
@@ -218,6 +219,7 @@ def test_each_privacy_page_needs_the_right_it_uses(world: World, rights: tuple[s
         "forget": home + f"memories/{world.candidate.pk}/forget/",
         "erase": home + "erase/",
         "receipt": home + f"erasures/{mine.pk}/",
+        "receipt_download": home + f"erasures/{mine.pk}/receipt.json",
     }
     for page, method, needs in PAGES:
         client = Client()

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memoryadmin.tenancy.models import ApiKey, Namespace, hash_api_key
+from memoryadmin.tenancy.roles import rights_of_user
 
 
 def test_create_namespace_and_key_print_the_key_alone_on_the_last_line(db) -> None:
@@ -50,6 +51,15 @@ def test_create_operator_puts_the_user_in_the_role_group(db) -> None:
     user = User.objects.get(username="olivia")
     assert list(user.groups.values_list("name", flat=True)) == ["operator"]
     assert user.check_password("pass-word-1")
+
+
+def test_create_operator_limits_to_namespaces(namespace) -> None:
+    args = ("create_operator", "lena", "--role", "viewer", "--password", "pass-word-1")
+    with pytest.raises(CommandError, match="no such namespace: nowhere"):
+        call_command(*args, "--namespaces", "alpha,nowhere", stdout=io.StringIO())
+    assert not User.objects.filter(username="lena").exists()
+    call_command(*args, "--namespaces", "alpha", stdout=io.StringIO())
+    assert rights_of_user(User.objects.get(username="lena")) == ("viewer", frozenset({namespace.pk}))
 
 
 def test_seed_demo_is_idempotent(db) -> None:

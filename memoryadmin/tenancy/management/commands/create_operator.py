@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import ServiceError
+from memoryadmin.tenancy.models import Namespace
 from memoryadmin.tenancy.roles import ROLES
 from memoryadmin.tenancy.services import operator_create
 
@@ -18,16 +19,28 @@ class Command(BaseCommand):
         parser.add_argument("username")
         parser.add_argument("--role", required=True, help="|".join(ROLES))
         parser.add_argument("--password", default=None)
+        parser.add_argument(
+            "--namespaces", default="", help="comma-separated slugs an operator or viewer is limited to (default: all)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["role"] not in ROLES:
             raise CommandError(f"unknown role {options['role']!r}; roles are {', '.join(ROLES)}")
+        slugs = [slug.strip() for slug in options["namespaces"].split(",") if slug.strip()]
+        namespaces = list(Namespace.objects.filter(slug__in=slugs))
+        missing = sorted(set(slugs) - {ns.slug for ns in namespaces})
+        if missing:
+            raise CommandError(f"no such namespace: {', '.join(missing)}")
         password = options["password"]
         if password is None:
             password = getpass.getpass("Password: ")
         try:
             user = operator_create(
-                username=options["username"], role=options["role"], password=password, actor=Actor.system("manage.py")
+                username=options["username"],
+                role=options["role"],
+                password=password,
+                namespaces=namespaces,
+                actor=Actor.system("manage.py"),
             )
         except ServiceError as exc:
             raise CommandError(exc.message) from None

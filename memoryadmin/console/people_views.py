@@ -1,0 +1,199 @@
+"""People: the console's accounts, their roles and the namespaces they are limited to (admins only)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.forms import ReasonForm
+from memoryadmin.core.errors import NotFound, ServiceError
+from memoryadmin.core.pagination import InvalidCursor
+from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.queries import Operator, operator_get, operators_page
+from memoryadmin.tenancy.services import (
+    operator_create,
+    operator_deactivate,
+    operator_namespaces_set,
+    operator_reactivate,
+    operator_role_set,
+)
+
+PAGE_SIZE = 50
+ROLE_CHOICES = [
+    ("viewer", "viewer: reads everything"),
+    ("operator", "operator: also pins, edits, forgets, reviews and exports"),
+    ("admin", "admin: also erases, restores, sets policies, manages keys and people"),
+]
+
+
+def _namespace_field() -> forms.ModelMultipleChoiceField:
+    return forms.ModelMultipleChoiceField(
+        queryset=Namespace.objects.order_by("slug"),
+        to_field_name="slug",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Limited to these namespaces (none ticked: every namespace)",
+    )
+
+
+class PersonCreateForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    password = forms.CharField(
+        min_length=8,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="At least 8 characters; tell it to them.",
+    )
+    role = forms.ChoiceField(choices=ROLE_CHOICES, initial="viewer")
+    namespaces = _namespace_field()
+
+
+class RoleForm(forms.Form):
+    role = forms.ChoiceField(choices=ROLE_CHOICES)
+
+
+class NamespacesForm(forms.Form):
+    namespaces = _namespace_field()
+
+
+def _person_or_404(username: str) -> Operator:
+    try:
+        return operator_get(username)
+    except NotFound:
+        raise Http404("no such account") from None
+
+
+def _people_page(request: HttpRequest, form: PersonCreateForm, *, status: int = 200) -> HttpResponse:
+    cursor = request.GET.get("cursor") or None
+    try:
+        page = operators_page(cursor=cursor, limit=PAGE_SIZE)
+    except InvalidCursor:
+        return render(request, "console/invalid.html", {"message": "That page of people does not exist."}, status=400)
+    context: dict[str, Any] = {"people": page.items, "form": form, "first_page": cursor is None}
+    if page.next_cursor:
+        context["next_url"] = reverse("console:people") + "?" + urlencode({"cursor": page.next_cursor})
+    if request.htmx and cursor and not request.htmx.history_restore_request:
+        return render(request, "console/people.html#rows", context)
+    return render(request, "console/people.html", context, status=status)
+
+
+@role_required("admin")
+def people(request: HttpRequest) -> HttpResponse:
+    return _people_page(request, PersonCreateForm())
+
+
+@require_POST
+@role_required("admin")
+def person_new(request: HttpRequest) -> HttpResponse:
+    form = PersonCreateForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            user = operator_create(
+                username=data["username"],
+                role=data["role"],
+                password=data["password"],
+                namespaces=data["namespaces"],
+                actor=actor_of(request),
+            )
+        except ServiceError as exc:
+            field = exc.details.get("field")
+            form.add_error(field if field in form.fields else "username", exc.message)
+        else:
+            messages.success(request, f"{user.username} can now sign in as {data['role']}.")
+            return redirect("console:person", user.username)
+    return _people_page(request, form, status=422)
+
+
+def _person_context(person: Operator, **extra: Any) -> dict[str, Any]:
+    return {
+        "person": person,
+        "role_form": RoleForm(initial={"role": person.role}),
+        "namespaces_form": NamespacesForm(initial={"namespaces": [ns.slug for ns in person.namespaces]}),
+        "reason_form": ReasonForm(),
+        **extra,
+    }
+
+
+def _answer(request: HttpRequest, username: str, note: str = "", error: str = "", **forms_: Any) -> HttpResponse:
+    """The account section again (htmx), or the page after a redirect (a plain post)."""
+    if not request.htmx and not forms_:
+        (messages.error if error else messages.success)(request, error or note)
+        return redirect("console:person", username)
+    person = _person_or_404(username)
+    context = _person_context(person, note=note, error=error, **forms_)
+    status = 422 if error or forms_ else 200
+    template = "console/person.html#account" if request.htmx else "console/person.html"
+    return render(request, template, context, status=status)
+
+
+@role_required("admin")
+def person(request: HttpRequest, username: str) -> HttpResponse:
+    return render(request, "console/person.html", _person_context(_person_or_404(username)))
+
+
+def _user_or_404(username: str) -> User:
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise Http404("no such account")
+    return user
+
+
+@require_POST
+@role_required("admin")
+def person_role(request: HttpRequest, username: str) -> HttpResponse:
+    user = _user_or_404(username)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, username, role_form=form)
+    try:
+        operator_role_set(user=user, role=form.cleaned_data["role"], actor=actor_of(request))
+    except ServiceError as exc:
+        return _answer(request, username, error=exc.message)
+    return _answer(request, username, note=f"{username} is now {form.cleaned_data['role']}.")
+
+
+@require_POST
+@role_required("admin")
+def person_namespaces(request: HttpRequest, username: str) -> HttpResponse:
+    user = _user_or_404(username)
+    form = NamespacesForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, username, namespaces_form=form)
+    try:
+        chosen = operator_namespaces_set(user=user, namespaces=form.cleaned_data["namespaces"], actor=actor_of(request))
+    except ServiceError as exc:
+        return _answer(request, username, error=exc.message)
+    where = ", ".join(sorted(ns.slug for ns in chosen)) if chosen else "every namespace"
+    return _answer(request, username, note=f"{username} now sees {where}.")
+
+
+@require_POST
+@role_required("admin")
+def person_deactivate(request: HttpRequest, username: str) -> HttpResponse:
+    user = _user_or_404(username)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        operator_deactivate(user=user, actor=actor_of(request), reason=reason)
+    except ServiceError as exc:
+        return _answer(request, username, error=exc.message)
+    return _answer(request, username, note=f"{username} is deactivated: signed out and unable to sign in.")
+
+
+@require_POST
+@role_required("admin")
+def person_reactivate(request: HttpRequest, username: str) -> HttpResponse:
+    user = _user_or_404(username)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    operator_reactivate(user=user, actor=actor_of(request), reason=reason)
+    return _answer(request, username, note=f"{username} can sign in again.")

@@ -1,0 +1,94 @@
+"""The people pages: admins create accounts, change roles, limit namespaces, deactivate."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.tenancy.roles import rights_of_user, role_of
+from tests.console.conftest import PASSWORD, _user
+
+
+def test_the_people_link_is_in_an_admins_navigation(admin_client):
+    assert f'href="{reverse("console:people")}"'.encode() in admin_client.get(reverse("console:dashboard")).content
+
+
+def test_it_lists_people_with_a_fixed_number_of_queries(admin_client, namespace, django_assert_max_num_queries):
+    for i in range(12):
+        _user(f"op{i}", "operator")
+    with django_assert_max_num_queries(8):
+        r = admin_client.get(reverse("console:people"))
+    assert r.status_code == 200
+    assert b"op11" in r.content and b"alice" in r.content
+
+
+def test_it_creates_an_account_limited_to_a_namespace(admin_client, namespace, other_namespace):
+    r = admin_client.post(
+        reverse("console:person_new"),
+        {"username": "lena", "password": PASSWORD, "role": "operator", "namespaces": ["bravo"]},
+    )
+    assert r.status_code == 302 and r["Location"] == reverse("console:person", args=["lena"])
+    lena = User.objects.get(username="lena")
+    assert rights_of_user(lena) == ("operator", frozenset({other_namespace.pk}))
+    assert AuditEvent.objects.filter(action="operator.create", actor="alice", target_id="lena").exists()
+    assert Client().login(username="lena", password=PASSWORD)
+
+
+def test_it_says_why_an_account_was_not_created_and_keeps_what_was_typed(admin_client, olivia):
+    r = admin_client.post(reverse("console:person_new"), {"username": "olivia", "password": PASSWORD, "role": "viewer"})
+    assert r.status_code == 422
+    assert b"already exists" in r.content and b'value="olivia"' in r.content
+    r = admin_client.post(reverse("console:person_new"), {"username": "nina", "password": "short", "role": "viewer"})
+    assert r.status_code == 422 and b"at least 8 characters" in r.content
+    assert not User.objects.filter(username="nina").exists()
+
+
+def test_it_changes_a_role_in_place(admin_client, olivia, htmx):
+    r = admin_client.post(reverse("console:person_role", args=["olivia"]), {"role": "viewer"}, headers=htmx)
+    assert r.status_code == 200
+    assert b"olivia is now viewer" in r.content and b"<html" not in r.content
+    assert role_of(User.objects.get(username="olivia")) == "viewer"
+
+
+def test_the_last_admin_is_told_why_they_cannot_step_down(admin_client, htmx):
+    r = admin_client.post(reverse("console:person_role", args=["alice"]), {"role": "operator"}, headers=htmx)
+    assert r.status_code == 422 and b"last admin" in r.content
+    assert role_of(User.objects.get(username="alice")) == "admin"
+    r = admin_client.post(reverse("console:person_deactivate", args=["alice"]))
+    assert r.status_code == 302
+    assert User.objects.get(username="alice").is_active
+
+
+def test_it_limits_and_unlimits_namespaces(admin_client, olivia, namespace, other_namespace):
+    url = reverse("console:person_namespaces", args=["olivia"])
+    r = admin_client.post(url, {"namespaces": ["alpha"]})
+    assert r.status_code == 302
+    assert rights_of_user(olivia) == ("operator", frozenset({namespace.pk}))
+    page = admin_client.get(reverse("console:person", args=["olivia"]))
+    assert b"limited to <code>alpha</code>" in page.content
+    admin_client.post(url, {})
+    assert rights_of_user(olivia) == ("operator", None)
+
+
+def test_a_deactivated_operator_is_signed_out_at_once(admin_client, operator_client, olivia):
+    assert operator_client.get(reverse("console:sessions")).status_code == 200
+    r = admin_client.post(reverse("console:person_deactivate", args=["olivia"]), {"reason": "left"})
+    assert r.status_code == 302
+    r = operator_client.get(reverse("console:sessions"))
+    assert r.status_code == 302 and r["Location"].startswith("/login/")
+    assert not Client().login(username="olivia", password=PASSWORD)
+    admin_client.post(reverse("console:person_reactivate", args=["olivia"]))
+    assert Client().login(username="olivia", password=PASSWORD)
+
+
+def test_it_checks_the_account_exists(admin_client):
+    assert admin_client.get(reverse("console:person", args=["nobody"])).status_code == 404
+    assert admin_client.post(reverse("console:person_role", args=["nobody"]), {"role": "viewer"}).status_code == 404
+
+
+def test_people_are_for_admins_only(operator_client):
+    assert operator_client.get(reverse("console:people")).status_code == 403
+    nav = f'href="{reverse("console:people")}"'.encode()
+    assert nav not in operator_client.get(reverse("console:dashboard")).content

@@ -1,0 +1,97 @@
+"""Every console view × an operator limited to some namespaces, generated like the role matrix.
+
+lena is an operator limited to namespace B (bravo), which holds nothing; lars is one limited
+to A (alpha), which holds everything of the world. For each view an operator may use, whatever
+names A (an object of A in the path, or `ns=alpha`) is a 404 for lena and changes nothing, and
+lars gets what an unlimited operator gets. Views only admins may use are left out: an admin is
+never limited (tests/tenancy/test_operators.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.http import Http404
+from django.test import Client
+
+from memoryadmin.audit.models import AuditEvent
+from memoryadmin.console.access import Rights, role_required
+from memoryadmin.tenancy.roles import ROLES
+from memoryadmin.tenancy.services import operator_namespaces_set
+from tests.conftest import SYSTEM
+from tests.security.conftest import World, holdings, make_operator, signed_in
+from tests.security.test_console_matrix import RIGHTS, VIEWS, View, url_of
+
+OPEN_TO = {role: [v for v in VIEWS if ROLES.index(RIGHTS[v.name]) <= ROLES.index(role)] for role in ROLES}
+
+
+def limited(username: str, role: str, *namespaces) -> Client:
+    user = make_operator(username, role)
+    operator_namespaces_set(user=user, namespaces=namespaces, actor=SYSTEM)
+    return signed_in(user)
+
+
+def method_of(url: str) -> str:
+    return "POST" if Client().get(url).status_code == 405 else "GET"
+
+
+def ask(client: Client, method: str, url: str, ns: str):
+    """The view's URL, naming namespace `ns` too (a list's `?ns=`, a form's `ns`)."""
+    response = client.post(url, {"ns": ns}) if method == "POST" else client.get(url, {"ns": ns})
+    if response.streaming:
+        response.streamed = b"".join(response.streaming_content)
+    return response
+
+
+@pytest.mark.parametrize("view", OPEN_TO["operator"], ids=[v.name for v in OPEN_TO["operator"]])
+def test_a_limited_operator_reaches_only_their_namespaces(view: View, world: World, operators, restore_job) -> None:
+    url = url_of(view, world, restore_job)
+    method = method_of(url)
+    lena = limited("lena", "operator", world.b)
+    lars = limited("lars", "operator", world.a)
+    before = (holdings(world.a), AuditEvent.objects.count())
+
+    r = ask(lena, method, url, world.a.slug)
+    assert r.status_code == 404, r.status_code
+    # A page that also acts on POST (a confirmation page and its form) is walled for both.
+    r = ask(lena, "POST", url, world.a.slug)
+    assert r.status_code in (404, 405), r.status_code
+    assert (holdings(world.a), AuditEvent.objects.count()) == before, "a request outside the limits changed something"
+
+    r = ask(lars, method, url, world.a.slug)
+    assert r.status_code not in (401, 403) and r.status_code < 500, r.status_code
+    if method == "GET":
+        # A page may be a 404 of its own (a receipt not written yet): the same as for anyone.
+        unlimited = ask(signed_in(operators["operator"]), method, url, world.a.slug)
+        assert r.status_code == unlimited.status_code, (r.status_code, unlimited.status_code)
+    else:
+        assert r.status_code != 404
+
+
+GET_PAGES = [v for v in OPEN_TO["viewer"] if not v.params]
+
+
+@pytest.mark.parametrize("view", GET_PAGES, ids=[v.name for v in GET_PAGES])
+def test_a_limited_viewer_never_sees_another_namespace(view: View, world: World, restore_job) -> None:
+    url = url_of(view, world, restore_job)
+    if method_of(url) == "POST":
+        pytest.skip("an action, not a page")
+    vicky = limited("vicky", "viewer", world.b)
+    r = vicky.get(url)
+    if r.streaming:
+        r.streamed = b"".join(r.streaming_content)
+    assert r.status_code < 400, r.status_code
+    body = (r.streamed if r.streaming else r.content).decode()
+    assert world.a.slug not in body
+    assert world.alice_memory.text not in body
+
+
+def test_an_unknown_path_parameter_is_refused_to_a_limited_operator(world: World, rf) -> None:
+    @role_required("viewer")
+    def view(request, **kwargs):
+        raise AssertionError("the view ran")
+
+    request = rf.get("/")
+    request.user = make_operator("lena", "viewer")
+    request.can = Rights("viewer", frozenset({world.b.pk}))
+    with pytest.raises(Http404):
+        view(request, widget_id=1)
