@@ -442,7 +442,7 @@ def _embedding(raw: bytes | None, dimension: int, sent_by_pgvector: bool) -> np.
     if raw is None:
         return None
     stored = np.frombuffer(raw, dtype=">f4", offset=4) if sent_by_pgvector else vector_from_bytes(raw)
-    return stored.astype(np.float32) if len(stored) == dimension else None
+    return np.asarray(stored, dtype=np.float32) if len(stored) == dimension else None
 
 
 def _scan(
