@@ -71,7 +71,7 @@ SYNTAXES = ("natural", "websearch")
 POOL = 100
 WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
 # Pseudo-relevance feedback: the query's vector plus FEEDBACK_WEIGHT times the mean vector of the
-# FEEDBACK best candidates of a first ranking (Rocchio's usual proportions).
+# FEEDBACK best candidates of a first ranking (common Rocchio proportions, not tuned to a data set).
 FEEDBACK = 3
 FEEDBACK_WEIGHT = 0.5
 # set_config(..., true) lasts until the end of the transaction; only added when that
@@ -260,12 +260,13 @@ def _candidates(
     """The candidates with what scoring needs, and each query word's weight: one statement.
 
     Its first part takes the best POOL memories by `fulltext`: the words as tsqueries, the
-    memories in scope matching the query, each word's inverse document frequency among
-    them, and each memory's weighted share. Its second part, in `natural` syntax, takes the
-    POOL nearest by vector: with pgvector, ranked by the database (by HNSW when there is no
-    person to start from and the model has an index); without it, every vector of the
-    person, compared here, exactly. Without pgvector a search without a person has no
-    second part. Each word's weight is None when PostgreSQL does not index it (a stop word).
+    memories in scope matching the query, each word's inverse document frequency (among the
+    person's memories in scope, or among the matches), and each memory's weighted share. Its
+    second part, in `natural` syntax, takes the POOL nearest by vector: with pgvector, ranked
+    by the database (by HNSW when there is no person to start from and the model has an
+    index); without it, every vector of the person, compared here, exactly. Without pgvector
+    a search without a person has no second part. Each word's weight is None when PostgreSQL
+    does not index it (a stop word).
     """
     if syntax == "websearch":
         tsquery, tsquery_params = "websearch_to_tsquery('english', %s)", [query]
@@ -288,8 +289,8 @@ def _candidates(
     # Without pgvector, a person's vectors all come with the second part; without a person, here.
     # Without pgvector the full-text candidates bring their own vectors, compared here exactly.
     # Every candidate brings its vector, for feedback: pgvector's in its binary form.
-    stored = "vector_send(v.embedding)" if database_compares else "v.embedding"
-    raw = stored if with_vector else "NULL::bytea"
+    sent = "vector_send(v.embedding)" if database_compares else "v.embedding"
+    raw = sent if with_vector else "NULL::bytea"
     vector_join = "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s" if with_vector else ""
     vector_join_params = [model] if with_vector else []
     sql = f"""
@@ -348,7 +349,7 @@ def _candidates(
             distance = "v.embedding <=> %s::vector"
         sql += f"""
         UNION ALL
-        (SELECT 'v', m.id, NULL, NULL, m.text, m.created_at, m.last_accessed_at, 1 - ({distance}), {stored}
+        (SELECT 'v', m.id, NULL, NULL, m.text, m.created_at, m.last_accessed_at, 1 - ({distance}), {sent}
          FROM memories_memoryvector v JOIN memories_memory m ON m.id = v.memory_id
          WHERE v.model = %s AND v.namespace_id = %s {person} AND {scope.sql}
          ORDER BY {distance}
