@@ -480,7 +480,13 @@ class SearchMatchOut(Schema):
 
 class SearchExplainOut(Schema):
     fulltext: float = Field(description="Share of the query's words the memory contains, weighted by rarity (0-1).")
-    vector: float | None = Field(description="Cosine similarity of the embeddings; null when either has none.")
+    vector: float | None = Field(
+        description="Cosine similarity of the memory's embedding and the query's, the query's moved towards its "
+        "3 best hits' (pseudo-relevance feedback); null when either has none."
+    )
+    vector_query: float | None = Field(
+        description="Cosine similarity of the memory's embedding and the query's own, before feedback."
+    )
     terms: float = Field(description="How close the memory's words come to each query word (word vectors, 0-1).")
     relevance: float = Field(description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625).")
     recency: float | None = Field(description="The recency blend's value; null when recency is off.")

@@ -5,16 +5,24 @@ relaxed), scores each on three components, fuses them, and blends in recency:
 
 - `fulltext`: the share of the query's words the memory contains (stemmed, PostgreSQL's
   `english` configuration), each word weighted by its inverse document frequency among
-  the memories that match any of them, so a name every memory repeats counts for little
-  and a rare word for much. In `natural` syntax any word may match; in `websearch`
-  syntax the query is `websearch_to_tsquery` and only its matches are candidates.
-- `vector`: the cosine similarity of the query's embedding and the memory's (same model).
+  the memories in scope (of a person; across a namespace, among those matching any word),
+  so a name most memories repeat counts for little and a rare word for much. In `natural`
+  syntax any word may match; in `websearch` syntax the query is `websearch_to_tsquery`,
+  only its matches are candidates, and frequencies are counted among them.
+- `vector`: the cosine similarity of the memory's embedding and the query's, the query's
+  moved towards its FEEDBACK best candidates (pseudo-relevance feedback, Rocchio's: a
+  question's vector is mostly its question words, its best answers' vectors say what it
+  is about).
 - `terms`: for each query word, its closest word in the memory by WordLlama word vectors
   (1.0 for the same word, less for a related one: "pet" ~ "dog"), weighted as in `fulltext`.
 
 relevance = 0.3 * fulltext + 0.2 * vector + 0.5 * terms (a calibrated blend: each component is
 in [0, 1]; the weights were chosen on LoCoMo conversations, see docs/benchmarks.md), and
 score = text_weight * relevance + recency_weight * recency, as before.
+
+Calendar dates in a query ("on 3 June, 2023", "in December 2023") say when, not what: a
+memory's text seldom repeats them, so they are left out of the query's words and of the
+text embedded for it.
 
 Candidates are the best POOL memories by `fulltext` and, in `natural` syntax, the POOL
 nearest by vector with a similarity of at least SEARCH_MIN_SIMILARITY. Vectors are compared
@@ -62,6 +70,10 @@ SYNTAXES = ("natural", "websearch")
 # Candidates taken from each side (full text, vectors) before they are scored together.
 POOL = 100
 WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
+# Pseudo-relevance feedback: the query's vector plus FEEDBACK_WEIGHT times the mean vector of the
+# FEEDBACK best candidates of a first ranking (common Rocchio proportions, not tuned to a data set).
+FEEDBACK = 3
+FEEDBACK_WEIGHT = 0.5
 # set_config(..., true) lasts until the end of the transaction; only added when that
 # transaction is the statement alone, never a caller's with other writes.
 _ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
@@ -69,6 +81,19 @@ _ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
 # does not turn every search into a stream of row updates.
 ACCESS_TOUCH_INTERVAL = timedelta(minutes=15)
 _WORD = re.compile(r"\w+", re.UNICODE)
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[89]|2[01])\d\d"
+# "3 June, 2023", "June 3rd 2023", "December 2023", "June 3", "2023", with a leading "on"/"in"/"of".
+# A month name alone stays ("May" is also a verb).
+_CALENDAR_DATE = re.compile(
+    rf"(?:\b(?:on|in|of)\s+)?\b(?:{_DAY}\s+{_MONTH},?(?:\s+{_YEAR})?|{_MONTH},?\s+{_YEAR}"
+    rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?|{_YEAR})\b",
+    re.IGNORECASE,
+)
 
 _COLUMNS = (
     "id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics, entities, metadata, "
@@ -135,6 +160,9 @@ class _Candidate:
     recency: float | None = None
     score: float = 0.0
     from_fulltext: bool = False
+    # The memory's embedding (read with the candidates, for feedback) and its similarity to the query alone.
+    embedding: np.ndarray | None = None
+    vector_query: float | None = None
     matches: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -232,12 +260,13 @@ def _candidates(
     """The candidates with what scoring needs, and each query word's weight: one statement.
 
     Its first part takes the best POOL memories by `fulltext`: the words as tsqueries, the
-    memories in scope matching the query, each word's inverse document frequency among
-    them, and each memory's weighted share. Its second part, in `natural` syntax, takes the
-    POOL nearest by vector: with pgvector, ranked by the database (by HNSW when there is no
-    person to start from and the model has an index); without it, every vector of the
-    person, compared here, exactly. Without pgvector a search without a person has no
-    second part. Each word's weight is None when PostgreSQL does not index it (a stop word).
+    memories in scope matching the query, each word's inverse document frequency (among the
+    person's memories in scope, or among the matches), and each memory's weighted share. Its
+    second part, in `natural` syntax, takes the POOL nearest by vector: with pgvector, ranked
+    by the database (by HNSW when there is no person to start from and the model has an
+    index); without it, every vector of the person, compared here, exactly. Without pgvector
+    a search without a person has no second part. Each word's weight is None when PostgreSQL
+    does not index it (a stop word).
     """
     if syntax == "websearch":
         tsquery, tsquery_params = "websearch_to_tsquery('english', %s)", [query]
@@ -245,6 +274,11 @@ def _candidates(
         # Any word may match: the words' own queries, OR-ed (their text form is already normalized).
         tsquery = "(SELECT string_agg('(' || w.tsq::text || ')', ' | ')::tsquery FROM words w WHERE w.indexed)"
         tsquery_params = []
+    # A word's rarity among the person's memories in scope, all of which full text sees in natural syntax
+    # (a word's matches are all candidates). Across a namespace, counting it would cost more than the
+    # search: among the matches, as in websearch syntax, whose matches are not all the word's.
+    by_scope = syntax == "natural" and scope.user_id is not None
+    population = f"memories_memory m WHERE {scope.sql}" if by_scope else "hits"
     with_vector = model is not None and vector is not None
     database_compares = with_vector and pgvector()
     literal = vector_literal(vector) if database_compares else None  # type: ignore[arg-type]
@@ -254,7 +288,9 @@ def _candidates(
         similarity, similarity_params = "NULL::float8", []
     # Without pgvector, a person's vectors all come with the second part; without a person, here.
     # Without pgvector the full-text candidates bring their own vectors, compared here exactly.
-    raw = "v.embedding" if with_vector and not database_compares else "NULL::bytea"
+    # Every candidate brings its vector, for feedback: pgvector's in its binary form.
+    sent = "vector_send(v.embedding)" if database_compares else "v.embedding"
+    raw = sent if with_vector else "NULL::bytea"
     vector_join = "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s" if with_vector else ""
     vector_join_params = [model] if with_vector else []
     sql = f"""
@@ -272,7 +308,7 @@ def _candidates(
             SELECT w.i, w.tsq, w.indexed,
                    CASE WHEN w.indexed THEN ln(1 + (n.n - d.df + 0.5) / (d.df + 0.5)) END AS idf
             FROM words w
-            CROSS JOIN (SELECT count(*) AS n FROM hits) n
+            CROSS JOIN (SELECT count(*) AS n FROM {population}) n
             CROSS JOIN LATERAL (SELECT count(*) AS df FROM hits h WHERE w.indexed AND h.sv @@ w.tsq) d
         ),
         ft AS (
@@ -293,6 +329,7 @@ def _candidates(
         words,
         *tsquery_params,
         *scope.params,
+        *(scope.params if by_scope else []),
         POOL,
         *similarity_params,
         *vector_join_params,
@@ -312,7 +349,7 @@ def _candidates(
             distance = "v.embedding <=> %s::vector"
         sql += f"""
         UNION ALL
-        (SELECT 'v', m.id, NULL, NULL, m.text, m.created_at, m.last_accessed_at, 1 - ({distance}), NULL::bytea
+        (SELECT 'v', m.id, NULL, NULL, m.text, m.created_at, m.last_accessed_at, 1 - ({distance}), {sent}
          FROM memories_memoryvector v JOIN memories_memory m ON m.id = v.memory_id
          WHERE v.model = %s AND v.namespace_id = %s {person} AND {scope.sql}
          ORDER BY {distance}
@@ -345,7 +382,7 @@ def _candidates(
     # The vector side: (id, similarity) from the database, or (id, raw vector) of a person's scan.
     near_ids: list[uuid.UUID] = []
     near_similarity: list[float] = []
-    near_rows: dict[uuid.UUID, tuple[str, datetime, datetime | None]] = {}
+    near_rows: dict[uuid.UUID, tuple[str, datetime, datetime | None, bytes | None]] = {}
     scan_ids: list[uuid.UUID] = []
     scan_raw: list[bytes] = []
     for kind, pk, share, word_weights, text, created_at, last_accessed_at, similar, stored in rows:
@@ -355,14 +392,16 @@ def _candidates(
             )
             candidate.fulltext = float(share or 0.0)
             idf = [None if w is None else float(w) for w in word_weights]
+            if stored is not None and vector is not None:
+                candidate.embedding = _embedding(stored, len(vector), database_compares)
             if similar is not None:
                 candidate.vector = float(similar)
-            elif stored is not None and vector is not None:
-                candidate.vector = _cosine(stored, vector)
+            elif candidate.embedding is not None:
+                candidate.vector = float(candidate.embedding @ vector)  # type: ignore[operator]
         elif similar is not None:
             near_ids.append(pk)
             near_similarity.append(float(similar))
-            near_rows[pk] = (text, created_at, last_accessed_at)
+            near_rows[pk] = (text, created_at, last_accessed_at, stored)
         elif stored is not None:
             scan_ids.append(pk)
             scan_raw.append(stored)
@@ -374,9 +413,14 @@ def _candidates(
         # The database's exact similarities: the nearest POOL, and only those similar enough, join.
         for pk, similar in zip(near_ids[:POOL], near_similarity[:POOL], strict=True):
             if similar >= floor and pk not in candidates:
-                text, created_at, last_accessed_at = near_rows[pk]
+                text, created_at, last_accessed_at, stored = near_rows[pk]
                 candidates[pk] = _Candidate(
-                    pk, vector=similar, text=text, created_at=created_at, last_accessed_at=last_accessed_at
+                    pk,
+                    vector=similar,
+                    text=text,
+                    created_at=created_at,
+                    last_accessed_at=last_accessed_at,
+                    embedding=_embedding(stored, len(vector), database_compares),  # type: ignore[arg-type]
                 )
     elif scan_ids and vector is not None:
         # Picked from the person's vectors alone (see _Scope.narrow): twice the pool, for those out of scope.
@@ -391,9 +435,15 @@ def _candidates(
     return candidates, idf
 
 
-def _cosine(raw: bytes, vector: np.ndarray) -> float | None:
-    stored = vector_from_bytes(raw)
-    return float(stored @ vector) if len(stored) == len(vector) else None
+def _embedding(raw: bytes | None, dimension: int, sent_by_pgvector: bool) -> np.ndarray | None:
+    """A stored vector as read: little-endian float32 `bytea`, or pgvector's binary form.
+
+    pgvector sends a vector as its dimension and a reserved word (two int16), then big-endian float4s.
+    """
+    if raw is None:
+        return None
+    stored = np.frombuffer(raw, dtype=">f4", offset=4) if sent_by_pgvector else vector_from_bytes(raw)
+    return np.asarray(stored, dtype=np.float32) if len(stored) == dimension else None
 
 
 def _scan(
@@ -408,13 +458,14 @@ def _scan(
     matrix = np.frombuffer(b"".join(raw), dtype="<f4")
     if matrix.size != len(ids) * len(vector):
         return
-    similarity = matrix.reshape(len(ids), len(vector)) @ vector
+    matrix = matrix.reshape(len(ids), len(vector))
+    similarity = matrix @ vector
     picked = 0
     for i in np.argsort(-similarity, kind="stable"):
         if similarity[i] < floor or picked >= pool:
             break
         if ids[i] not in candidates:
-            candidates[ids[i]] = _Candidate(ids[i], vector=float(similarity[i]))
+            candidates[ids[i]] = _Candidate(ids[i], vector=float(similarity[i]), embedding=matrix[i])
             picked += 1
 
 
@@ -545,9 +596,15 @@ def memories_search(
         reference, score, last_id = decode_cursor(cursor, "search", (datetime, float, uuid.UUID))
         after = (score, last_id)
 
-    # The words that say what the query is about; with none (a query of stop words only), its plain words.
-    words = content_words(query, limit=MAX_QUERY_WORDS) or [w.lower() for w in _WORD.findall(query)][:MAX_QUERY_WORDS]
-    embedded = embed_or_none([query])
+    # The words that say what the query is about, its dates left out; with none (a query of stop words or
+    # a date only), its plain words.
+    about = _CALENDAR_DATE.sub(" ", query)
+    words = content_words(about, limit=MAX_QUERY_WORDS)
+    if not words:
+        about = query
+        words = content_words(query, limit=MAX_QUERY_WORDS) or [w.lower() for w in _WORD.findall(query)]
+        words = words[:MAX_QUERY_WORDS]
+    embedded = embed_or_none([about])
     model = embedded[0].model if embedded else None
     vector = embedded[1][0] if embedded else None
     weights = {**WEIGHTS, **(weights or {})}
@@ -557,7 +614,7 @@ def memories_search(
         [c for c in candidates.values() if c.created_at is not None],
         words,
         idf,
-        vector is not None,
+        vector,
         recency,
         reference,
         explain,
@@ -584,14 +641,16 @@ def _rank(
     candidates: list[_Candidate],
     words: list[str],
     idf: list[float | None],
-    with_vectors: bool,
+    vector: np.ndarray | None,
     recency: Recency,
     reference: datetime,
     with_matches: bool,
     weights: dict[str, float],
 ) -> list[_Candidate]:
+    """The candidates scored and ranked, twice when there are vectors: the second time by the fed-back query."""
     if not candidates:
         return []
+    with_vectors = vector is not None
     # Words PostgreSQL does not index (its stop words) and words no memory has weigh like the rarest.
     known = [w for w in idf if w is not None]
     heaviest = max(known, default=1.0)
@@ -603,16 +662,34 @@ def _rank(
         [w for w, _ in kept], word_weights, [c.text for c in candidates], with_matches=with_matches
     )
     in_use = {name: w for name, w in weights.items() if with_vectors or name != "vector"}
-    total = sum(in_use.values()) or 1.0
     for candidate, term, matched in zip(candidates, terms, matches, strict=True):
         candidate.terms = float(term)
         candidate.matches = matched
-        relevance = in_use["fulltext"] * candidate.fulltext + in_use["terms"] * candidate.terms
-        if with_vectors:
-            relevance += in_use["vector"] * max(candidate.vector or 0.0, 0.0)
-        candidate.relevance = relevance / total
+        candidate.vector_query = candidate.vector
         if recency.enabled:
             candidate.recency = recency.of(reference, candidate.created_at, candidate.last_accessed_at)  # type: ignore[arg-type]
+    ranked = _scored(candidates, in_use, recency)
+    if with_vectors and in_use["vector"] > 0:
+        best = [c.embedding for c in ranked[:FEEDBACK] if c.embedding is not None]
+        if best:
+            fed_back = vector + FEEDBACK_WEIGHT * np.mean(best, axis=0)  # type: ignore[operator]
+            fed_back /= np.linalg.norm(fed_back) or 1.0
+            for candidate in candidates:
+                if candidate.embedding is not None:
+                    candidate.vector = float(candidate.embedding @ fed_back)
+            ranked = _scored(candidates, in_use, recency)
+    return ranked
+
+
+def _scored(candidates: list[_Candidate], weights: dict[str, float], recency: Recency) -> list[_Candidate]:
+    """The candidates' relevance and score from their components, best first."""
+    total = sum(weights.values()) or 1.0
+    for candidate in candidates:
+        relevance = weights["fulltext"] * candidate.fulltext + weights["terms"] * candidate.terms
+        if "vector" in weights:
+            relevance += weights["vector"] * max(candidate.vector or 0.0, 0.0)
+        candidate.relevance = relevance / total
+        if candidate.recency is not None:
             candidate.score = recency.text_weight * candidate.relevance + recency.recency_weight * candidate.recency
         else:
             candidate.score = candidate.relevance
@@ -625,6 +702,7 @@ def _explain(candidate: _Candidate) -> dict[str, Any]:
     return {
         "fulltext": candidate.fulltext,
         "vector": candidate.vector,
+        "vector_query": candidate.vector_query,
         "terms": candidate.terms,
         "relevance": candidate.relevance,
         "recency": candidate.recency,

@@ -155,12 +155,12 @@ def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
     first = r.json()["items"][0]
     assert first["memory"]["text"] == "Alice drives a red automobile"
     parts = first["explain"]
-    assert set(parts) == {"fulltext", "vector", "terms", "relevance", "recency", "matches"}
+    assert set(parts) == {"fulltext", "vector", "vector_query", "terms", "relevance", "recency", "matches"}
     assert parts["recency"] is None
     assert first["score"] == parts["relevance"]
     assert abs(parts["relevance"] - (0.3 * parts["fulltext"] + 0.2 * parts["vector"] + 0.5 * parts["terms"])) < 1e-5
     assert ("car", "automobile") in [(m["query"], m["memory"]) for m in parts["matches"]]
-    assert 0 < parts["fulltext"] < 1 and 0 < parts["vector"] < 1
+    assert 0 < parts["fulltext"] < 1 and 0 < parts["vector"] < 1 and 0 < parts["vector_query"] < 1
 
 
 def test_a_question_finds_a_memory_that_shares_no_word_with_it(api, namespace) -> None:

@@ -55,6 +55,7 @@ def test_the_pgvector_path_stores_compares_and_indexes_in_the_database(pgvector_
     assert found["scoped_first"] == "Alice drives a red automobile"
     assert found["scoped_users"] == ["alice"]
     assert found["scoped_vector_error"] < 1e-4
+    assert found["feedback_error"] < 1e-4
     # Without a person: the HNSW index, the namespace wall and the filters.
     assert found["index_made"] and found["plan_uses_hnsw"]
     assert found["wide_texts"] == ["Alice drives a red automobile", "Bob drives an old automobile"]

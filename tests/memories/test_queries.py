@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import math
 import uuid
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -10,9 +12,11 @@ from django.utils import timezone
 
 from memoryadmin.core.errors import InvalidInput, NotFound
 from memoryadmin.core.pagination import InvalidCursor
+from memoryadmin.memories.embeddings import WordLlamaEmbedder
 from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.queries import Recency, memories_page, memories_search, memory_get
 from memoryadmin.memories.representations import memory_dict
+from memoryadmin.memories.search import FEEDBACK_WEIGHT
 from memoryadmin.memories.services import memory_create, memory_pin
 from tests.conftest import SYSTEM
 
@@ -253,3 +257,61 @@ def test_a_search_is_two_statements_the_second_recording_the_access(namespace, d
     counts = dict(Memory.objects.values_list("pk", "access_count"))
     assert counts[hit.memory.pk] == 1
     assert counts[({first.pk, second.pk} - {hit.memory.pk}).pop()] == 0
+
+
+def idf(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def test_a_words_rarity_is_counted_among_the_persons_memories(namespace) -> None:
+    for text in ("Alice reads novels", "Alice plays chess", "Alice bakes sourdough", "Alice grows tomatoes"):
+        remember(namespace, text)
+    remember(namespace, "The kayak club meets on Sundays")
+    for text in (
+        "Hiking boots need new laces",
+        "The train to Porto leaves at nine",
+        "Rent is due on the first of the month",
+        "The dentist moved to a new street",
+        "Spare keys hang behind the door",
+        "The library closes early on Fridays",
+    ):
+        remember(namespace, text)
+
+    def share(**scope) -> float:
+        hits = memories_search(namespace, query="alice kayak", explain=True, **scope).items
+        return next(h.explain["fulltext"] for h in hits if h.memory.text == "Alice reads novels")
+
+    # Of the person's 11 memories, 4 name Alice and 1 a kayak.
+    assert share(user_id="alice") == pytest.approx(idf(11, 4) / (idf(11, 4) + idf(11, 1)))
+    # Across a namespace, among the 5 memories that match either word.
+    assert share() == pytest.approx(idf(5, 4) / (idf(5, 4) + idf(5, 1)))
+
+
+def test_a_date_in_a_question_is_not_a_word_to_match(namespace) -> None:
+    remember(namespace, "Alice baked bread for her neighbours")
+    remember(namespace, "Alice renewed her passport in June 2023")
+    hits = memories_search(namespace, query="What did Alice bake on 3 June, 2023?", user_id="alice", explain=True).items
+    assert hits[0].memory.text == "Alice baked bread for her neighbours"
+    assert {m["query"] for h in hits for m in h.explain["matches"]} <= {"alice", "bake"}
+    # A query that is only a date still searches by it.
+    hits = memories_search(namespace, query="2023", user_id="alice").items
+    assert [h.memory.text for h in hits] == ["Alice renewed her passport in June 2023"]
+
+
+def test_the_query_vector_is_moved_towards_its_best_hits(namespace) -> None:
+    texts = ["Alice adopted a puppy named Luna", "Alice walks the dog every evening", "Alice works as a nurse"]
+    for text in texts:
+        remember(namespace, text)
+    query = "Which pet does Alice have?"
+    hits = memories_search(namespace, query=query, user_id="alice", explain=True).items
+    assert sorted(h.memory.text for h in hits) == sorted(texts)
+    embedder = WordLlamaEmbedder()
+    query_vector = embedder.embed([query])[0]
+    vectors = dict(zip(texts, embedder.embed(texts), strict=True))
+    # Three candidates: all of them are the first ranking's best.
+    fed_back = query_vector + FEEDBACK_WEIGHT * np.mean(list(vectors.values()), axis=0)
+    fed_back /= np.linalg.norm(fed_back)
+    for hit in hits:
+        assert hit.explain["vector_query"] == pytest.approx(float(vectors[hit.memory.text] @ query_vector), abs=1e-5)
+        assert hit.explain["vector"] == pytest.approx(float(vectors[hit.memory.text] @ fed_back), abs=1e-5)
+        assert hit.explain["vector"] != pytest.approx(hit.explain["vector_query"], abs=1e-3)
