@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
@@ -15,27 +15,16 @@ from memoryadmin.audit.services import verify_audit_chain
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
 from memoryadmin.console.forms import AuditFilterForm
-from memoryadmin.console.scope import all_namespaces
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.console.scope import all_namespaces, named_namespace
 
 PAGE_SIZE = 50
-
-
-def _namespace_param(request: HttpRequest, namespaces: list[Namespace]) -> Namespace | None:
-    slug = request.GET.get("ns", "")
-    if not slug:
-        return None
-    found = next((ns for ns in namespaces if ns.slug == slug), None)
-    if found is None:
-        raise Http404("no such namespace")
-    return found
 
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def audit(request: HttpRequest) -> HttpResponse:
     namespaces = all_namespaces()
-    namespace = _namespace_param(request, namespaces)
+    namespace = named_namespace(request, namespaces)
     form = AuditFilterForm(request.GET)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "events": []}
     status = 200
@@ -71,7 +60,7 @@ def audit(request: HttpRequest) -> HttpResponse:
 def audit_chain(request: HttpRequest) -> HttpResponse:
     """Walks the chain now (every event's link and digest); asked for on demand since it reads every event."""
     namespaces = all_namespaces()
-    namespace = _namespace_param(request, namespaces)
+    namespace = named_namespace(request, namespaces)
     # The checkpoints written outside the database, so a chain cut short or emptied shows too.
     try:
         anchors, anchor_error = configured_anchors(), ""

@@ -11,6 +11,7 @@ from django import forms
 from django.utils import timezone
 
 from memoryadmin.core.app_ids import APP_ID_RE
+from memoryadmin.extraction.models import RunStatus
 from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import SCOPES, ExtractionStrategy
 
@@ -142,6 +143,52 @@ class MemoryFilterForm(forms.Form):
             return None
         # The end date is inclusive: everything before the next midnight.
         return _day_start(end + timedelta(days=1))
+
+
+class DayRangeForm(forms.Form):
+    """From and to dates, both inclusive, as a [since, until) range of instants."""
+
+    MAX_DAYS = 366
+
+    start = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        start, end = data.get("start"), data.get("end")
+        if start and end and start > end:
+            raise forms.ValidationError("the start of the date range is after its end")
+        if start and end and (end - start).days >= self.MAX_DAYS:
+            raise forms.ValidationError(f"a date range covers at most {self.MAX_DAYS} days")
+        return data
+
+    @property
+    def since(self) -> datetime | None:
+        return _day_start(self.cleaned_data.get("start"))
+
+    @property
+    def until(self) -> datetime | None:
+        end = self.cleaned_data.get("end")
+        if end is None or end == date.max:
+            return None
+        return _day_start(end + timedelta(days=1))
+
+
+class DashboardFilterForm(DayRangeForm):
+    DEFAULT_DAYS = 30
+
+    def days(self, today: date) -> tuple[date, date]:
+        """The first and last day shown: the range asked for, filled in to DEFAULT_DAYS from what is given."""
+        start, end = self.cleaned_data.get("start"), self.cleaned_data.get("end")
+        if end is None:
+            end = min(start + timedelta(days=self.DEFAULT_DAYS - 1), today) if start else today
+        if start is None:
+            start = end - timedelta(days=self.DEFAULT_DAYS - 1)
+        return start, max(start, end)
+
+
+class RunFilterForm(DayRangeForm):
+    status = forms.ChoiceField(choices=ANY + RunStatus.choices, required=False)
 
 
 class SessionFilterForm(forms.Form):

@@ -89,6 +89,7 @@ QUERIES = {
     "console:snapshots": "?ns=support-bot",
     "console:erasures": "?ns=support-bot",
     "console:snapshot_export": "?ns=support-bot",
+    "console:extraction_runs": "?ns=support-bot",
 }
 
 

@@ -40,6 +40,7 @@ RIGHTS = {
     "console:erasure_retry": "admin",
     "console:erasures": "viewer",
     "console:extract_now": "operator",
+    "console:extraction_runs": "viewer",
     "console:forgetting": "viewer",
     "console:forgetting_preview": "operator",
     "console:forgetting_run": "admin",
