@@ -203,8 +203,12 @@ class TombstoneFilterForm(forms.Form):
 
 class AuditFilterForm(forms.Form):
     actor = forms.CharField(required=False, max_length=200)
-    action = forms.CharField(required=False, max_length=60)
+    action = forms.ChoiceField(required=False, choices=ANY)
     target = forms.CharField(required=False, max_length=240, help_text="type:id, e.g. memory:3f2c…")
+
+    def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["action"].choices = ANY + [(action, action) for action in actions]
 
 
 class SubjectLookupForm(forms.Form):

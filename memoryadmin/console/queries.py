@@ -20,6 +20,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
+from memoryadmin.audit.queries import AuditFilter
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.pagination import Page, keyset_page
@@ -273,7 +274,8 @@ def memories_by_ids(namespace: Namespace, ids: Sequence[Any]) -> list[Memory]:
 
 
 def audit_trail(target_type: str, target_id: str, *, limit: int = 200) -> list[AuditEvent]:
-    return list(AuditEvent.objects.filter(target_type=target_type, target_id=target_id).order_by("id")[:limit])
+    events = AuditEvent.objects.filter(target_type=target_type, target_id=target_id).select_related("namespace")
+    return list(events.order_by("id")[:limit])
 
 
 @dataclass
@@ -389,29 +391,10 @@ def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
 
 
 def audit_page(
-    *,
-    namespace: Namespace | None = None,
-    actor: str | None = None,
-    action: str | None = None,
-    target_type: str | None = None,
-    target_id: str | None = None,
-    before_id: int | None = None,
-    limit: int = 50,
+    events: AuditFilter, *, before_id: int | None = None, limit: int = 50
 ) -> tuple[list[AuditEvent], int | None]:
-    """Newest first, keyset on id; returns the events and the id to continue before."""
-    qs = AuditEvent.objects.all()
-    if namespace is not None:
-        qs = qs.filter(namespace=namespace)
-    if actor:
-        # "operator:olivia" names the type too; a bare name matches any type.
-        kind, _, name = actor.partition(":")
-        qs = qs.filter(actor_type=kind, actor=name) if name else qs.filter(actor=actor)
-    if action:
-        qs = qs.filter(action=action)
-    if target_type:
-        qs = qs.filter(target_type=target_type)
-    if target_id:
-        qs = qs.filter(target_id=target_id)
+    """Newest first, keyset on id, with their namespaces; returns the events and the id to continue before."""
+    qs = events.events().select_related("namespace")
     if before_id:
         qs = qs.filter(pk__lt=before_id)
     rows = list(qs.order_by("-id")[: limit + 1])

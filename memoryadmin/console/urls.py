@@ -65,6 +65,7 @@ urlpatterns = [
     path("tombstones/<int:tombstone_id>/lift/", tombstone_views.tombstone_lift_view, name="tombstone_lift"),
     path("audit/", audit_views.audit, name="audit"),
     path("audit/chain/", audit_views.audit_chain, name="audit_chain"),
+    path("audit/export.csv", audit_views.audit_export, name="audit_export"),
     # Forgetting policies, snapshots and erasures have their own module.
     path("governance/", include("memoryadmin.console.governance_urls")),
 ]

@@ -71,6 +71,7 @@ NOT_PAGES = {
     "console:snapshot_restore_apply": POST_ONLY,
     "console:snapshot_restore_discard": POST_ONLY,
     "console:erasure_receipt": DOWNLOAD,
+    "console:audit_export": DOWNLOAD,
     "console:erasure_retry": POST_ONLY,
     "privacy:download": DOWNLOAD,
     "privacy:forget": POST_ONLY,

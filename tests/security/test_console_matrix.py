@@ -34,6 +34,7 @@ RIGHTS = {
     "console:api_key_revoke": "admin",
     "console:audit": "viewer",
     "console:audit_chain": "viewer",
+    "console:audit_export": "operator",
     "console:dashboard": "viewer",
     "console:erasure": "viewer",
     "console:erasure_receipt": "viewer",
