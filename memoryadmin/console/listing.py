@@ -47,6 +47,9 @@ def filtered_list(
         else:
             context["items"] = page.items
             context["first_page"] = cursor is None
+            if cursor is None and page.matching is not None and any(form.cleaned_data.values()):
+                # How many match the filters: exact up to a cap, then the planner's estimate.
+                context["matching"] = queries.estimate(page.matching)
             if page.next_cursor:
                 params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
                 context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})

@@ -109,6 +109,9 @@ def memories(request: HttpRequest) -> HttpResponse:
                     limit=PAGE_SIZE,
                 )
                 items = page.items
+                filtered = any(v for k, v in data.items() if k != "q")
+                if cursor is None and filtered and page.matching is not None:
+                    context["matching"] = queries.estimate(page.matching)
         except ServiceError as exc:
             form.add_error(None, exc.message)
             status = 400

@@ -163,3 +163,12 @@ class TestExtractNow:
 
     def test_it_answers_404_for_an_unknown_session(self, operator_client, db):
         assert operator_client.post("/sessions/999999/extract/").status_code == 404
+
+
+def test_it_says_how_many_match_the_filters(viewer_client, make_session):
+    make_session("s1", user_id="u1")
+    make_session("s2", user_id="u1")
+    make_session("s3", user_id="u2")
+    response = viewer_client.get("/sessions/?user=u1")
+    assert response.context["matching"].value == 2
+    assert "2 match these filters." in response.content.decode()
