@@ -109,6 +109,14 @@ class BulkForm(forms.Form):
     reason = forms.CharField(max_length=500, required=False)
 
 
+OLDEST = "oldest"
+
+
+def order_field() -> forms.ChoiceField:
+    """A list's order along its keyset key, the way its index reads both ways."""
+    return forms.ChoiceField(choices=[("", "newest first"), (OLDEST, "oldest first")], required=False)
+
+
 def _day_start(value: Any) -> datetime | None:
     if value is None:
         return None
@@ -124,6 +132,7 @@ class MemoryFilterForm(forms.Form):
     topic = forms.CharField(required=False, max_length=100)
     created_from = forms.DateField(required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"}))
     created_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
+    order = order_field()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -189,16 +198,19 @@ class DashboardFilterForm(DayRangeForm):
 
 class RunFilterForm(DayRangeForm):
     status = forms.ChoiceField(choices=ANY + RunStatus.choices, required=False)
+    order = order_field()
 
 
 class SessionFilterForm(forms.Form):
     user = forms.RegexField(regex=APP_ID_RE, required=False)
     agent = forms.RegexField(regex=APP_ID_RE, required=False)
+    order = order_field()
 
 
 class TombstoneFilterForm(forms.Form):
     user = forms.RegexField(regex=APP_ID_RE, required=False)
     reason = forms.ChoiceField(choices=ANY + TombstoneReason.choices, required=False)
+    order = order_field()
 
 
 class AuditFilterForm(forms.Form):

@@ -254,8 +254,9 @@ def runs_page(
     until: datetime | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    oldest_first: bool = False,
 ) -> Page[ExtractionRun]:
-    """A namespace's extraction runs, newest first, keyset on (created_at, id), with their sessions."""
+    """A namespace's extraction runs, newest (or oldest) first, keyset on (created_at, id), with their sessions."""
     qs = ExtractionRun.objects.filter(namespace=namespace).select_related("session")
     if status:
         qs = qs.filter(status=status)
@@ -264,7 +265,13 @@ def runs_page(
     if until:
         qs = qs.filter(created_at__lt=until)
     return keyset_page(
-        qs, tag="runs", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+        qs,
+        tag="runs-oldest" if oldest_first else "runs",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=limit,
+        descending=not oldest_first,
     )
 
 

@@ -10,7 +10,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
-from memoryadmin.console.forms import RunFilterForm
+from memoryadmin.console.forms import OLDEST, RunFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.core.pagination import Page
 from memoryadmin.extraction.models import ExtractionRun
@@ -24,6 +24,7 @@ def _runs(namespace: Namespace, filters: dict[str, Any], cursor: str | None) -> 
         status=filters["status"] or None,
         since=queries.day_start(start) if start else None,
         until=queries.day_start(end + timedelta(days=1)) if end else None,
+        oldest_first=filters["order"] == OLDEST,
         cursor=cursor,
         limit=PAGE_SIZE,
     )

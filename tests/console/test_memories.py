@@ -234,3 +234,18 @@ def test_its_count_of_matches_stops_at_a_cap(viewer_client, make_memory):
     counts = [q["sql"] for q in captured.captured_queries if "COUNT(" in q["sql"].upper()]
     assert len(counts) == 2  # the namespace's total and the matches
     assert all("LIMIT 10001" in sql for sql in counts), counts
+
+
+def test_its_created_column_sorts_both_ways(viewer_client, make_memory):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    now = timezone.now()
+    for i in range(3):
+        make_memory(f"User likes jazz {i}", created_at=now - timedelta(days=i))
+    oldest = viewer_client.get("/memories/?ns=alpha&order=oldest")
+    assert [m.text for m in oldest.context["items"]] == ["User likes jazz 2", "User likes jazz 1", "User likes jazz 0"]
+    assert 'href="?ns=alpha"' in oldest.content.decode()
+    # A search is ordered by relevance: no column to sort by.
+    assert "reverse_url" not in viewer_client.get("/memories/?ns=alpha&q=jazz").context

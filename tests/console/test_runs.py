@@ -92,3 +92,10 @@ def test_it_keeps_its_query_count_flat(viewer_client, run, make_session, django_
     # session, user, groups, namespaces, the page, the estimate, the session's save: not one per row
     with django_assert_max_num_queries(9):
         assert viewer_client.get("/runs/?ns=alpha").status_code == 200
+
+
+def test_its_when_column_sorts_both_ways(viewer_client, run):
+    older, newer = run(RunStatus.FAILED), run()
+    ExtractionRun.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert [r.pk for r in viewer_client.get("/runs/?ns=alpha").context["items"]] == [newer.pk, older.pk]
+    assert [r.pk for r in viewer_client.get("/runs/?ns=alpha&order=oldest").context["items"]] == [older.pk, newer.pk]

@@ -72,3 +72,14 @@ def test_it_says_how_many_match_the_filters(viewer_client, make_memory, make_can
     memory_forget(memory=make_memory("User likes tea", user_id="u2"), actor=SYSTEM)
     response = viewer_client.get("/tombstones/?user=u2")
     assert "1 matches these filters." in response.content.decode()
+
+
+def test_its_when_column_sorts_both_ways(viewer_client, make_memory):
+    from memoryadmin.memories.services import memory_forget
+    from tests.console.conftest import SYSTEM
+
+    for text in ("User likes jazz", "User likes tea"):
+        memory_forget(memory=make_memory(text), actor=SYSTEM, reason=text)
+    newest = [t.pk for t in viewer_client.get("/tombstones/").context["items"]]
+    oldest = [t.pk for t in viewer_client.get("/tombstones/?order=oldest").context["items"]]
+    assert oldest == list(reversed(newest)) and len(oldest) == 2
