@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django import forms
-from django.utils import timezone
 
+from memoryadmin.console.queries import day_start
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
@@ -117,10 +117,8 @@ def order_field() -> forms.ChoiceField:
     return forms.ChoiceField(choices=[("", "newest first"), (OLDEST, "oldest first")], required=False)
 
 
-def _day_start(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    return datetime.combine(value, time.min, tzinfo=timezone.get_current_timezone())
+def _day_start(value: date | None) -> datetime | None:
+    return None if value is None else day_start(value)
 
 
 class MemoryFilterForm(forms.Form):
@@ -155,7 +153,7 @@ class MemoryFilterForm(forms.Form):
 
 
 class DayRangeForm(forms.Form):
-    """From and to dates, both inclusive, as a [since, until) range of instants."""
+    """From and to dates, both inclusive, at most MAX_DAYS apart."""
 
     MAX_DAYS = 366
 
@@ -170,17 +168,6 @@ class DayRangeForm(forms.Form):
         if start and end and (end - start).days >= self.MAX_DAYS:
             raise forms.ValidationError(f"a date range covers at most {self.MAX_DAYS} days")
         return data
-
-    @property
-    def since(self) -> datetime | None:
-        return _day_start(self.cleaned_data.get("start"))
-
-    @property
-    def until(self) -> datetime | None:
-        end = self.cleaned_data.get("end")
-        if end is None or end == date.max:
-            return None
-        return _day_start(end + timedelta(days=1))
 
 
 class DashboardFilterForm(DayRangeForm):

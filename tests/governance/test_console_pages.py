@@ -164,17 +164,22 @@ def test_upload_dry_run_then_apply(admin_client, namespace, eager_celery, django
     assert not job.chunks.exists()
 
 
+def dry_run_of(admin_client, body: bytes, capture) -> SnapshotRestore:
+    """The restore of `body` uploaded to alpha through the console, its dry run done by the eager worker."""
+    upload = io.BytesIO(body)
+    upload.name = "alpha.jsonl"
+    with capture(execute=True):
+        admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
+    return SnapshotRestore.objects.get()
+
+
 def test_a_restore_is_applied_only_once_its_confirmation_is_ticked(
     admin_client, namespace, eager_celery, django_capture_on_commit_callbacks
 ) -> None:
     populate(namespace, "u1")
     body = b"".join(snapshot_export_lines(namespace=namespace))
     Memory.objects.filter(namespace=namespace).delete()
-    upload = io.BytesIO(body)
-    upload.name = "alpha.jsonl"
-    with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
-    job = SnapshotRestore.objects.get()
+    job = dry_run_of(admin_client, body, django_capture_on_commit_callbacks)
     page = admin_client.get(reverse("console:snapshot_restore", args=[job.pk])).content.decode()
     assert 'name="confirm_apply" value="yes" required' in page
     with django_capture_on_commit_callbacks(execute=True):
@@ -191,11 +196,7 @@ def test_a_restore_preview_shows_memories_by_their_text(
     populate(namespace, "u1")
     body = b"".join(snapshot_export_lines(namespace=namespace))
     Memory.objects.filter(namespace=namespace).delete()
-    upload = io.BytesIO(body)
-    upload.name = "alpha.jsonl"
-    with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
-    job = SnapshotRestore.objects.get()
+    job = dry_run_of(admin_client, body, django_capture_on_commit_callbacks)
     assert {s.get("text") for s in job.samples["created"] if s["type"] == "memory"} == {
         "u1 really likes topic 0",
         "u1 likes topic 1",
@@ -212,11 +213,8 @@ def test_a_restore_preview_never_stores_the_text_a_tombstone_keeps_out(
     person = populate(namespace, "u1")
     body = b"".join(snapshot_export_lines(namespace=namespace))
     memory_forget(memory=person.memories[1], actor=SYSTEM, force=True)
-    upload = io.BytesIO(body)
-    upload.name = "alpha.jsonl"
-    with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
-    suppressed = [s for s in SnapshotRestore.objects.get().samples["suppressed"] if s["type"] == "memory"]
+    job = dry_run_of(admin_client, body, django_capture_on_commit_callbacks)
+    suppressed = [s for s in job.samples["suppressed"] if s["type"] == "memory"]
     assert [s["label"] for s in suppressed] == [str(person.memories[1].pk)]
     assert "text" not in suppressed[0]
 
