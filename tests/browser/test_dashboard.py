@@ -54,3 +54,36 @@ def test_the_failed_runs_tile_lists_the_failure_among_good_runs(
     assert len(rows) == 1
     assert "model timed out" in rows[0].text
     assert policy_violations(driver) == []
+
+
+def test_an_operator_narrows_the_dashboard_to_one_namespace_and_a_date_range(
+    sign_in, live_server, olivia, namespace, make_namespace, make_memory
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from selenium.webdriver.support.ui import Select
+
+    travel = make_namespace("travel")
+    make_memory("User likes jazz")
+    make_memory("User flies on Tuesdays", ns=travel, created_at=timezone.now() - timedelta(days=60))
+    driver = sign_in("olivia")
+    driver.get(live_server.url + "/")
+    Select(driver.find_element(By.NAME, "ns")).select_by_value("travel")
+    day = (timezone.now() - timedelta(days=60)).date()
+    for name, value in (("start", day - timedelta(days=1)), ("end", day + timedelta(days=1))):
+        # Date inputs take what is typed in the browser's locale; set the value the form sends.
+        driver.execute_script("arguments[0].value = arguments[1]", driver.find_element(By.NAME, name), str(value))
+    driver.find_element(By.XPATH, "//button[normalize-space()='Show']").click()
+    heading = f"{day - timedelta(days=1)} to {day + timedelta(days=1)}, {travel.name}"
+    wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, ".page-head"), heading))
+    slugs = [
+        s.text for s in driver.find_elements(By.CSS_SELECTOR, "section.card table.table tbody td:first-child small")
+    ]
+    assert slugs == ["travel"]
+    created = driver.find_element(
+        By.XPATH, "//div[contains(concat(' ', @class, ' '), ' tile ')][.//span[.='memories created']]"
+    )
+    assert created.find_element(By.CLASS_NAME, "tile-value").text == "1"
+    assert "ns=travel" in driver.current_url
+    assert policy_violations(driver) == []
