@@ -233,6 +233,24 @@ def review_queue_size(namespace_ids: Sequence[int]) -> Estimate:
     return estimate(Memory.objects.filter(namespace_id__in=namespace_ids, status=MemoryStatus.CANDIDATE))
 
 
+def candidates_by_namespace(namespace_ids: Sequence[int], *, cap: int = EXACT_UP_TO) -> dict[int, int]:
+    """Candidates waiting in each namespace, each count stopped at `cap`: one statement, an index range each."""
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        # Only the model's own table name is formatted in; the ids and the cap are parameters.
+        cursor.execute(
+            f"""
+            SELECT ns.id, (
+                SELECT count(*) FROM (
+                    SELECT 1 FROM {table} m WHERE m.namespace_id = ns.id AND m.status = %s LIMIT %s
+                ) waiting
+            ) FROM unnest(%s::bigint[]) AS ns(id)
+            """,
+            [MemoryStatus.CANDIDATE, cap, list(namespace_ids)],
+        )
+        return {namespace_id: n for namespace_id, n in cursor.fetchall() if n}
+
+
 def failed_runs_by_namespace(namespace_ids: Sequence[int], *, since: datetime, until: datetime) -> dict[int, int]:
     """Failed extraction runs per namespace in [since, until): a range scan of each namespace's runs index."""
     return dict(

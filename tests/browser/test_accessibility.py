@@ -98,6 +98,7 @@ MORE_STATES = {
     "console:memories": ["?ns=support-bot&type=semantic&order=oldest", "?ns=support-bot&q=jazz"],
     "console:audit": ["?action=memory.update", "?action=no.such-action"],
     "console:extraction_runs": ["?ns=support-bot&status=failed&order=oldest"],
+    "console:review": ["?ns=support-bot"],
 }
 
 

@@ -16,12 +16,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def sorted_as(driver, order: str) -> bool:
-    headers = driver.find_elements(By.CSS_SELECTOR, "th.sortable")
-    return bool(headers) and headers[0].get_attribute("aria-sort") == order
+    # Read in one script: htmx may swap the table between two WebDriver calls.
+    header = driver.execute_script("const th = document.querySelector('th.sortable'); return th && th.ariaSort")
+    return header == order
 
 
 def texts(driver) -> list[str]:
-    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "tr.memory-row td.text a")]
+    return driver.execute_script(
+        "return [...document.querySelectorAll('tr.memory-row td.text a')].map((a) => a.textContent.trim())"
+    )
 
 
 def test_an_operator_sorts_memories_oldest_first_and_back(sign_in, live_server, olivia, make_memory):
@@ -51,14 +54,11 @@ def test_an_operator_picks_an_action_and_exports_what_the_log_shows(sign_in, liv
     driver.get(live_server.url + "/audit/")
     Select(driver.find_element(By.NAME, "action")).select_by_value("memory.create")
     driver.find_element(By.XPATH, "//button[normalize-space()='Apply']").click()
-    wait(driver).until(
-        lambda d: (
-            d.find_elements(By.LINK_TEXT, "Export CSV")
-            and "action=memory.create" in (d.find_element(By.LINK_TEXT, "Export CSV").get_attribute("href"))
-        )
+    # Read in one script each: the new page may replace the old one between two WebDriver calls.
+    export = "const a = document.querySelector('a[href*=\"export.csv\"]'); return a && a.href"
+    wait(driver).until(lambda d: (d.execute_script(export) or "").endswith("/audit/export.csv?action=memory.create"))
+    actions = driver.execute_script(
+        "return [...document.querySelectorAll('table.audit tbody td:nth-child(5)')].map((td) => td.textContent.trim())"
     )
-    actions = {c.text for c in driver.find_elements(By.CSS_SELECTOR, "table.audit tbody td:nth-child(5)")}
-    assert actions == {"memory.create"}
-    export = driver.find_element(By.LINK_TEXT, "Export CSV")
-    assert export.get_attribute("href").endswith("/audit/export.csv?action=memory.create")
+    assert set(actions) == {"memory.create"}
     assert policy_violations(driver) == []
