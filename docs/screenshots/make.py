@@ -3,6 +3,8 @@
     python manage.py seed_demo && python manage.py runserver 127.0.0.1:8000
     python docs/screenshots/make.py --base-url http://127.0.0.1:8000
 
+Desktop shots are 1400 px wide; the `-phone` ones are 390 px, a phone's width.
+
 Needs Chromium and chromedriver (Debian: apt-get install chromium chromium-driver).
 """
 
@@ -20,6 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 HERE = Path(__file__).resolve().parent
 WIDTH = 1400
+PHONE_WIDTH = 390
 
 
 def browser(profile: str) -> webdriver.Chrome:
@@ -40,11 +43,28 @@ def browser(profile: str) -> webdriver.Chrome:
     return webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
 
 
-def shoot(driver: webdriver.Chrome, name: str, max_height: int = 1500) -> None:
+def shoot(driver: webdriver.Chrome, name: str, max_height: int = 1500, width: int = WIDTH) -> None:
+    driver.set_window_size(width, 900)
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(WIDTH, min(max(height, 700), max_height))
+    driver.set_window_size(width, min(max(height, 700), max_height))
     driver.save_screenshot(str(HERE / f"{name}.png"))
     print(f"wrote {name}.png")
+
+
+def phone_shots(driver: webdriver.Chrome, base: str, wait: WebDriverWait) -> None:
+    """The main pages at a phone's width, the top of each as a phone shows it."""
+    driver.set_window_size(PHONE_WIDTH, 900)
+    pages = [
+        ("dashboard-phone", "/", "#health .health"),
+        ("memories-phone", "/memories/?ns=support-bot", "tr.memory-row"),
+        ("review-phone", "/review/?ns=travel-agent", "[data-review-card]"),
+        ("sessions-phone", "/sessions/?ns=support-bot", "table.table"),
+        ("audit-phone", "/audit/", "table.audit"),
+    ]
+    for name, path, ready in pages:
+        driver.get(base + path)
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ready)))
+        shoot(driver, name, max_height=1600, width=PHONE_WIDTH)
 
 
 def main() -> None:
@@ -86,6 +106,12 @@ def main() -> None:
             wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "[data-review-card]")))
             driver.find_element(By.TAG_NAME, "body").send_keys("j")
             shoot(driver, "review", max_height=1100)
+
+            driver.get(base + "/audit/")
+            wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.audit")))
+            shoot(driver, "audit", max_height=1100)
+
+            phone_shots(driver, base, wait)
         finally:
             driver.quit()
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django import forms
-from django.utils import timezone
 
+from memoryadmin.console.queries import day_start
 from memoryadmin.core.app_ids import APP_ID_RE
+from memoryadmin.extraction.models import RunStatus
 from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import SCOPES, ExtractionStrategy
 
@@ -118,10 +119,16 @@ class BulkForm(forms.Form):
     reason = forms.CharField(max_length=500, required=False)
 
 
-def _day_start(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    return datetime.combine(value, time.min, tzinfo=timezone.get_current_timezone())
+OLDEST = "oldest"
+
+
+def order_field() -> forms.ChoiceField:
+    """A list's order along its keyset key, the way its index reads both ways."""
+    return forms.ChoiceField(choices=[("", "newest first"), (OLDEST, "oldest first")], required=False)
+
+
+def _day_start(value: date | None) -> datetime | None:
+    return None if value is None else day_start(value)
 
 
 class MemoryFilterForm(forms.Form):
@@ -133,6 +140,7 @@ class MemoryFilterForm(forms.Form):
     topic = forms.CharField(required=False, max_length=100)
     created_from = forms.DateField(required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"}))
     created_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
+    order = order_field()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -154,20 +162,62 @@ class MemoryFilterForm(forms.Form):
         return _day_start(end + timedelta(days=1))
 
 
+class DayRangeForm(forms.Form):
+    """From and to dates, both inclusive, at most MAX_DAYS apart."""
+
+    MAX_DAYS = 366
+
+    start = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        start, end = data.get("start"), data.get("end")
+        if start and end and start > end:
+            raise forms.ValidationError("the start of the date range is after its end")
+        if start and end and (end - start).days >= self.MAX_DAYS:
+            raise forms.ValidationError(f"a date range covers at most {self.MAX_DAYS} days")
+        return data
+
+
+class DashboardFilterForm(DayRangeForm):
+    DEFAULT_DAYS = 30
+
+    def days(self, today: date) -> tuple[date, date]:
+        """The first and last day shown: the range asked for, filled in to DEFAULT_DAYS from what is given."""
+        start, end = self.cleaned_data.get("start"), self.cleaned_data.get("end")
+        if end is None:
+            end = min(start + timedelta(days=self.DEFAULT_DAYS - 1), today) if start else today
+        if start is None:
+            start = end - timedelta(days=self.DEFAULT_DAYS - 1)
+        return start, max(start, end)
+
+
+class RunFilterForm(DayRangeForm):
+    status = forms.ChoiceField(choices=ANY + RunStatus.choices, required=False)
+    order = order_field()
+
+
 class SessionFilterForm(forms.Form):
     user = forms.RegexField(regex=APP_ID_RE, required=False)
     agent = forms.RegexField(regex=APP_ID_RE, required=False)
+    order = order_field()
 
 
 class TombstoneFilterForm(forms.Form):
     user = forms.RegexField(regex=APP_ID_RE, required=False)
     reason = forms.ChoiceField(choices=ANY + TombstoneReason.choices, required=False)
+    order = order_field()
 
 
 class AuditFilterForm(forms.Form):
     actor = forms.CharField(required=False, max_length=200)
-    action = forms.CharField(required=False, max_length=60)
+    action = forms.ChoiceField(required=False, choices=ANY)
     target = forms.CharField(required=False, max_length=240, help_text="type:id, e.g. memory:3f2c…")
+
+    def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["action"].choices = ANY + [(action, action) for action in actions]
 
 
 class SubjectLookupForm(forms.Form):

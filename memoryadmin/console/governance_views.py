@@ -303,6 +303,9 @@ def snapshot_restore(request: HttpRequest, restore_id: Any) -> HttpResponse:
 @role_required("admin")
 def snapshot_restore_apply(request: HttpRequest, restore_id: Any) -> HttpResponse:
     job = _restore_or_404(restore_id)
+    if request.POST.get("confirm_apply") != "yes":
+        messages.error(request, "Tick the confirmation box to apply the restore; nothing was written.")
+        return redirect("console:snapshot_restore", restore_id=job.pk)
     try:
         restore_job_apply(job=job, actor=actor_of(request))
     except ServiceError as exc:

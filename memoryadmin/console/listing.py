@@ -12,12 +12,22 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from memoryadmin.console import queries
+from memoryadmin.console.forms import OLDEST
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import Page
 from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
+
+
+def sort_links(params: dict[str, Any]) -> dict[str, Any]:
+    """Whether a list is oldest first, and the address of the same list the other way round."""
+    oldest_first = params.get("order") == OLDEST
+    other = {k: v for k, v in params.items() if k not in ("order", "cursor")}
+    if not oldest_first:
+        other["order"] = OLDEST
+    return {"oldest_first": oldest_first, "reverse_url": "?" + urlencode(other)}
 
 
 def filtered_list(
@@ -47,9 +57,14 @@ def filtered_list(
         else:
             context["items"] = page.items
             context["first_page"] = cursor is None
+            filters = {k: v for k, v in form.cleaned_data.items() if v}
+            if cursor is None and page.matching is not None and set(filters) - {"order"}:
+                # How many match the filters: exact up to a cap, then the planner's estimate.
+                context["matching"] = queries.estimate(page.matching)
+            params = {"ns": namespace.slug, **filters}
             if page.next_cursor:
-                params = {"ns": namespace.slug, **{k: v for k, v in form.cleaned_data.items() if v}}
                 context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
+            context.update(sort_links(params))
     elif namespace is not None:
         status = 400
     if namespace is not None:

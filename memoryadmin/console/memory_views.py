@@ -23,7 +23,8 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
-from memoryadmin.console.forms import BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
+from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
+from memoryadmin.console.listing import sort_links
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
 from memoryadmin.memories import services
@@ -39,7 +40,7 @@ from memoryadmin.memories.queries import (
 from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
-FILTER_KEYS = ("ns", "q", "user", "type", "status", "pinned", "topic", "created_from", "created_to")
+FILTER_KEYS = ("ns", "q", "user", "type", "status", "pinned", "topic", "created_from", "created_to", "order")
 
 
 def memory_or_404(memory_id: uuid.UUID) -> Memory:
@@ -105,10 +106,16 @@ def memories(request: HttpRequest) -> HttpResponse:
                     topics=[data["topic"]] if data["topic"] else None,
                     created_after=form.created_after,
                     created_before=form.created_before,
+                    oldest_first=data["order"] == OLDEST,
                     cursor=cursor,
                     limit=PAGE_SIZE,
                 )
                 items = page.items
+                params = {key: request.GET.get(key, "") for key in FILTER_KEYS if request.GET.get(key)}
+                context.update(sort_links({**params, "ns": namespace.slug}))
+                filtered = any(v for k, v in data.items() if k not in ("q", "order"))
+                if cursor is None and filtered and page.matching is not None:
+                    context["matching"] = queries.estimate(page.matching)
         except ServiceError as exc:
             form.add_error(None, exc.message)
             status = 400

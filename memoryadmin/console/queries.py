@@ -10,7 +10,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +20,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
+from memoryadmin.audit.queries import AuditFilter
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import sessions_per_namespace
 from memoryadmin.core.health import check_database, check_redis
@@ -71,6 +72,7 @@ class NamespaceFigures:
     sessions: Estimate
     tombstones: Estimate
     pending_erasures: int
+    failed_runs: int = 0
 
 
 def namespace_figures(namespaces: Sequence[Namespace]) -> list[NamespaceFigures]:
@@ -124,24 +126,31 @@ def _per_day(queryset: QuerySet[Any], column: str, since: datetime) -> dict[date
     return dict(rows)
 
 
-def activity(namespace_ids: Sequence[int], *, days: int = CHART_DAYS) -> Activity:
-    """Per day over the last `days`: memories created (and still held) and forgotten, extraction runs by outcome.
+def day_start(day: date) -> datetime:
+    return datetime.combine(day, datetime.min.time(), tzinfo=timezone.get_current_timezone())
+
+
+def activity(namespace_ids: Sequence[int], *, days: int = CHART_DAYS, last: date | None = None) -> Activity:
+    """Per day over the `days` ending with `last` (today when None): memories created (and still held) and
+    forgotten, extraction runs by outcome.
 
     Each count is a range scan of a (namespace, created_at) index, so its cost
-    follows a month of activity, not the size of the table.
+    follows the activity of the range, not the size of the table.
     """
-    today = timezone.now().date()
-    first = today - timedelta(days=days - 1)
-    since = datetime.combine(first, datetime.min.time(), tzinfo=timezone.get_current_timezone())
-    created = _per_day(Memory.objects.filter(namespace_id__in=namespace_ids), "created_at", since)
+    last = last or timezone.now().date()
+    first = last - timedelta(days=days - 1)
+    since, until = day_start(first), day_start(last + timedelta(days=1))
+    created = _per_day(Memory.objects.filter(namespace_id__in=namespace_ids, created_at__lt=until), "created_at", since)
     forgotten = _per_day(
         Tombstone.objects.filter(
-            namespace_id__in=namespace_ids, reason__in=[TombstoneReason.FORGOTTEN, TombstoneReason.POLICY]
+            namespace_id__in=namespace_ids,
+            reason__in=[TombstoneReason.FORGOTTEN, TombstoneReason.POLICY],
+            created_at__lt=until,
         ),
         "created_at",
         since,
     )
-    runs = ExtractionRun.objects.filter(namespace_id__in=namespace_ids)
+    runs = ExtractionRun.objects.filter(namespace_id__in=namespace_ids, created_at__lt=until)
     succeeded = _per_day(runs.filter(status=RunStatus.SUCCEEDED), "created_at", since)
     failed = _per_day(runs.filter(status=RunStatus.FAILED), "created_at", since)
     series = [
@@ -167,20 +176,34 @@ def activity(namespace_ids: Sequence[int], *, days: int = CHART_DAYS) -> Activit
     )
 
 
-def recent_runs(namespace_ids: Sequence[int], *, limit: int = 10, failed_only: bool = False) -> list[ExtractionRun]:
-    """The newest runs over several namespaces: the top `limit` of each (index) merged, not a sort of all."""
+def recent_runs(
+    namespace_ids: Sequence[int],
+    *,
+    limit: int = 10,
+    failed_only: bool = False,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> list[ExtractionRun]:
+    """The newest runs in [since, until) over several namespaces: the top `limit` of each (index) merged,
+    not a sort of all."""
     status_filter = "AND r.status = 'failed'" if failed_only else ""
     runs = ExtractionRun.objects.raw(
         f"""
         SELECT r.* FROM unnest(%s::bigint[]) AS ns(id)
         CROSS JOIN LATERAL (
             SELECT * FROM extraction_extractionrun r
-            WHERE r.namespace_id = ns.id {status_filter}
+            WHERE r.namespace_id = ns.id AND r.created_at >= %s AND r.created_at < %s {status_filter}
             ORDER BY r.created_at DESC LIMIT %s
         ) r
         ORDER BY r.created_at DESC LIMIT %s
         """,
-        [list(namespace_ids), limit, limit],
+        [
+            list(namespace_ids),
+            since or datetime.min.replace(tzinfo=UTC),
+            until or datetime.max.replace(tzinfo=UTC),
+            limit,
+            limit,
+        ],
     )
     runs = list(runs)
     sessions = Session.objects.in_bulk([r.session_id for r in runs])
@@ -212,13 +235,74 @@ def review_queue_size(namespace_ids: Sequence[int]) -> Estimate:
     return estimate(Memory.objects.filter(namespace_id__in=namespace_ids, status=MemoryStatus.CANDIDATE))
 
 
+def candidates_by_namespace(namespace_ids: Sequence[int], *, cap: int = EXACT_UP_TO) -> dict[int, int]:
+    """Candidates waiting in each namespace, each count stopped at `cap`: one statement, an index range each."""
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        # Only the model's own table name is formatted in; the ids and the cap are parameters.
+        cursor.execute(
+            f"""
+            SELECT ns.id, (
+                SELECT count(*) FROM (
+                    SELECT 1 FROM {table} m WHERE m.namespace_id = ns.id AND m.status = %s LIMIT %s
+                ) waiting
+            ) FROM unnest(%s::bigint[]) AS ns(id)
+            """,
+            [MemoryStatus.CANDIDATE, cap, list(namespace_ids)],
+        )
+        return {namespace_id: n for namespace_id, n in cursor.fetchall() if n}
+
+
+def failed_runs_by_namespace(namespace_ids: Sequence[int], *, since: datetime, until: datetime) -> dict[int, int]:
+    """Failed extraction runs per namespace in [since, until): a range scan of each namespace's runs index."""
+    return dict(
+        ExtractionRun.objects.filter(
+            namespace_id__in=namespace_ids, status=RunStatus.FAILED, created_at__gte=since, created_at__lt=until
+        )
+        .order_by()
+        .values("namespace_id")
+        .annotate(n=Count("pk"))
+        .values_list("namespace_id", "n")
+    )
+
+
+def runs_page(
+    namespace: Namespace,
+    *,
+    status: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+    oldest_first: bool = False,
+) -> Page[ExtractionRun]:
+    """A namespace's extraction runs, newest (or oldest) first, keyset on (created_at, id), with their sessions."""
+    qs = ExtractionRun.objects.filter(namespace=namespace).select_related("session")
+    if status:
+        qs = qs.filter(status=status)
+    if since:
+        qs = qs.filter(created_at__gte=since)
+    if until:
+        qs = qs.filter(created_at__lt=until)
+    return keyset_page(
+        qs,
+        tag="runs-oldest" if oldest_first else "runs",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=limit,
+        descending=not oldest_first,
+    )
+
+
 def memories_by_ids(namespace: Namespace, ids: Sequence[Any]) -> list[Memory]:
     """The namespace's memories among `ids`, with `pinned`; ids of other namespaces simply are not found."""
     return list(memories_in(namespace).filter(pk__in=list(ids)))
 
 
 def audit_trail(target_type: str, target_id: str, *, limit: int = 200) -> list[AuditEvent]:
-    return list(AuditEvent.objects.filter(target_type=target_type, target_id=target_id).order_by("id")[:limit])
+    events = AuditEvent.objects.filter(target_type=target_type, target_id=target_id).select_related("namespace")
+    return list(events.order_by("id")[:limit])
 
 
 @dataclass
@@ -334,35 +418,10 @@ def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:
 
 
 def audit_page(
-    *,
-    namespace: Namespace | None = None,
-    namespace_ids: frozenset[int] | None = None,
-    actor: str | None = None,
-    action: str | None = None,
-    target_type: str | None = None,
-    target_id: str | None = None,
-    before_id: int | None = None,
-    limit: int = 50,
+    events: AuditFilter, *, before_id: int | None = None, limit: int = 50
 ) -> tuple[list[AuditEvent], int | None]:
-    """Newest first, keyset on id; returns the events and the id to continue before.
-
-    `namespace_ids` keeps a namespace-limited operator to the events of their namespaces.
-    """
-    qs = AuditEvent.objects.all()
-    if namespace_ids is not None:
-        qs = qs.filter(namespace_id__in=namespace_ids)
-    if namespace is not None:
-        qs = qs.filter(namespace=namespace)
-    if actor:
-        # "operator:olivia" names the type too; a bare name matches any type.
-        kind, _, name = actor.partition(":")
-        qs = qs.filter(actor_type=kind, actor=name) if name else qs.filter(actor=actor)
-    if action:
-        qs = qs.filter(action=action)
-    if target_type:
-        qs = qs.filter(target_type=target_type)
-    if target_id:
-        qs = qs.filter(target_id=target_id)
+    """Newest first, keyset on id, with their namespaces; returns the events and the id to continue before."""
+    qs = events.events().select_related("namespace")
     if before_id:
         qs = qs.filter(pk__lt=before_id)
     rows = list(qs.order_by("-id")[: limit + 1])

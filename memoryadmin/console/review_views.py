@@ -37,6 +37,11 @@ def review(request: HttpRequest) -> HttpResponse:
             if page.next_cursor:
                 context["next_url"] = "?" + urlencode({"ns": namespace.slug, "cursor": page.next_cursor})
         context["waiting"] = queries.review_queue_size([namespace.pk])
+        if not context["items"] and not cursor:
+            # An empty queue says where candidates do wait, so the operator is one click from them.
+            others = [ns for ns in namespaces if ns != namespace]
+            waiting = queries.candidates_by_namespace([ns.pk for ns in others])
+            context["elsewhere"] = [(ns, waiting[ns.pk]) for ns in others if ns.pk in waiting]
     if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
         return render(request, "console/review.html#cards", context, status=status)
     return render(request, "console/review.html", context, status=status)

@@ -41,3 +41,14 @@ def chosen_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Names
     if remembered in by_slug:
         return by_slug[remembered]
     return namespaces[0] if namespaces else None
+
+
+def named_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Namespace | None:
+    """The namespace of `?ns=`, or None for all of them (pages that show every namespace by default)."""
+    slug = request.GET.get("ns", "")
+    if not slug:
+        return None
+    found = next((ns for ns in namespaces if ns.slug == slug), None)
+    if found is None:
+        raise Http404("no such namespace")
+    return found

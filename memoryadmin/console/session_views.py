@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.forms import ReasonForm, SessionFilterForm
+from memoryadmin.console.forms import OLDEST, ReasonForm, SessionFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.queries import sessions_page
@@ -40,6 +40,7 @@ def sessions(request: HttpRequest) -> HttpResponse:
             namespace,
             user_id=filters["user"] or None,
             agent_id=filters["agent"] or None,
+            oldest_first=filters["order"] == OLDEST,
             cursor=cursor,
             limit=PAGE_SIZE,
         ),

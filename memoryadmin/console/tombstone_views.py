@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console.access import actor_of, bad_request, role_required
-from memoryadmin.console.forms import RequiredReasonForm, TombstoneFilterForm
+from memoryadmin.console.forms import OLDEST, RequiredReasonForm, TombstoneFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import tombstones_page
@@ -30,6 +30,7 @@ def tombstones(request: HttpRequest) -> HttpResponse:
             namespace,
             user_id=filters["user"] or None,
             reason=filters["reason"] or None,
+            oldest_first=filters["order"] == OLDEST,
             cursor=cursor,
             limit=PAGE_SIZE,
         ),

@@ -9,6 +9,7 @@ from memoryadmin.console import (
     namespace_views,
     people_views,
     review_views,
+    run_views,
     session_views,
     subject_views,
     tombstone_views,
@@ -54,6 +55,7 @@ urlpatterns = [
         session_views.working_memory_clear_view,
         name="working_memory_clear",
     ),
+    path("runs/", run_views.extraction_runs, name="extraction_runs"),
     path("subjects/", subject_views.subjects, name="subjects"),
     path("subjects/everywhere/", subject_views.subject_everywhere, name="subject_everywhere"),
     path("subjects/<int:namespace_id>/<str:user_id>/", subject_views.subject, name="subject"),
@@ -85,6 +87,7 @@ urlpatterns = [
     path("people/<str:username>/reactivate/", people_views.person_reactivate, name="person_reactivate"),
     path("audit/", audit_views.audit, name="audit"),
     path("audit/chain/", audit_views.audit_chain, name="audit_chain"),
+    path("audit/export.csv", audit_views.audit_export, name="audit_export"),
     # Forgetting policies, snapshots and erasures have their own module.
     path("governance/", include("memoryadmin.console.governance_urls")),
 ]

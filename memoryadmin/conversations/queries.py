@@ -28,8 +28,9 @@ def sessions_page(
     agent_id: str | None = None,
     cursor: str | None = None,
     limit: int | None = None,
+    oldest_first: bool = False,
 ) -> Page[Session]:
-    """Newest activity first, keyset-paginated on (last_activity_at, id)."""
+    """Newest (or oldest) activity first, keyset-paginated on (last_activity_at, id)."""
     limit = clamp_limit(limit)
     qs = Session.objects.filter(namespace=namespace)
     if user_id is not None:
@@ -37,7 +38,13 @@ def sessions_page(
     if agent_id is not None:
         qs = qs.filter(agent_id=agent_id)
     return keyset_page(
-        qs, tag="sessions", key=("last_activity_at", "id"), types=(datetime, int), cursor=cursor, limit=limit
+        qs,
+        tag="sessions-oldest" if oldest_first else "sessions",
+        key=("last_activity_at", "id"),
+        types=(datetime, int),
+        cursor=cursor,
+        limit=limit,
+        descending=not oldest_first,
     )
 
 

@@ -13,7 +13,7 @@ import binascii
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +31,8 @@ MAX_CURSOR_CHARS = 512
 class Page[T]:
     items: list[T]
     next_cursor: str | None
+    # The rows every page of the list is drawn from (its filters, not its cursor), for a count of them.
+    matching: QuerySet[Any] | None = field(default=None, repr=False, compare=False)
 
 
 class InvalidCursor(ServiceError):
@@ -116,6 +118,7 @@ def keyset_page[M: Model](
     whether another page follows.
     """
     fields = [qs.model._meta.get_field(name) for name in key]
+    matching = qs
     if cursor:
         values = decode_cursor(cursor, tag, types)
         table = qs.model._meta.db_table
@@ -129,4 +132,4 @@ def keyset_page[M: Model](
     if len(rows) > limit:
         rows = rows[:limit]
         next_cursor = encode_cursor(tag, [getattr(rows[-1], field.attname) for field in fields])
-    return Page(rows, next_cursor)
+    return Page(rows, next_cursor, matching)

@@ -98,8 +98,9 @@ def memories_page(
     topics: Sequence[str] | None = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
+    oldest_first: bool = False,
 ) -> Page[Memory]:
-    """Newest first, keyset-paginated on (created_at, id). All statuses unless `status` narrows it.
+    """Newest (or oldest) first, keyset-paginated on (created_at, id). All statuses unless `status` narrows it.
 
     Topics match when a memory has any of them; the created range is [after, before).
     """
@@ -124,7 +125,14 @@ def memories_page(
     if created_before is not None:
         qs = qs.filter(created_at__lt=created_before)
     return keyset_page(
-        qs, tag="memories", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+        qs,
+        # A cursor of one order is refused by the other.
+        tag="memories-oldest" if oldest_first else "memories",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=limit,
+        descending=not oldest_first,
     )
 
 
@@ -271,8 +279,10 @@ def tombstones_page(
     reason: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    oldest_first: bool = False,
 ) -> Page[Tombstone]:
-    """A namespace's tombstones, newest first, keyset on (created_at, id): the tombstone_ns_created index."""
+    """A namespace's tombstones, newest (or oldest) first, keyset on (created_at, id): the tombstone_ns_created
+    index, read forwards or backwards."""
     limit = clamp_limit(limit)
     qs = Tombstone.objects.filter(namespace=namespace)
     if user_id:
@@ -280,7 +290,13 @@ def tombstones_page(
     if reason:
         qs = qs.filter(reason=reason)
     return keyset_page(
-        qs, tag="tombstones", key=("created_at", "id"), types=(datetime, int), cursor=cursor, limit=limit
+        qs,
+        tag="tombstones-oldest" if oldest_first else "tombstones",
+        key=("created_at", "id"),
+        types=(datetime, int),
+        cursor=cursor,
+        limit=limit,
+        descending=not oldest_first,
     )
 
 

@@ -98,3 +98,69 @@ def test_it_names_the_workers_that_answer_a_ping(transactional_db, viewer_client
                 break
     assert response.context["health"]["workers"] == [worker.hostname]
     assert b"1 answering" in response.content
+
+
+def test_it_filters_by_namespace(viewer_client, namespace, make_namespace, make_memory, make_candidate):
+    other = make_namespace("bravo")
+    make_memory("User likes jazz")
+    make_candidate("User prefers tea", ns=other)
+    response = viewer_client.get("/?ns=bravo")
+    assert [f.namespace.slug for f in response.context["figures"]] == ["bravo"]
+    assert response.context["review_queue"].value == 1
+    assert response.context["activity"].totals["created"] == 1
+    assert viewer_client.get("/?ns=alpha").context["review_queue"].value == 0
+
+
+def test_an_unknown_namespace_is_404(viewer_client, namespace):
+    assert viewer_client.get("/?ns=nope").status_code == 404
+
+
+def test_it_shows_the_days_asked_for(viewer_client, make_memory):
+    forty_days_ago = timezone.now() - timedelta(days=40)
+    make_memory("User likes tea", created_at=forty_days_ago)
+    make_memory("User likes jazz")
+    day = forty_days_ago.date()
+    response = viewer_client.get(f"/?start={day - timedelta(days=2)}&end={day + timedelta(days=2)}")
+    activity = response.context["activity"]
+    assert [d.day for d in activity.days] == [day + timedelta(days=i) for i in range(-2, 3)]
+    assert activity.totals["created"] == 1
+    assert f"{day - timedelta(days=2)} to {day + timedelta(days=2)}" in response.content.decode()
+    # Only a start: the 30 days from it.
+    days = viewer_client.get(f"/?start={day}").context["activity"].days
+    assert (days[0].day, len(days)) == (day, 30)
+
+
+def test_it_refuses_a_backwards_range_and_says_so(viewer_client, namespace):
+    response = viewer_client.get("/?start=2026-03-10&end=2026-03-01")
+    assert response.status_code == 400
+    assert "the start of the date range is after its end" in response.content.decode()
+    assert len(response.context["activity"].days) == 30
+
+
+def test_the_review_tile_opens_the_namespace_that_has_candidates(
+    viewer_client, namespace, make_namespace, make_candidate
+):
+    make_namespace("bravo")
+    make_candidate("User prefers tea", ns=make_namespace("charlie"))
+    # The queue would otherwise open the namespace last browsed, where nothing waits.
+    viewer_client.get("/memories/?ns=bravo")
+    response = viewer_client.get("/")
+    assert response.context["review_namespace"].slug == "charlie"
+    assert 'href="/review/?ns=charlie"' in response.content.decode()
+
+
+def test_it_counts_failed_runs_per_namespace_and_links_to_them(viewer_client, namespace, make_namespace, make_session):
+    other = make_namespace("bravo")
+    session, _ = make_session(ns=other)
+    for _ in range(3):
+        ExtractionRun.objects.create(namespace=other, session=session, strategy="rules", status=RunStatus.SUCCEEDED)
+    ExtractionRun.objects.create(
+        namespace=other, session=session, strategy="rules", status=RunStatus.FAILED, error="model timed out"
+    )
+    response = viewer_client.get("/")
+    figures = {f.namespace.slug: f for f in response.context["figures"]}
+    assert (figures["alpha"].failed_runs, figures["bravo"].failed_runs) == (0, 1)
+    assert response.context["failures_namespace"].slug == "bravo"
+    today = timezone.now().date()
+    link = f"/runs/?ns=bravo&amp;status=failed&amp;start={today - timedelta(days=29)}&amp;end={today}"
+    assert link in response.content.decode()

@@ -212,3 +212,40 @@ def test_it_never_counts_a_whole_table(viewer_client, make_memory):
     for sql in counts:
         # Either stopped by a LIMIT, or the dashboard's per-day counts over a range of the created_at index.
         assert "LIMIT" in sql.upper() or '"created_at" >= ' in sql, sql
+
+
+def test_it_says_how_many_match_the_filters(viewer_client, make_memory, htmx):
+    for i in range(3):
+        make_memory(f"User likes jazz {i}", memory_type="preference")
+    make_memory("User lives in Lyon", memory_type="semantic")
+    response = viewer_client.get("/memories/?type=preference", headers=htmx)
+    assert response.context["matching"].value == 3
+    assert "3 match these filters." in response.content.decode()
+    assert "matching" not in viewer_client.get("/memories/").context
+
+
+def test_its_count_of_matches_stops_at_a_cap(viewer_client, make_memory):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_memory("User likes jazz", memory_type="preference")
+    with CaptureQueriesContext(connection) as captured:
+        viewer_client.get("/memories/?type=preference")
+    counts = [q["sql"] for q in captured.captured_queries if "COUNT(" in q["sql"].upper()]
+    assert len(counts) == 2  # the namespace's total and the matches
+    assert all("LIMIT 10001" in sql for sql in counts), counts
+
+
+def test_its_created_column_sorts_both_ways(viewer_client, make_memory):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    now = timezone.now()
+    for i in range(3):
+        make_memory(f"User likes jazz {i}", created_at=now - timedelta(days=i))
+    oldest = viewer_client.get("/memories/?ns=alpha&order=oldest")
+    assert [m.text for m in oldest.context["items"]] == ["User likes jazz 2", "User likes jazz 1", "User likes jazz 0"]
+    assert 'href="?ns=alpha"' in oldest.content.decode()
+    # A search is ordered by relevance: no column to sort by.
+    assert "reverse_url" not in viewer_client.get("/memories/?ns=alpha&q=jazz").context

@@ -75,3 +75,14 @@ def test_it_says_what_to_do_when_empty(viewer_client, namespace):
 
 def test_it_answers_400_to_a_tampered_cursor(viewer_client, namespace):
     assert viewer_client.get("/review/?cursor=abc").status_code == 400
+
+
+def test_an_empty_queue_says_where_candidates_wait(viewer_client, namespace, make_namespace, make_candidate):
+    make_namespace("bravo")
+    charlie = make_namespace("charlie")
+    make_candidate("User prefers aisle seats", ns=charlie)
+    make_candidate("User prefers window seats", ns=charlie)
+    response = viewer_client.get("/review/?ns=alpha")
+    assert [(ns.slug, n) for ns, n in response.context["elsewhere"]] == [("charlie", 2)]
+    assert '<a href="/review/?ns=charlie">charlie (2)</a>' in response.content.decode()
+    assert "elsewhere" not in viewer_client.get("/review/?ns=charlie").context

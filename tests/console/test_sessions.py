@@ -163,3 +163,30 @@ class TestExtractNow:
 
     def test_it_answers_404_for_an_unknown_session(self, operator_client, db):
         assert operator_client.post("/sessions/999999/extract/").status_code == 404
+
+
+def test_it_says_how_many_match_the_filters(viewer_client, make_session):
+    make_session("s1", user_id="u1")
+    make_session("s2", user_id="u1")
+    make_session("s3", user_id="u2")
+    response = viewer_client.get("/sessions/?user=u1")
+    assert response.context["matching"].value == 2
+    assert "2 match these filters." in response.content.decode()
+
+
+def test_its_activity_column_sorts_both_ways_and_pages_in_that_order(viewer_client, make_session, htmx):
+    for i in range(55):
+        make_session(f"s{i:02d}")
+    newest = viewer_client.get("/sessions/?ns=alpha")
+    assert newest.context["reverse_url"] == "?ns=alpha&order=oldest"
+    assert 'aria-sort="descending"' in newest.content.decode()
+    first = viewer_client.get("/sessions/?ns=alpha&order=oldest")
+    assert [s.session_id for s in first.context["items"]][:3] == ["s00", "s01", "s02"]
+    assert 'aria-sort="ascending"' in first.content.decode()
+    assert first.context["reverse_url"] == "?ns=alpha"
+    assert "order=oldest" in first.context["next_url"]
+    more = viewer_client.get("/sessions/" + first.context["next_url"], headers=htmx)
+    assert [s.session_id for s in more.context["items"]] == [f"s{i}" for i in range(50, 55)]
+    # A cursor of one order is no position in the other.
+    cursor = parse_qs(urlparse(first.context["next_url"]).query)["cursor"][0]
+    assert viewer_client.get(f"/sessions/?ns=alpha&cursor={cursor}").status_code == 400

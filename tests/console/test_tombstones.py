@@ -62,3 +62,24 @@ def test_it_answers_404_for_an_unknown_tombstone(admin_client, db):
 def test_it_hides_lift_from_an_operator(operator_client, make_memory):
     memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
     assert "/lift/" not in operator_client.get("/tombstones/").content.decode()
+
+
+def test_it_says_how_many_match_the_filters(viewer_client, make_memory, make_candidate):
+    from memoryadmin.memories.services import memory_forget
+    from tests.console.conftest import SYSTEM
+
+    memory_forget(memory=make_memory("User likes jazz"), actor=SYSTEM)
+    memory_forget(memory=make_memory("User likes tea", user_id="u2"), actor=SYSTEM)
+    response = viewer_client.get("/tombstones/?user=u2")
+    assert "1 matches these filters." in response.content.decode()
+
+
+def test_its_when_column_sorts_both_ways(viewer_client, make_memory):
+    from memoryadmin.memories.services import memory_forget
+    from tests.console.conftest import SYSTEM
+
+    for text in ("User likes jazz", "User likes tea"):
+        memory_forget(memory=make_memory(text), actor=SYSTEM, reason=text)
+    newest = [t.pk for t in viewer_client.get("/tombstones/").context["items"]]
+    oldest = [t.pk for t in viewer_client.get("/tombstones/?order=oldest").context["items"]]
+    assert oldest == list(reversed(newest)) and len(oldest) == 2

@@ -186,11 +186,66 @@ def test_upload_dry_run_then_apply(admin_client, namespace, eager_celery, django
     page = admin_client.get(response["Location"]).content.decode()
     assert "Apply restore" in page and "memory" in page
     with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]))
+        admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]), {"confirm_apply": "yes"})
     job.refresh_from_db()
     assert job.status == "succeeded" and not job.dry_run and job.applied_at is not None
     assert Memory.objects.filter(namespace=namespace).count() == 2
     assert not job.chunks.exists()
+
+
+def dry_run_of(admin_client, body: bytes, capture) -> SnapshotRestore:
+    """The restore of `body` uploaded to alpha through the console, its dry run done by the eager worker."""
+    upload = io.BytesIO(body)
+    upload.name = "alpha.jsonl"
+    with capture(execute=True):
+        admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
+    return SnapshotRestore.objects.get()
+
+
+def test_a_restore_is_applied_only_once_its_confirmation_is_ticked(
+    admin_client, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    populate(namespace, "u1")
+    body = b"".join(snapshot_export_lines(namespace=namespace))
+    Memory.objects.filter(namespace=namespace).delete()
+    job = dry_run_of(admin_client, body, django_capture_on_commit_callbacks)
+    page = admin_client.get(reverse("console:snapshot_restore", args=[job.pk])).content.decode()
+    assert 'name="confirm_apply" value="yes" required' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]), follow=True)
+    assert "Tick the confirmation box" in refused.content.decode()
+    job.refresh_from_db()
+    assert job.dry_run and job.applied_at is None
+    assert not Memory.objects.filter(namespace=namespace).exists()
+
+
+def test_a_restore_preview_shows_memories_by_their_text(
+    admin_client, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    populate(namespace, "u1")
+    body = b"".join(snapshot_export_lines(namespace=namespace))
+    Memory.objects.filter(namespace=namespace).delete()
+    job = dry_run_of(admin_client, body, django_capture_on_commit_callbacks)
+    assert {s.get("text") for s in job.samples["created"] if s["type"] == "memory"} == {
+        "u1 really likes topic 0",
+        "u1 likes topic 1",
+    }
+    page = admin_client.get(reverse("console:snapshot_restore", args=[job.pk])).content.decode()
+    assert "<q>u1 really likes topic 0</q>" in page
+
+
+def test_a_restore_preview_never_stores_the_text_a_tombstone_keeps_out(
+    admin_client, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    from memoryadmin.memories.services import memory_forget
+
+    person = populate(namespace, "u1")
+    body = b"".join(snapshot_export_lines(namespace=namespace))
+    memory_forget(memory=person.memories[1], actor=SYSTEM, force=True)
+    job = dry_run_of(admin_client, body, django_capture_on_commit_callbacks)
+    suppressed = [s for s in job.samples["suppressed"] if s["type"] == "memory"]
+    assert [s["label"] for s in suppressed] == [str(person.memories[1].pk)]
+    assert "text" not in suppressed[0]
 
 
 def test_a_tampered_upload_fails_its_dry_run_and_cannot_be_applied(
@@ -204,7 +259,7 @@ def test_a_tampered_upload_fails_its_dry_run_and_cannot_be_applied(
         admin_client.post(reverse("console:snapshot_upload"), {"ns": "alpha", "file": upload})
     job = SnapshotRestore.objects.get()
     assert job.status == "failed" and "checksum" in job.error
-    admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]))
+    admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]), {"confirm_apply": "yes"})
     job.refresh_from_db()
     assert job.status == "failed" and job.dry_run
 

@@ -81,7 +81,7 @@ def test_an_erasure_discards_uploads_not_yet_applied_and_their_samples(
     assert not SnapshotChunk.objects.exists()
     assert job.samples == {} and job.status == "failed" and "erasure" in job.error
     with django_capture_on_commit_callbacks(execute=True):
-        applied = admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]))
+        applied = admin_client.post(reverse("console:snapshot_restore_apply", args=[job.pk]), {"confirm_apply": "yes"})
     assert applied.status_code in (302, 409)
     assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
 

@@ -96,10 +96,17 @@ class Applier:
         when = self.erased_at.get(subject_hmac(self.namespace.pk, user_id))
         return when is not None and (written_at is None or written_at <= when)
 
-    def outcome(self, kind: str, outcome: str, label: str = "") -> None:
+    def outcome(self, kind: str, outcome: str, label: str = "", text: str = "") -> None:
+        """Count a record's outcome; keep a few samples of each, a memory's with its text.
+
+        Never the text of a memory a tombstone or an erasure keeps out: it must not be stored again.
+        """
         self.by_type[kind][outcome] += 1
         if outcome != "unchanged" and len(self.samples[outcome]) < SAMPLES_PER_OUTCOME:
-            self.samples[outcome].append({"type": kind, "label": label[:120]})
+            sample = {"type": kind, "label": label[:120]}
+            if text:
+                sample["text"] = text[:120]
+            self.samples[outcome].append(sample)
 
     def session_of(self, session_ids: Iterable[str]) -> None:
         """Sessions a record names that the snapshot's session records did not (rare: hand-made files)."""
@@ -240,21 +247,21 @@ class Applier:
             if existing is None:
                 inserts.append(r)
             elif existing.user_id != r["user_id"]:
-                self.outcome("memory", "skipped", f"{r['id']}: the id belongs to another memory")
+                self.outcome("memory", "skipped", f"{r['id']}: the id belongs to another memory", r["text"])
             elif memory_records.memory_is_same(existing, r) or existing.updated_at > r["updated_at"]:
                 self.outcome("memory", "unchanged")
             elif existing.fingerprint != r["fingerprint"] and memory_records.memory_text_taken(
                 self.namespace, r["user_id"], r["fingerprint"]
             ):
-                self.outcome("memory", "skipped", f"{r['id']}: another memory already has this text")
+                self.outcome("memory", "skipped", f"{r['id']}: another memory already has this text", r["text"])
             else:
                 memory_records.memory_restore_update(self.namespace, r)
-                self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})")
+                self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})", r["text"])
         created = memory_records.memories_restore_insert(self.namespace, inserts)
         for r in inserts:
             if r["id"] in created:
                 created.discard(r["id"])
-                self.outcome("memory", "created", f"{r['id']} ({r['memory_type']})")
+                self.outcome("memory", "created", f"{r['id']} ({r['memory_type']})", r["text"])
             else:
                 self.outcome("memory", "unchanged")
 

@@ -1,0 +1,38 @@
+"""Extraction runs of a namespace, newest first: the failed ones are found here among many good ones."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.vary import vary_on_headers
+
+from memoryadmin.console import queries
+from memoryadmin.console.access import role_required
+from memoryadmin.console.forms import OLDEST, RunFilterForm
+from memoryadmin.console.listing import PAGE_SIZE, filtered_list
+from memoryadmin.core.pagination import Page
+from memoryadmin.extraction.models import ExtractionRun
+from memoryadmin.tenancy.models import Namespace
+
+
+def _runs(namespace: Namespace, filters: dict[str, Any], cursor: str | None) -> Page[ExtractionRun]:
+    start, end = filters["start"], filters["end"]
+    return queries.runs_page(
+        namespace,
+        status=filters["status"] or None,
+        since=queries.day_start(start) if start else None,
+        until=queries.day_start(end + timedelta(days=1)) if end else None,
+        oldest_first=filters["order"] == OLDEST,
+        cursor=cursor,
+        limit=PAGE_SIZE,
+    )
+
+
+@vary_on_headers("HX-Request")
+@role_required("viewer")
+def extraction_runs(request: HttpRequest) -> HttpResponse:
+    return filtered_list(
+        request, form_class=RunFilterForm, model=ExtractionRun, fetch=_runs, template="console/runs.html"
+    )
