@@ -95,3 +95,31 @@ def test_an_unknown_path_parameter_is_refused_to_a_limited_operator(world: World
     request.can = Rights("viewer", frozenset({world.b.pk}))
     with pytest.raises(Http404):
         view(request, widget_id=1)
+
+
+OPERATOR_PAGES = [v for v in OPEN_TO["operator"] if not v.params and v not in GET_PAGES]
+
+
+@pytest.mark.parametrize("view", OPERATOR_PAGES, ids=[v.name for v in OPERATOR_PAGES])
+def test_a_limited_operators_own_pages_never_show_another_namespace(view: View, world: World, restore_job) -> None:
+    """The pages and downloads only operators may open (the audit log's CSV, say) keep to their namespaces too."""
+    url = url_of(view, world, restore_job)
+    if method_of(url) == "POST":
+        return
+    lena = limited("lena", "operator", world.b)
+    r = lena.get(url)
+    body = (b"".join(r.streaming_content) if r.streaming else r.content).decode()
+    assert r.status_code < 500, r.status_code
+    assert world.a.slug not in body
+    assert world.alice_memory.text not in body
+
+
+def test_a_limited_operators_audit_export_holds_their_namespaces_events_only(world: World) -> None:
+    lena = limited("lena", "operator", world.b)
+    operator_namespaces_set(user=make_operator("lars", "operator"), namespaces=[world.b], actor=SYSTEM)
+    r = lena.get("/audit/export.csv")
+    assert r.status_code == 200
+    rows = b"".join(r.streaming_content).decode().splitlines()
+    assert any(world.b.slug in row for row in rows[1:]), "the event of B's new limit is exported"
+    assert not any(world.a.slug in row for row in rows), rows[:5]
+    assert AuditEvent.objects.filter(namespace=world.a).exists()
