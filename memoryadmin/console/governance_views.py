@@ -31,6 +31,7 @@ from memoryadmin.governance.erasure import receipt_verify
 from memoryadmin.governance.forgetting import (
     Policy,
     forgetting_policy_save,
+    forgetting_run_is_active,
     forgetting_run_queue,
     forgetting_select,
     policy_clean,
@@ -115,7 +116,7 @@ def _forgetting_context(namespace: Namespace, form: PolicyForm | None = None) ->
         "form": form or _policy_form(namespace),
         "stored": stored,
         "runs": runs,
-        "runs_active": any(run.status in (JobStatus.PENDING, JobStatus.RUNNING) for run in runs),
+        "runs_active": any(forgetting_run_is_active(run) for run in runs),
     }
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
@@ -198,6 +199,16 @@ def forgetting_run(
     return RunResult(run=run, selected=forgotten.ids)
 
 
+RUN_STALE_AFTER = timedelta(hours=1)
+
+
+def forgetting_run_is_active(run: ForgettingRun, now: datetime | None = None) -> bool:
+    """Waiting for a worker, or running in one that has not been lost."""
+    if run.status == JobStatus.PENDING:
+        return True
+    return run.status == JobStatus.RUNNING and run.started_at >= (now or timezone.now()) - RUN_STALE_AFTER
+
+
 def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) -> ForgettingRun:
     """Run `policy` exactly as previewed, in a worker, once the caller's transaction commits.
 
@@ -224,8 +235,12 @@ def forgetting_queued_run(*, run_id: str, policy: Policy, actor: Actor) -> Forge
 
     The claim is a conditional UPDATE, committed before the run, so the console sees it running
     and a task delivered twice runs once. A run that fails is marked failed, nothing deleted.
+    A run still "running" after RUN_STALE_AFTER lost its worker (its transaction rolled back,
+    nothing was deleted): the task delivered again takes it over.
     """
-    claimed = ForgettingRun.objects.filter(pk=run_id, status=JobStatus.PENDING).update(status=JobStatus.RUNNING)
+    now = timezone.now()
+    claimable = Q(status=JobStatus.PENDING) | Q(status=JobStatus.RUNNING, started_at__lt=now - RUN_STALE_AFTER)
+    claimed = ForgettingRun.objects.filter(claimable, pk=run_id).update(status=JobStatus.RUNNING, started_at=now)
     if claimed != 1:
         return None
     run = ForgettingRun.objects.select_related("namespace").get(pk=run_id)

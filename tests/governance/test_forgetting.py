@@ -252,3 +252,19 @@ def test_a_queued_run_that_fails_is_marked_failed_and_forgets_nothing(
     run.refresh_from_db()
     assert run.status == "failed" and run.error and run.finished_at is not None
     assert Memory.objects.filter(pk=memory.pk).exists()
+
+
+def test_a_run_whose_worker_was_lost_is_taken_over_later(namespace, django_capture_on_commit_callbacks) -> None:
+    from memoryadmin.governance.forgetting import forgetting_queued_run, forgetting_run_queue, policy_clean
+
+    remember(namespace, "An old fact", age_days=90)
+    policy = policy_clean(max_age_days=30)
+    with django_capture_on_commit_callbacks():
+        run = forgetting_run_queue(namespace=namespace, policy=policy, actor=SYSTEM)
+    ForgettingRun.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now() - timedelta(minutes=5))
+    # Running in a worker a few minutes ago: a second delivery leaves it to that worker.
+    assert forgetting_queued_run(run_id=str(run.pk), policy=policy, actor=SYSTEM) is None
+
+    ForgettingRun.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(hours=2))
+    done = forgetting_queued_run(run_id=str(run.pk), policy=policy, actor=SYSTEM)
+    assert done is not None and done.status == "succeeded" and done.deleted == 1
