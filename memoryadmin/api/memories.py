@@ -31,7 +31,7 @@ from memoryadmin.api.schemas import (
     SearchOut,
     responses,
 )
-from memoryadmin.core.errors import Conflict
+from memoryadmin.core.errors import Conflict, NotFound
 from memoryadmin.memories.models import Memory, MemorySource
 from memoryadmin.memories.queries import (
     Recency,
@@ -94,12 +94,19 @@ def memory_add(request: HttpRequest, payload: MemoryIn, response: HttpResponse):
         metadata=payload.metadata,
         pinned=payload.pinned,
     )
+    tombstoned = Conflict("a tombstone forbids this text for this user", code="tombstoned")
     if result.outcome is Outcome.SUPPRESSED or result.memory is None:
-        raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
+        raise tombstoned
+    try:
+        body = _answer(namespace, result.memory, response)
+    except NotFound:
+        # The memory this text matched was forgotten between the write and this answer (a
+        # forget waiting on the same text's lock): the text is tombstoned now.
+        raise tombstoned from None
     if result.outcome is Outcome.CREATED:
-        return Status(201, _answer(namespace, result.memory, response))
+        return Status(201, body)
     response["X-Deduplicated"] = "true"
-    return Status(200, _answer(namespace, result.memory, response))
+    return Status(200, body)
 
 
 @router.get("/memories", auth=read_auth, response=responses({200: MemoryPage}), summary="Memories, newest first")

@@ -165,12 +165,15 @@ def add_memory(caller: Caller, args: AddMemoryIn) -> dict[str, Any]:
         metadata=args.metadata,
         pinned=args.pinned,
     )
+    tombstoned = Conflict("a tombstone forbids this text for this user", code="tombstoned")
     if result.outcome is Outcome.SUPPRESSED or result.memory is None:
-        raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
-    return {
-        "memory": _fresh(caller.namespace, result.memory.pk),
-        "deduplicated": result.outcome is not Outcome.CREATED,
-    }
+        raise tombstoned
+    try:
+        memory = _fresh(caller.namespace, result.memory.pk)
+    except NotFound:
+        # Forgotten between the write and this answer (as the REST API says it): tombstoned now.
+        raise tombstoned from None
+    return {"memory": memory, "deduplicated": result.outcome is not Outcome.CREATED}
 
 
 def _fresh(namespace: Namespace, memory_id: Any) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def test_an_operator_sorts_memories_oldest_first_and_back(sign_in, live_server, 
         make_memory(f"User likes record {i}", created_at=now - timedelta(days=i))
     driver = sign_in("olivia")
     driver.get(live_server.url + "/memories/?ns=alpha")
-    wait(driver).until(lambda d: texts(d))
+    wait(driver).until(lambda d: texts(d), f"no rows on {driver.current_url} ({driver.title})")
     assert texts(driver) == ["User likes record 0", "User likes record 1", "User likes record 2"]
     driver.find_element(By.CSS_SELECTOR, "th.sortable a").click()
     wait(driver).until(lambda d: sorted_as(d, "ascending"))

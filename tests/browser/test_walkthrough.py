@@ -235,7 +235,7 @@ def test_an_expired_form_is_a_console_page_that_says_what_to_do(sign_in, live_se
     driver.find_element(By.CSS_SELECTOR, "form button.danger").click()
     wait(driver).until(ec.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Form expired"))
     assert "reload the page" in driver.find_element(By.ID, "main").text
-    assert driver.find_elements(By.LINK_TEXT, "Back to the dashboard")
+    assert driver.find_elements(By.LINK_TEXT, "Back to the dashboard"), driver.find_element(By.ID, "main").text
     assert Memory.objects.filter(pk=memory.pk).exists()
 
 
