@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -54,11 +56,24 @@ def _fast_password_hashing(settings) -> None:
 
 @pytest.fixture
 def browser(chrome: WebDriver, live_server) -> Iterator[WebDriver]:
-    """The shared browser, signed out, with its console log emptied."""
-    chrome.get(live_server.url + "/login/")
+    """The shared browser, signed out, with its console log emptied.
+
+    A test's page is left only once its own requests are answered, for a blank one, before
+    its cookies go: a request still in flight (the dashboard's health check takes a second)
+    would otherwise be answered after the next test signed in, and its answer for a session
+    that no longer exists deletes the session cookie that sign-in just set.
+    """
+    chrome.get("about:blank")
     chrome.delete_all_cookies()
+    chrome.get(live_server.url + "/login/")
     chrome.get_log("browser")
     yield chrome
+    # A page that polls for ever is left all the same: leaving it aborts the poll.
+    with contextlib.suppress(TimeoutException):
+        WebDriverWait(chrome, 5, ignored_exceptions=(WebDriverException,)).until(
+            lambda d: d.execute_script("return document.querySelectorAll('.htmx-request').length === 0")
+        )
+    chrome.get("about:blank")
     chrome.delete_all_cookies()
 
 
@@ -76,7 +91,9 @@ def sign_in(browser: WebDriver, live_server) -> Callable[[str], WebDriver]:
 
 
 def wait(driver: WebDriver, seconds: float = 10) -> WebDriverWait:
-    return WebDriverWait(driver, seconds)
+    # A condition read while the page is being replaced (a reload after a save) can meet a
+    # driver error instead of an answer; the wait reads again, and still fails at its timeout.
+    return WebDriverWait(driver, seconds, ignored_exceptions=(WebDriverException,))
 
 
 def policy_violations(driver: WebDriver) -> list[str]:
