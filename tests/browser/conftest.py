@@ -85,9 +85,19 @@ def sign_in(browser: WebDriver, live_server) -> Callable[[str], WebDriver]:
         browser.find_element(By.NAME, "password").send_keys(PASSWORD)
         browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
         wait(browser).until(ec.presence_of_element_located((By.CSS_SELECTOR, ".topbar")))
+        # The page signed in to (the dashboard) finishes its own requests, its health check
+        # included, before the test goes elsewhere: none of them is left in flight.
+        wait(browser).until(lambda d: d.execute_script(SETTLED))
         return browser
 
     return sign_in
+
+
+SETTLED = """
+const health = document.querySelector('#health');
+return (!health || health.querySelector('.health') !== null)
+  && document.querySelectorAll('.htmx-request').length === 0;
+"""
 
 
 def wait(driver: WebDriver, seconds: float = 10) -> WebDriverWait:
