@@ -17,7 +17,7 @@ from django.db.models import F
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.representations import message_dict, session_dict
-from memoryadmin.core.bulk import as_json, bump_sequence, copy_rows, free_ids, insert_rows, next_ids
+from memoryadmin.core.bulk import as_json, copy_rows, insert_rows, next_ids, reusable_ids
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.tenancy.models import Namespace
 
@@ -183,12 +183,11 @@ def message_seqs_taken(session_pks: Iterable[int]) -> set[tuple[int, int]]:
 
 
 def messages_restore_insert(rows: list[tuple[int, dict[str, Any]]]) -> None:
-    """Insert (session pk, record) pairs by COPY, keeping each record's id where it is free."""
+    """Insert (session pk, record) pairs by COPY, keeping each record's id where it may be kept (`reusable_ids`)."""
     if not rows:
         return
     table = Message._meta.db_table
-    free = free_ids(Message, [r["id"] for _, r in rows])
-    bump_sequence(table, list(free))
+    free = reusable_ids(Message, [r["id"] for _, r in rows])
     kept = []
     for _, r in rows:
         kept.append(r["id"] in free)

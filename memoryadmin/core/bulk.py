@@ -54,22 +54,28 @@ def next_ids(table: str, count: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def bump_sequence(table: str, kept_ids: list[int]) -> None:
-    """Move the id sequence past ids kept from elsewhere (a snapshot), before anything draws from it."""
-    if not kept_ids:
-        return
+def reusable_ids(model: type[Model], ids: list[int]) -> set[int]:
+    """Which of `ids` (brought by a snapshot) a restore may keep as they are.
+
+    An id is kept only when no row holds it and the table's sequence has already handed it
+    out: the sequence then never hands it out again, and nothing has to move the sequence.
+    Moving it (`setval`) would outlast a rolled-back dry run and let a file push it to its
+    end, after which no row of any namespace could be written. Any other id is drawn anew.
+    """
+    if not ids:
+        return set()
+    table = model._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
         sequence = cursor.fetchone()[0]
-        cursor.execute(
-            f"SELECT setval(%s, GREATEST(%s, (SELECT last_value FROM {sequence})))", [sequence, max(kept_ids)]
-        )
-
-
-def free_ids(model: type[Model], ids: list[int]) -> set[int]:
-    """Which of `ids` no row of `model` holds yet."""
-    taken = set(model._default_manager.filter(pk__in=ids).values_list("pk", flat=True))
-    return {i for i in ids if i not in taken}
+        # Reading the sequence's row is not transactional state and takes no lock.
+        cursor.execute(f"SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM {sequence}")
+        handed_out = cursor.fetchone()[0]
+    candidates = [i for i in ids if 0 < i <= handed_out]
+    if not candidates:
+        return set()
+    taken = set(model._default_manager.filter(pk__in=candidates).values_list("pk", flat=True))
+    return {i for i in candidates if i not in taken}
 
 
 def bulk_load_settings() -> None:

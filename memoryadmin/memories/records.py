@@ -16,7 +16,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Exists, F, OuterRef
 
-from memoryadmin.core.bulk import as_json, bump_sequence, copy_rows, free_ids, insert_rows
+from memoryadmin.core.bulk import as_json, copy_rows, insert_rows, reusable_ids
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from memoryadmin.memories.representations import (
     SUPERSESSION_FIELDS,
@@ -223,13 +223,13 @@ def pins_taken(memory_ids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
 
 
 def tombstones_restore_insert(namespace: Namespace, records: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    """Insert tombstones, keeping each record's id where it is free; the (user_id, fingerprint) pairs written.
+    """Insert tombstones, keeping each record's id where it may be kept (`reusable_ids`); the pairs written.
 
     A pair twice in the batch, or written meanwhile by someone else, is not written again.
     """
     if not records:
         return set()
-    free = free_ids(Tombstone, [r["id"] for r in records])
+    free = reusable_ids(Tombstone, [r["id"] for r in records])
     rows = []
     for r in records:
         tid = r["id"] if r["id"] in free else None
@@ -248,7 +248,6 @@ def tombstones_restore_insert(namespace: Namespace, records: list[dict[str, Any]
             ]
         )
     table = Tombstone._meta.db_table
-    bump_sequence(table, [row[0] for row in rows if row[0]])
     written = insert_rows(
         table,
         ("id", "namespace_id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at"),

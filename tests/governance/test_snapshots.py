@@ -137,6 +137,57 @@ def test_a_dry_run_writes_nothing_and_reports_what_would_happen(api, namespace, 
     assert not Session.objects.filter(namespace=namespace).exists()
 
 
+def _sequence_position(table: str) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+        cursor.execute(f"SELECT last_value FROM {cursor.fetchone()[0]}")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "applied"])
+def test_ids_at_the_end_of_the_range_leave_every_namespace_writable(
+    api, other_api, namespace, make_person, dry_run
+) -> None:
+    make_person("alice")
+    lines = export(api).splitlines(keepends=True)[:-1]
+    wipe(namespace)
+    top = 2**63 - 1
+    for i, line in enumerate(lines):
+        record = json.loads(line)
+        if record.get("type") in ("message", "tombstone"):
+            record["id"] = str(top - i) if record["type"] == "message" else top - i
+            lines[i] = orjson.dumps(record) + b"\n"
+    before = {table: _sequence_position(table) for table in ("conversations_message", "memories_tombstone")}
+    response = restore(api, resign(lines), dry_run=dry_run)
+    assert response.status_code == 200, response.content
+    for table, position in before.items():
+        # The restore draws ids as the app does (at most one per record); nothing moves a sequence to the end.
+        assert position <= _sequence_position(table) <= position + 20, table
+    assert not Message.objects.filter(pk__gt=2**62).exists()
+    assert not Tombstone.objects.filter(pk__gt=2**62).exists()
+    # Another namespace still appends and forgets.
+    appended = other_api.post(
+        "/api/v1/sessions/s/messages", {"user_id": "bob", "messages": [{"role": "user", "content": "hi"}]}
+    )
+    assert appended.status_code == 201, appended.content
+    created = other_api.post("/api/v1/memories", {"text": "Bob plays chess", "user_id": "bob"})
+    assert other_api.delete(f"/api/v1/memories/{created.json()['id']}").status_code == 204
+
+
+def test_a_kept_id_is_one_the_sequence_already_handed_out(api, namespace, make_person) -> None:
+    make_person("alice")
+    body = export(api)
+    ids = {int(r["id"]) for r in lines_of(body) if r.get("type") == "message"}
+    wipe(namespace)
+    restore(api, body, dry_run=False)
+    # Ids this database made come back as they were; the next append draws a new one past them.
+    assert set(Message.objects.values_list("pk", flat=True)) == ids
+    response = api.post("/api/v1/sessions/alice-chat-0/messages", {"messages": [{"role": "user", "content": "more"}]})
+    assert int(response.json()["messages"][0]["id"]) > max(ids)
+
+
 def test_a_tampered_checksum_writes_nothing(api, namespace, make_person) -> None:
     make_person("alice")
     body = export(api)
