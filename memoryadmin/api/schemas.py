@@ -24,6 +24,7 @@ from memoryadmin.conversations.working_memory import MAX_KEY_CHARS, MAX_KEYS, MA
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.pagination import MAX_LIMIT
 from memoryadmin.core.storable_json import json_problem
+from memoryadmin.memories import models
 from memoryadmin.memories.models import MAX_ENTITY_CHARS, MAX_LABELS, MAX_TOPIC_CHARS
 
 # --- shared pieces -------------------------------------------------------------------------------
@@ -146,8 +147,10 @@ Cursor = Annotated[
     str, Field(max_length=512, pattern=r"^[A-Za-z0-9_-]+$", description="`next_cursor` of the previous page.")
 ]
 
-MemoryType = Literal["semantic", "episodic", "preference", "summary"]
-MemoryStatus = Literal["active", "candidate", "superseded"]
+# The models' choices, so a value the model gains is one the contract accepts.
+MemoryType = Literal[tuple(models.MemoryType.values)]  # type: ignore[valid-type]
+MemoryStatus = Literal[tuple(models.MemoryStatus.values)]  # type: ignore[valid-type]
+DatePrecision = Literal[tuple(models.DatePrecision.values)]  # type: ignore[valid-type]
 
 
 class FieldError(Schema):
@@ -337,8 +340,12 @@ class MemoryOut(Schema):
     attribute: str | None = Field(
         description="The single-valued attribute it states (residence, car…): a newer one supersedes it."
     )
-    event_date: date | None = Field(description="The day the event it records happened, when known.")
-    stated_at: datetime | None = Field(description="When its content was last said in a conversation.")
+    event_date: date | None = Field(
+        description="When the event it records happened, when known: the first day of its week, month or year "
+        "when only that is known (see event_date_precision)."
+    )
+    event_date_precision: DatePrecision | None = Field(description="How much of event_date is known.")
+    stated_at: datetime | None = Field(description="When it was said: its newest evidence, or as the app gave it.")
     superseded_by: str | None = Field(description="The memory that replaced it (status superseded).")
     superseded_at: datetime | None
 

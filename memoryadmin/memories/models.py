@@ -23,6 +23,18 @@ class MemoryType(models.TextChoices):
     EPISODIC = "episodic"
     PREFERENCE = "preference"
     SUMMARY = "summary"
+    # A turn of a conversation kept as it was said, because extraction drew no fact from it: it stays
+    # findable (search weighs it below the facts) and is governed like any other memory.
+    UTTERANCE = "utterance"
+
+
+class DatePrecision(models.TextChoices):
+    """How much of an `event_date` is known: "in August 2023" is the month, stored as its first day."""
+
+    DAY = "day"
+    WEEK = "week"
+    MONTH = "month"
+    YEAR = "year"
 
 
 class MemoryStatus(models.TextChoices):
@@ -83,6 +95,7 @@ class Memory(models.Model):
     attribute = models.CharField(max_length=100, blank=True, default="")
     # The day the event it records happened, resolved from what was said ("yesterday", "last week").
     event_date = models.DateField(null=True, blank=True)
+    event_date_precision = models.CharField(max_length=5, choices=DatePrecision.choices, blank=True, default="")
     # When its content was last said (its newest evidence message): the newer statement wins a supersession.
     stated_at = models.DateTimeField(null=True, blank=True)
     # The memory that replaced it, once superseded. Not a foreign key: the replacement may later be

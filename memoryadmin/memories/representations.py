@@ -15,8 +15,16 @@ from typing import Any
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 
-# A memory's knowledge-update fields, in the order snapshots carry them (the API object has them too).
-SUPERSESSION_FIELDS = ("subject", "attribute", "event_date", "stated_at", "superseded_by", "superseded_at")
+# A memory's knowledge-update and time fields, in the order snapshots carry them (the API object has them too).
+SUPERSESSION_FIELDS = (
+    "subject",
+    "attribute",
+    "event_date",
+    "event_date_precision",
+    "stated_at",
+    "superseded_by",
+    "superseded_at",
+)
 
 
 def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
@@ -40,6 +48,7 @@ def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
         "subject": memory.subject or None,
         "attribute": memory.attribute or None,
         "event_date": memory.event_date.isoformat() if memory.event_date else None,
+        "event_date_precision": memory.event_date_precision or None,
         "stated_at": rfc3339(memory.stated_at),
         "superseded_by": str(memory.superseded_by) if memory.superseded_by else None,
         "superseded_at": rfc3339(memory.superseded_at),

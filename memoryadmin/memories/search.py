@@ -95,12 +95,8 @@ _CALENDAR_DATE = re.compile(
     re.IGNORECASE,
 )
 
-_COLUMNS = (
-    "id, namespace_id, user_id, session_id, agent_id, text, memory_type, status, topics, entities, metadata, "
-    "source, fingerprint, created_at, updated_at, last_accessed_at, access_count, revision, subject, attribute, "
-    "event_date, stated_at, superseded_by, superseded_at"
-)
-_MEMORIES = RowLoader(Memory, [Memory._meta.get_field(name.strip()) for name in _COLUMNS.split(",")])
+# Every stored column but the generated search vector, which no page shows: derived from the model.
+_MEMORIES = RowLoader(Memory, [f for f in Memory._meta.concrete_fields if f.name != "search_vector"])
 
 
 @dataclass(frozen=True)
@@ -719,7 +715,7 @@ def _page_rows(ids: list[uuid.UUID], touch: bool) -> dict[uuid.UUID, Memory]:
     """
     if not ids:
         return {}
-    columns = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
+    columns = ", ".join(_MEMORIES.columns("m"))
     page_sql = f"""
         SELECT {columns}, EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id) AS pinned
         FROM memories_memory m WHERE m.id = ANY(%s)

@@ -53,6 +53,7 @@ def test_it_creates_a_memory(api) -> None:
         "subject",
         "attribute",
         "event_date",
+        "event_date_precision",
         "stated_at",
         "superseded_by",
         "superseded_at",

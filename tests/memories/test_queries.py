@@ -76,6 +76,7 @@ def test_memory_dict_has_exactly_the_api_fields(namespace) -> None:
         "subject",
         "attribute",
         "event_date",
+        "event_date_precision",
         "stated_at",
         "superseded_by",
         "superseded_at",

@@ -284,6 +284,7 @@ def _write(
                     subject=candidate.subject,
                     attribute=candidate.attribute,
                     event_date=candidate.event_date,
+                    event_date_precision=candidate.event_date_precision,
                     stated_at=candidate.stated_at or _stated_at(candidate, sources),
                 )
             )

@@ -64,6 +64,7 @@ class Candidate:
     subject: str = ""
     attribute: str = ""
     event_date: date | None = None
+    event_date_precision: str = ""
     stated_at: datetime | None = None
     replaces: list[str] = field(default_factory=list)
 

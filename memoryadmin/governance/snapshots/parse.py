@@ -18,7 +18,7 @@ from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.core.storable_json import json_problem
 from memoryadmin.core.timestamps import in_utc
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
-from memoryadmin.memories.models import MemorySource, MemoryStatus, MemoryType, TombstoneReason
+from memoryadmin.memories.models import DatePrecision, MemorySource, MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.memories.representations import SUPERSESSION_FIELDS
 from memoryadmin.memories.services import clean_labels, clean_text
 
@@ -29,6 +29,7 @@ TOMBSTONE_REASONS = tuple(TombstoneReason.values)
 ROLES = tuple(Role.values)
 MESSAGE_KINDS = tuple(MessageKind.values)
 MEMORY_TYPES = tuple(MemoryType.values)
+DATE_PRECISIONS = tuple(DatePrecision.values)
 MEMORY_STATUSES = tuple(MemoryStatus.values)
 MEMORY_SOURCES = tuple(MemorySource.values)
 
@@ -228,6 +229,12 @@ def _parse_supersession(f: Fields) -> dict[str, Any]:
         "subject": f.text("subject", max_len=200) if present["subject"] else "",
         "attribute": f.text("attribute", max_len=100) if present["attribute"] else "",
         "event_date": event_date,
+        # A date without its precision (a snapshot from before precisions) is a day.
+        "event_date_precision": (
+            f.choice("event_date_precision", DATE_PRECISIONS)
+            if present["event_date_precision"]
+            else (DatePrecision.DAY if event_date else "")
+        ),
         "stated_at": f.when("stated_at") if present["stated_at"] else None,
         "superseded_by": f.uuid("superseded_by") if present["superseded_by"] else None,
         "superseded_at": f.when("superseded_at") if present["superseded_at"] else None,

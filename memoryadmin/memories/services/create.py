@@ -74,6 +74,7 @@ def memory_create(
     subject: str = "",
     attribute: str = "",
     event_date: date | None = None,
+    event_date_precision: str = "",
     stated_at: datetime | None = None,
 ) -> WriteResult:
     item = plan_memory(
@@ -98,6 +99,7 @@ def memory_create(
             subject=subject,
             attribute=attribute,
             event_date=event_date,
+            event_date_precision=event_date_precision,
             stated_at=stated_at,
         ),
     )

@@ -12,6 +12,7 @@ from typing import Any
 from memoryadmin.audit.services import Actor, AuditEntry, audit_record
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.memories.models import (
+    DatePrecision,
     Memory,
     MemoryEvidence,
     MemoryRevision,
@@ -88,6 +89,8 @@ class NewMemory:
     subject: str = ""
     attribute: str = ""
     event_date: date | None = None
+    # How much of event_date is known (DatePrecision); a date without one is a day.
+    event_date_precision: str = ""
     stated_at: datetime | None = None
 
 
@@ -160,6 +163,7 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
         subject=item.subject,
         attribute=item.attribute,
         event_date=new.event_date,
+        event_date_precision=(new.event_date_precision or DatePrecision.DAY) if new.event_date else "",
         stated_at=new.stated_at,
     )
 
