@@ -15,6 +15,11 @@ defines as "memory search":
   whose evidence no observation points at cannot be hit by any search; they are counted
   apart, and hit@k is over the others.
 
+Time is sent as an app importing its history would: each memory carries `stated_at`, its
+session's `session_N_date_time` (read as UTC), and each question is asked `as_of` the end of
+its conversation's last session (questions such as "last year" are about the conversation's
+time, not the bench's).
+
 The ablation runs the same questions with one component at a time (full text, vectors,
 term similarity) against the fused default, through the search function itself. Latency
 is each API search's time in the process (Django's test client: routing, key lookup,
@@ -28,12 +33,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +59,31 @@ class Question:
 @dataclass
 class Conversation:
     name: str
-    observations: list[tuple[str, list[str]]] = field(default_factory=list)
+    # (fact, its turns, when its session took place)
+    observations: list[tuple[str, list[str], datetime | None]] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
+    sessions: dict[int, datetime] = field(default_factory=dict)
+
+    @property
+    def as_of(self) -> datetime | None:
+        return max(self.sessions.values()) + timedelta(days=1) if self.sessions else None
 
     @property
     def turns_observed(self) -> set[str]:
-        return {turn for _, turns in self.observations for turn in turns}
+        return {turn for _, turns, _ in self.observations for turn in turns}
+
+
+_SESSION_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)
+
+
+def session_time(raw: str) -> datetime | None:
+    """LoCoMo's "1:56 pm on 8 May, 2023", read as UTC."""
+    match = _SESSION_TIME.search(raw or "")
+    if match is None:
+        return None
+    hour, minute, half, day, month, year = match.groups()
+    hour = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+    return datetime.strptime(f"{day} {month} {year} {hour}:{minute}", "%d %B %Y %H:%M").replace(tzinfo=UTC)
 
 
 def load_conversations(folder: Path) -> list[Conversation]:
@@ -68,10 +94,16 @@ def load_conversations(folder: Path) -> list[Conversation]:
         if "qa" not in raw:
             continue
         conversation = Conversation(path.stem)
+        sessions = raw.get("conversation", raw)
+        for key, value in sessions.items():
+            if key.startswith("session_") and key.endswith("_date_time") and (when := session_time(value)):
+                conversation.sessions[int(key.split("_")[1])] = when
         for key in sorted(k for k in raw if k.endswith("_observation")):
+            number = int(key.split("_")[1])
             for facts in raw[key].values():
                 for fact, turns in facts:
-                    conversation.observations.append((fact, turns if isinstance(turns, list) else [turns]))
+                    turns = turns if isinstance(turns, list) else [turns]
+                    conversation.observations.append((fact, turns, conversation.sessions.get(number)))
         for qa in raw["qa"]:
             if qa.get("category") == ADVERSARIAL:
                 continue
@@ -136,10 +168,11 @@ class Run:
     def remember(self) -> float:
         started = time.perf_counter()
         for conversation in self.conversations:
-            for fact, turns in conversation.observations:
-                memory = self.post(
-                    "/api/v1/memories", {"text": fact, "user_id": conversation.name, "metadata": {"dia": turns}}
-                )
+            for fact, turns, said in conversation.observations:
+                body = {"text": fact, "user_id": conversation.name, "metadata": {"dia": turns}}
+                if said is not None:
+                    body["stated_at"] = said.isoformat()
+                memory = self.post("/api/v1/memories", body)
                 self.turns.setdefault(memory["id"], set()).update(turns)
         elapsed = time.perf_counter() - started
         from django.db import connection
@@ -158,7 +191,10 @@ class Run:
 
     def api_search(self, conversation: Conversation, question: Question) -> tuple[list[set[str]], float]:
         started = time.perf_counter()
-        body = self.post("/api/v1/memories/search", {"query": question.text, "user_id": conversation.name, "limit": 10})
+        ask: dict[str, Any] = {"query": question.text, "user_id": conversation.name, "limit": 10}
+        if conversation.as_of is not None:
+            ask["as_of"] = conversation.as_of.isoformat()
+        body = self.post("/api/v1/memories/search", ask)
         elapsed = time.perf_counter() - started
         return [self.turns.get(item["memory"]["id"], set()) for item in body["items"]], elapsed
 
@@ -168,7 +204,13 @@ class Run:
         from memoryadmin.memories.queries import memories_search
 
         page = memories_search(
-            self.namespace, query=question.text, user_id=conversation.name, limit=10, weights=weights, touch=False
+            self.namespace,
+            query=question.text,
+            user_id=conversation.name,
+            limit=10,
+            weights=weights,
+            touch=False,
+            as_of=conversation.as_of,
         )
         return [self.turns.get(str(hit.memory.pk), set()) for hit in page.items]
 

@@ -35,6 +35,7 @@ from memoryadmin.core.errors import Conflict, NotFound
 from memoryadmin.memories.models import Memory, MemorySource
 from memoryadmin.memories.queries import (
     Recency,
+    TimeFilters,
     memories_page,
     memories_search,
     memory_evidence,
@@ -93,6 +94,9 @@ def memory_add(request: HttpRequest, payload: MemoryIn, response: HttpResponse):
         entities=payload.entities,
         metadata=payload.metadata,
         pinned=payload.pinned,
+        stated_at=payload.stated_at,
+        event_date=payload.event_date,
+        event_date_precision=payload.event_date_precision or "",
     )
     tombstoned = Conflict("a tombstone forbids this text for this user", code="tombstoned")
     if result.outcome is Outcome.SUPPRESSED or result.memory is None:
@@ -163,6 +167,13 @@ def memory_search(request: HttpRequest, payload: SearchIn):
         pinned=payload.pinned,
         created_after=payload.created_after,
         created_before=payload.created_before,
+        times=TimeFilters(
+            stated_after=payload.stated_after,
+            stated_before=payload.stated_before,
+            event_after=payload.event_after,
+            event_before=payload.event_before,
+        ),
+        as_of=payload.as_of,
         recency=recency,
         limit=payload.limit,
         cursor=payload.cursor,

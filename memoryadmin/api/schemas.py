@@ -365,6 +365,17 @@ class MemoryIn(Body):
     entities: Entities | None = None
     metadata: Metadata | None = None
     pinned: Flag = False
+    stated_at: Timestamp | None = Field(
+        default=None,
+        description="When it was said (an app importing history gives the conversation's time); defaults to now. "
+        'Relative dates in the text ("yesterday", "last week") are read against it for `event_date`.',
+    )
+    event_date: date | None = Field(
+        default=None, description="When the event it records happened (the first day of its week, month or year)."
+    )
+    event_date_precision: DatePrecision | None = Field(
+        default=None, description="How much of event_date is known; `day` when event_date is given alone."
+    )
 
 
 class MemoryPatchIn(Body):
@@ -474,6 +485,16 @@ class SearchIn(Body):
     pinned: Flag | None = None
     created_after: Timestamp | None = None
     created_before: Timestamp | None = None
+    stated_after: Timestamp | None = Field(default=None, description="Said at or after this time.")
+    stated_before: Timestamp | None = Field(default=None, description="Said before this time.")
+    event_after: date | None = Field(default=None, description="Events on or after this day (memories with one).")
+    event_before: date | None = Field(default=None, description="Events before this day (memories with one).")
+    as_of: Timestamp | None = Field(
+        default=None,
+        description="Answer as of this time: memories said by then (superseded ones included when their "
+        'replacement was said later), and the query\'s relative dates ("last week") counted from it. '
+        "Defaults to now.",
+    )
     limit: BodyLimit = 10
     cursor: Cursor | None = None
     recency: RecencyIn | None = None
@@ -495,7 +516,15 @@ class SearchExplainOut(Schema):
         description="Cosine similarity of the memory's embedding and the query's own, before feedback."
     )
     terms: float = Field(description="How close the memory's words come to each query word (word vectors, 0-1).")
-    relevance: float = Field(description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625).")
+    dates: float | None = Field(
+        default=None,
+        description="How near the query's dates or periods the memory was said or happened (0-1); null when the "
+        "query names none.",
+    )
+    relevance: float = Field(
+        description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625), times "
+        "1 - 0.5 (1 - dates) when the query names dates, times 0.85 for an utterance."
+    )
     recency: float | None = Field(description="The recency blend's value; null when recency is off.")
     matches: list[SearchMatchOut] = Field(description="The query words the memory comes close to, closest first.")
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+# How far ahead of this server's clock a client's time may be: clocks drift, the future does not come in.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def not_in_future(value: datetime, now: datetime) -> bool:
+    return value <= now + CLOCK_SKEW
 
 
 def in_utc(value: datetime) -> datetime:

@@ -96,7 +96,8 @@ class Memory(models.Model):
     # The day the event it records happened, resolved from what was said ("yesterday", "last week").
     event_date = models.DateField(null=True, blank=True)
     event_date_precision = models.CharField(max_length=5, choices=DatePrecision.choices, blank=True, default="")
-    # When its content was last said (its newest evidence message): the newer statement wins a supersession.
+    # When its content was last said (its newest evidence message, or as the app gave it; else when it was
+    # written): the newer statement wins a supersession, and a question naming a time prefers it.
     stated_at = models.DateTimeField(null=True, blank=True)
     # The memory that replaced it, once superseded. Not a foreign key: the replacement may later be
     # forgotten, and the history that it was replaced stays true.
@@ -120,6 +121,8 @@ class Memory(models.Model):
             # matters more than an index-only scan for the forgetting selection.
             models.Index(fields=["namespace", "-created_at", "-id"], name="memory_ns_created"),
             models.Index(fields=["namespace", "status", "created_at", "id"], name="memory_ns_status_created"),
+            # A question naming a time finds a person's memories said then.
+            models.Index(fields=["namespace", "user_id", "stated_at"], name="memory_ns_user_stated"),
             # Supersession looks up the memories stating one attribute of one subject.
             models.Index(
                 fields=["namespace", "user_id", "attribute", "subject"],
@@ -246,6 +249,9 @@ class MemoryVector(models.Model):
     model = models.CharField(max_length=200)
     dimension = models.PositiveSmallIntegerField()
     embedding = EmbeddingField()
+    # The same vector in int8 with its float32 scale (vectors.vector_codes): a quarter of the bytes, and
+    # held in the person index below, so a search reads a person's vectors from that index alone.
+    code = models.BinaryField(null=True)
     created_at = models.DateTimeField()
 
     class Meta:
@@ -253,7 +259,11 @@ class MemoryVector(models.Model):
             models.UniqueConstraint(fields=["memory", "model"], name="memory_vector_unique_model"),
         ]
         indexes = [
-            models.Index(fields=["namespace", "user_id", "model"], name="memory_vector_person"),
+            # Covering: a person's ids and codes in index order, an index-only scan of a few pages
+            # (the table is only inserted into and deleted from, so its pages stay all-visible).
+            models.Index(
+                fields=["namespace", "user_id", "model"], include=["memory", "code"], name="memory_vector_person_codes"
+            ),
         ]
 
     def __str__(self) -> str:

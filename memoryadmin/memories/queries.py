@@ -30,19 +30,13 @@ from memoryadmin.memories.models import (
     Pin,
     Tombstone,
 )
-from memoryadmin.memories.search import (
-    _ASYNCHRONOUS,
-    ACCESS_TOUCH_INTERVAL,
-    MAX_QUERY_CHARS,
-    Recency,
-    SearchHit,
-    clean_status,
-    clean_types,
-    memories_search,
-)
+from memoryadmin.memories.search.engine import ACCESS_TOUCH_INTERVAL, ASYNCHRONOUS, SearchHit, memories_search
+from memoryadmin.memories.search.query import MAX_QUERY_CHARS
+from memoryadmin.memories.search.scope import TimeFilters, clean_status, clean_types
+from memoryadmin.memories.search.scoring import Recency
 from memoryadmin.tenancy.models import Namespace
 
-__all__ = ["Recency", "SearchHit", "memories_search"]
+__all__ = ["Recency", "SearchHit", "TimeFilters", "memories_search"]
 
 
 def _pinned_annotation() -> Coalesce:
@@ -189,7 +183,7 @@ def memories_touch(memories: Sequence[Memory]) -> None:
     due = [m.pk for m in memories if m.last_accessed_at is None or m.last_accessed_at < cutoff]
     if not due:
         return
-    asynchronous = _ASYNCHRONOUS if connection.get_autocommit() else ""
+    asynchronous = ASYNCHRONOUS if connection.get_autocommit() else ""
     with connection.cursor() as cursor:
         cursor.execute(
             f"""

@@ -19,7 +19,7 @@ def feedback_error(hits, query_vector, embedder) -> float:
     """How far each hit's `vector` is from its cosine with the query moved towards the first ranking's 3 best."""
     import numpy as np
 
-    from memoryadmin.memories.search import FEEDBACK, FEEDBACK_WEIGHT, WEIGHTS
+    from memoryadmin.memories.search.scoring import FEEDBACK, FEEDBACK_WEIGHT, WEIGHTS
 
     def first_relevance(hit) -> float:
         parts = hit.explain

@@ -51,11 +51,12 @@ def test_the_pgvector_path_stores_compares_and_indexes_in_the_database(pgvector_
     found = json.loads(completed.stdout.strip().splitlines()[-1])
     assert found["column_type"] == "vector" and found["pgvector"] is True
     assert found["stored_matches_embedding"]
-    # Scoped: the database's similarity is the exact cosine, and the person's memories alone come back.
+    # Scoped: the person's int8 codes, as without pgvector (within a few thousandths of the exact cosine), and
+    # the person's memories alone come back.
     assert found["scoped_first"] == "Alice drives a red automobile"
     assert found["scoped_users"] == ["alice"]
-    assert found["scoped_vector_error"] < 1e-4
-    assert found["feedback_error"] < 1e-4
+    assert found["scoped_vector_error"] < 5e-3
+    assert found["feedback_error"] < 5e-3
     # Without a person: the HNSW index, the namespace wall and the filters.
     assert found["index_made"] and found["plan_uses_hnsw"]
     assert found["wide_texts"] == ["Alice drives a red automobile", "Bob drives an old automobile"]

@@ -16,7 +16,7 @@ from memoryadmin.memories.embeddings import WordLlamaEmbedder
 from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.queries import Recency, memories_page, memories_search, memory_get
 from memoryadmin.memories.representations import memory_dict
-from memoryadmin.memories.search import FEEDBACK_WEIGHT
+from memoryadmin.memories.search.scoring import FEEDBACK_WEIGHT
 from memoryadmin.memories.services import memory_create, memory_pin
 from tests.conftest import SYSTEM
 
@@ -239,18 +239,23 @@ def test_a_touch_inside_a_callers_transaction_keeps_its_commit_durable(namespace
     assert "synchronous_commit" not in queries.captured_queries[-1]["sql"]
 
 
-def test_a_recent_access_needs_no_update_at_all(namespace, django_assert_num_queries) -> None:
+def test_a_recent_access_needs_no_update_at_all(namespace) -> None:
     remember(namespace, "Alice likes green tea")
     memories_search(namespace, query="tea")
-    with django_assert_num_queries(2):
-        memories_search(namespace, query="tea")
+    with CaptureQueriesContext(connection) as queries:
+        (hit,) = memories_search(namespace, query="tea").items
+    # The page's statement updates no row: the access a quarter of an hour ago still stands.
+    assert hit.memory.access_count == 1
+    assert Memory.objects.get().access_count == 1
+    assert len(queries.captured_queries) == 3
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_search_is_two_statements_the_second_recording_the_access(namespace, django_assert_num_queries) -> None:
+def test_a_search_is_three_statements_the_last_recording_the_access(namespace, django_assert_num_queries) -> None:
     first = remember(namespace, "Alice likes green tea")
     second = remember(namespace, "Alice likes black tea")
-    with django_assert_num_queries(2):
+    # The candidates, what scoring reads of them, and the page with its access update.
+    with django_assert_num_queries(3):
         page = memories_search(namespace, query="tea", limit=1, user_id="alice")
     (hit,) = page.items
     assert hit.memory.access_count == 1 and hit.memory.last_accessed_at is not None
@@ -312,7 +317,8 @@ def test_the_query_vector_is_moved_towards_its_best_hits(namespace) -> None:
     # Three candidates: all of them are the first ranking's best.
     fed_back = query_vector + FEEDBACK_WEIGHT * np.mean(list(vectors.values()), axis=0)
     fed_back /= np.linalg.norm(fed_back)
+    # A person's vectors are compared from their int8 codes: within a few thousandths of the exact cosine.
     for hit in hits:
-        assert hit.explain["vector_query"] == pytest.approx(float(vectors[hit.memory.text] @ query_vector), abs=1e-5)
-        assert hit.explain["vector"] == pytest.approx(float(vectors[hit.memory.text] @ fed_back), abs=1e-5)
+        assert hit.explain["vector_query"] == pytest.approx(float(vectors[hit.memory.text] @ query_vector), abs=5e-3)
+        assert hit.explain["vector"] == pytest.approx(float(vectors[hit.memory.text] @ fed_back), abs=5e-3)
         assert hit.explain["vector"] != pytest.approx(hit.explain["vector_query"], abs=1e-3)

@@ -235,7 +235,8 @@ def _parse_supersession(f: Fields) -> dict[str, Any]:
             if present["event_date_precision"]
             else (DatePrecision.DAY if event_date else "")
         ),
-        "stated_at": f.when("stated_at") if present["stated_at"] else None,
+        # Unknown in snapshots from before it was always set: when the memory was written.
+        "stated_at": f.when("stated_at") if present["stated_at"] else f.when("created_at"),
         "superseded_by": f.uuid("superseded_by") if present["superseded_by"] else None,
         "superseded_at": f.when("superseded_at") if present["superseded_at"] else None,
     }

@@ -9,8 +9,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from django.utils import timezone
+
 from memoryadmin.audit.services import Actor, AuditEntry, audit_record
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.core.timestamps import not_in_future
 from memoryadmin.memories.models import (
     DatePrecision,
     Memory,
@@ -21,6 +25,7 @@ from memoryadmin.memories.models import (
     MemoryType,
     Tombstone,
 )
+from memoryadmin.memories.search.periods import event_in
 from memoryadmin.memories.services.cleaning import (
     clean_key,
     clean_labels,
@@ -107,6 +112,10 @@ class Planned:
     status: str
     subject: str = ""
     attribute: str = ""
+    # When it was said (now unless given) and when its event happened (given, or read from its text).
+    stated_at: datetime | None = None
+    event_date: date | None = None
+    event_date_precision: str = ""
     outcome: Outcome | None = None
     memory: Memory | None = None
     # A merge's target: the id of a stored memory, or an item of this batch created before this one.
@@ -129,6 +138,21 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     if status is None:
         needs_review = namespace.review_required and new.source == MemorySource.EXTRACTION
         status = MemoryStatus.CANDIDATE if needs_review else MemoryStatus.ACTIVE
+    now = timezone.now()
+    if new.stated_at is not None and not not_in_future(new.stated_at, now):
+        raise InvalidInput("stated_at must not be in the future", details={"field": "stated_at"})
+    stated_at = new.stated_at or new.created_at or now
+    precision = new.event_date_precision
+    if precision and precision not in DatePrecision.values:
+        raise InvalidInput(
+            f"event_date_precision must be one of {', '.join(DatePrecision.values)}",
+            details={"field": "event_date_precision"},
+        )
+    event_date = new.event_date
+    if event_date is None:
+        found = event_in(text, stated_at.date())
+        if found is not None:
+            event_date, precision = found
     return Planned(
         new=new,
         text=text,
@@ -139,6 +163,9 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
         status=status,
         subject=clean_key(new.subject, "subject", 200),
         attribute=clean_key(new.attribute, "attribute", 100),
+        stated_at=stated_at,
+        event_date=event_date,
+        event_date_precision=(precision or DatePrecision.DAY) if event_date else "",
     )
 
 
@@ -162,9 +189,9 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
         updated_at=now,
         subject=item.subject,
         attribute=item.attribute,
-        event_date=new.event_date,
-        event_date_precision=(new.event_date_precision or DatePrecision.DAY) if new.event_date else "",
-        stated_at=new.stated_at,
+        event_date=item.event_date,
+        event_date_precision=item.event_date_precision,
+        stated_at=item.stated_at,
     )
 
 

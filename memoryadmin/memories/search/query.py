@@ -1,0 +1,61 @@
+"""A question as search reads it: the words that say what it is about, the times it names, its categories.
+
+"What music did Alice like in August 2023?" is about "alice", "music" (a category: "jazz"
+counts too) and "like"; "in August 2023" is a preference for memories said or happening then.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from memoryadmin.core.errors import InvalidInput
+from memoryadmin.memories.embeddings import content_words
+from memoryadmin.memories.search.categories import members_of
+from memoryadmin.memories.search.periods import Period, periods_in, without_spans
+
+MAX_QUERY_CHARS = 2000
+MAX_QUERY_WORDS = 64
+SYNTAXES = ("natural", "websearch")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    syntax: str
+    # The words it is about, each with the members of the category it names (empty when none).
+    words: list[str]
+    members: list[tuple[str, ...]]
+    # What is embedded for the vector side: the question without its dates.
+    about: str
+    periods: list[Period] = field(default_factory=list)
+
+
+def question_parse(text: str, *, syntax: str, reference: date) -> Question:
+    """Read a query; InvalidInput when it is empty, too long, holds a NUL or names an unknown syntax."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("query must not be empty", details={"field": "query"})
+    if "\x00" in text or len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"query must be at most {MAX_QUERY_CHARS} characters without NUL", details={"field": "query"}
+        )
+    if syntax not in SYNTAXES:
+        raise InvalidInput(f"syntax must be one of {', '.join(SYNTAXES)}", details={"field": "syntax"})
+    named = periods_in(text, reference) if syntax == "natural" else []
+    about = without_spans(text, [n.span for n in named]) if named else text
+    words = content_words(about, limit=MAX_QUERY_WORDS)
+    if not words:
+        # A query of stop words or a date alone: its plain words.
+        about = text
+        words = content_words(text, limit=MAX_QUERY_WORDS) or [w.lower() for w in _WORD.findall(text)]
+        words = words[:MAX_QUERY_WORDS]
+    return Question(
+        text=text,
+        syntax=syntax,
+        words=words,
+        members=[members_of(w) for w in words],
+        about=about,
+        periods=[n.period for n in named],
+    )

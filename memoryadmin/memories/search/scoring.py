@@ -1,0 +1,283 @@
+"""Scoring: each candidate's components, their fusion, and the ranking.
+
+- `fulltext`: from the first statement (candidates.py).
+- `vector`: the cosine of the memory's vector and the question's, the question's moved towards
+  its FEEDBACK best candidates (pseudo-relevance feedback, Rocchio's: a question's vector is
+  mostly its question words, its best answers' vectors say what it is about).
+- `terms`: for each question word, its closest word in the memory by WordLlama word vectors
+  (1.0 for the same word, less for a related one: "pet" ~ "dog"; MEMBER_WEIGHT for a member of
+  the category it names), weighted as in `fulltext`.
+
+relevance = 0.3 * fulltext + 0.2 * vector + 0.5 * terms (each in [0, 1]; the weights were chosen
+on LoCoMo conversations, see docs/search.md), then:
+
+- times: when the question names times, a memory said (or whose event happened) away from them
+  keeps 1 - DATE_WEIGHT * (1 - affinity) of its relevance, where affinity halves every
+  `tolerance` days of distance (half the period, at least DATE_TOLERANCE_DAYS): a preference,
+  never a filter;
+- an utterance (a turn kept as said, from which extraction drew no fact) counts UTTERANCE_WEIGHT
+  of its relevance: a fact stated outranks the chat it came from.
+
+score = text_weight * relevance + recency_weight * recency (Recency below).
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from memoryadmin.core.errors import InvalidInput
+from memoryadmin.memories.embeddings import content_words, word_vectors
+from memoryadmin.memories.models import DatePrecision, MemoryType
+from memoryadmin.memories.search.candidates import Facts
+from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
+from memoryadmin.memories.search.periods import Period
+
+WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
+# Pseudo-relevance feedback: the query's vector plus FEEDBACK_WEIGHT times the mean vector of the
+# FEEDBACK best candidates of a first ranking (common Rocchio proportions, not tuned to a data set).
+FEEDBACK = 3
+FEEDBACK_WEIGHT = 0.5
+DATE_WEIGHT = 0.5
+DATE_TOLERANCE_DAYS = 3
+UTTERANCE_WEIGHT = 0.85
+# 0.5 ** 1000 is still a normal double; beyond it the decay underflows.
+MAX_HALF_LIVES = 1000
+# A memory word at least this close to a query word is shown as a reason for the match.
+_SHOWN_SIMILARITY = 0.5
+
+
+@dataclass(frozen=True)
+class Recency:
+    """How search blends relevance with how recently a memory was used and written.
+
+    recency = access_weight * 0.5^(days since last access / access_half_life_days)
+            + creation_weight * 0.5^(days since creation / freshness_half_life_days)
+    score   = text_weight * relevance + recency_weight * recency
+    A memory never accessed counts from its creation. Recency is the memory's life in the store
+    (history imported today is as fresh as today's chat); when it was said is the dates' part.
+    """
+
+    enabled: bool = True
+    access_half_life_days: float = 7.0
+    freshness_half_life_days: float = 30.0
+    access_weight: float = 0.6
+    creation_weight: float = 0.4
+    text_weight: float = 0.8
+    recency_weight: float = 0.2
+
+    def __post_init__(self) -> None:
+        for name in ("access_half_life_days", "freshness_half_life_days"):
+            if not 0 < getattr(self, name) <= 36500:
+                raise InvalidInput(f"recency.{name} must be > 0 and <= 36500", details={"field": f"recency.{name}"})
+        for name in ("access_weight", "creation_weight", "text_weight", "recency_weight"):
+            if not 0 <= getattr(self, name) <= 1000:
+                raise InvalidInput(f"recency.{name} must be between 0 and 1000", details={"field": f"recency.{name}"})
+
+    def of(self, reference: datetime, created_at: datetime, last_accessed_at: datetime | None) -> float:
+        def decay(since: datetime, half_life: float) -> float:
+            days = max((reference - since).total_seconds() / 86400, 0.0)
+            return 0.5 ** min(days / half_life, MAX_HALF_LIVES)
+
+        accessed = last_accessed_at or created_at
+        return self.access_weight * decay(accessed, self.access_half_life_days) + self.creation_weight * decay(
+            created_at, self.freshness_half_life_days
+        )
+
+
+@dataclass
+class Candidate:
+    id: uuid.UUID
+    facts: Facts
+    fulltext: float = 0.0
+    vector: float | None = None
+    terms: float = 0.0
+    dates: float | None = None
+    relevance: float = 0.0
+    recency: float | None = None
+    score: float = 0.0
+    # The memory's (approximate) vector, for feedback, and its similarity to the query alone.
+    embedding: np.ndarray | None = None
+    vector_query: float | None = None
+    matches: list[dict[str, Any]] = field(default_factory=list)
+
+
+@lru_cache(maxsize=50_000)
+def _text_words(text: str) -> tuple[str, ...]:
+    """A memory's content words (cached: the same memories come back search after search)."""
+    return tuple(content_words(text, limit=200))
+
+
+def term_similarity(
+    words: list[str],
+    weights: np.ndarray,
+    texts: list[str],
+    *,
+    categories: list[bool] | None = None,
+    with_matches: bool = False,
+) -> tuple[np.ndarray, list[list[dict[str, Any]]]]:
+    """For each text: the weighted mean, over query words, of the closest word's similarity.
+
+    A word that names a category (`categories`) is at least MEMBER_WEIGHT close to a text naming
+    one of its members. With `with_matches`, also the query words each text comes close to.
+    """
+    scores = np.zeros(len(texts), dtype=np.float64)
+    matches: list[list[dict[str, Any]]] = [[] for _ in texts]
+    if not words or not texts or weights.sum() <= 0:
+        return scores, matches
+    per_text = [_text_words(text) for text in texts]
+    flat = [w for text_words in per_text for w in text_words]
+    closest = np.zeros((len(words), len(texts)), dtype=np.float64)
+    filled = [i for i, text_words in enumerate(per_text) if text_words]
+    similarity = np.zeros((len(words), 0))
+    starts: list[int] = []
+    if flat:
+        matrix, rows = word_vectors.rows([*words, *flat])
+        vectors = matrix[rows]
+        similarity = np.clip(vectors[: len(words)] @ vectors[len(words) :].T, 0.0, 1.0)
+        start = 0
+        for text_words in per_text:
+            starts.append(start)
+            start += len(text_words)
+        if filled:
+            closest[:, filled] = np.maximum.reduceat(similarity, [starts[i] for i in filled], axis=1)
+    for j, word in enumerate(words):
+        if categories and categories[j]:
+            pattern = member_pattern(word)
+            if pattern is not None:
+                for i, text in enumerate(texts):
+                    if closest[j, i] < MEMBER_WEIGHT and pattern.search(text):
+                        closest[j, i] = MEMBER_WEIGHT
+    scores = (weights[:, None] * closest).sum(axis=0) / weights.sum()
+    if with_matches:
+        for i in filled:
+            segment = similarity[:, starts[i] : starts[i] + len(per_text[i])]
+            best = segment.argmax(axis=1)
+            found = [
+                {"query": word, "memory": per_text[i][best[j]], "similarity": round(float(closest[j, i]), 3)}
+                for j, word in enumerate(words)
+                if closest[j, i] >= _SHOWN_SIMILARITY
+            ]
+            found.sort(key=lambda m: -m["similarity"])
+            matches[i] = found
+    return scores, matches
+
+
+_PRECISION_DAYS = {
+    DatePrecision.DAY: 1,
+    DatePrecision.WEEK: 7,
+    DatePrecision.MONTH: 31,
+    DatePrecision.YEAR: 366,
+}
+
+
+def date_affinity(periods: list[Period], memory: Facts) -> float:
+    """How near the question's times a memory was said, or its event happened: 1.0 within them."""
+    spans: list[tuple[date, date]] = []
+    if memory.stated_at is not None:
+        said = memory.stated_at.date()
+        spans.append((said, said + timedelta(days=1)))
+    if memory.event_date is not None:
+        length = _PRECISION_DAYS.get(memory.event_date_precision or DatePrecision.DAY, 1)
+        spans.append((memory.event_date, memory.event_date + timedelta(days=length)))
+    if not spans:
+        return 0.0
+    best = 0.0
+    for period in periods:
+        tolerance = max(DATE_TOLERANCE_DAYS, period.days / 2)
+        for start, end in spans:
+            best = max(best, 0.5 ** min(period.distance(start, end) / tolerance, MAX_HALF_LIVES))
+    return best
+
+
+def rank(
+    candidates: list[Candidate],
+    *,
+    words: list[str],
+    categories: list[bool],
+    idf: list[float | None],
+    vector: np.ndarray | None,
+    periods: list[Period],
+    recency: Recency,
+    reference: datetime,
+    with_matches: bool,
+    weights: dict[str, float],
+) -> list[Candidate]:
+    """The candidates scored and ranked, twice when there are vectors: the second time by the fed-back query."""
+    if not candidates:
+        return []
+    with_vectors = vector is not None
+    # Words PostgreSQL does not index (its stop words) and words no memory has weigh like the rarest.
+    known = [w for w in idf if w is not None]
+    heaviest = max(known, default=1.0)
+    word_weights = np.array([heaviest if w is None else max(w, 0.0) for w in idf], dtype=np.float64)
+    if word_weights.sum() <= 0:
+        word_weights = np.ones(len(words))
+    terms, matches = term_similarity(
+        words,
+        word_weights,
+        [c.facts.text for c in candidates],
+        categories=categories,
+        with_matches=with_matches,
+    )
+    in_use = {name: w for name, w in weights.items() if with_vectors or name != "vector"}
+    for candidate, term, matched in zip(candidates, terms, matches, strict=True):
+        candidate.terms = float(term)
+        candidate.matches = matched
+        candidate.vector_query = candidate.vector
+        if periods:
+            candidate.dates = date_affinity(periods, candidate.facts)
+        if recency.enabled:
+            candidate.recency = recency.of(reference, candidate.facts.created_at, candidate.facts.last_accessed_at)
+    ranked = _scored(candidates, in_use, recency)
+    if with_vectors and in_use["vector"] > 0:
+        best = [c.embedding for c in ranked[:FEEDBACK] if c.embedding is not None]
+        if best:
+            fed_back = vector + FEEDBACK_WEIGHT * np.mean(best, axis=0)  # type: ignore[operator]
+            fed_back /= np.linalg.norm(fed_back) or 1.0
+            for candidate in candidates:
+                if candidate.embedding is not None:
+                    candidate.vector = float(candidate.embedding @ fed_back)
+            ranked = _scored(candidates, in_use, recency)
+    return ranked
+
+
+def _scored(candidates: list[Candidate], weights: dict[str, float], recency: Recency) -> list[Candidate]:
+    """The candidates' relevance and score from their components, best first."""
+    total = sum(weights.values()) or 1.0
+    for candidate in candidates:
+        relevance = weights["fulltext"] * candidate.fulltext + weights["terms"] * candidate.terms
+        if "vector" in weights:
+            relevance += weights["vector"] * max(candidate.vector or 0.0, 0.0)
+        relevance /= total
+        if candidate.dates is not None:
+            relevance *= 1.0 - DATE_WEIGHT * (1.0 - candidate.dates)
+        if candidate.facts.memory_type == MemoryType.UTTERANCE:
+            relevance *= UTTERANCE_WEIGHT
+        candidate.relevance = relevance
+        if candidate.recency is not None:
+            candidate.score = recency.text_weight * relevance + recency.recency_weight * candidate.recency
+        else:
+            candidate.score = relevance
+        if not math.isfinite(candidate.score):
+            candidate.score = 0.0
+    return sorted(candidates, key=lambda c: (c.score, c.id), reverse=True)
+
+
+def explained(candidate: Candidate) -> dict[str, Any]:
+    return {
+        "fulltext": candidate.fulltext,
+        "vector": candidate.vector,
+        "vector_query": candidate.vector_query,
+        "terms": candidate.terms,
+        "dates": candidate.dates,
+        "relevance": candidate.relevance,
+        "recency": candidate.recency,
+        "matches": candidate.matches,
+    }
