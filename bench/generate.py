@@ -128,7 +128,7 @@ ZIPF_OFFSET = 20
 SENTENCE_POOL = 40_000
 MESSAGE_TABLES = ("conversations_session", "conversations_message")
 MEMORY_TABLES = ("memories_memory", "memories_memoryrevision", "memories_memoryevidence")
-BULK_TABLES = (*MESSAGE_TABLES, *MEMORY_TABLES, "memories_pin", "memories_tombstone")
+BULK_TABLES = (*MESSAGE_TABLES, *MEMORY_TABLES, "memories_pin", "memories_tombstone", "memories_memoryvector")
 CHUNK_ROWS = 20_000
 BENCH_OPERATOR = ("bench-admin", "bench-admin-pass")
 
@@ -368,6 +368,7 @@ def generate_memories(
             "revision",
             "subject",
             "attribute",
+            "stated_at",
         ],
     )
     revisions = CopyStream(
@@ -391,6 +392,8 @@ def generate_memories(
     evidence: list[str] = []
     pins: list[str] = []
     tombstones: list[str] = []
+    # Every memory's vector, as the served app's embedder makes it, by COPY once the memories are in.
+    to_embed: list[tuple[uuid.UUID, int, str, str, str]] = []
     revision_pk = next_ids["revision"]
     evidence_pk = next_ids["evidence"]
     tombstone_pk = next_ids["tombstone"]
@@ -436,8 +439,9 @@ def generate_memories(
             memories.add(
                 f"{memory_id}\t{plan.namespace_id}\t{uid}\t{session_key}\t{agent}\t{text}\t{memory_type}\t{status}\t"
                 f"{topics}\t{entities}\t{{}}\t{source}\t{text_print}\t{created_s}\t{created_s}\t{accessed}\t"
-                f"{access_count}\t1\t\t\n"
+                f"{access_count}\t1\t\t\t{created_s}\n"
             )
+            to_embed.append((memory_id, plan.namespace_id, uid, text, created_s))
             revisions.add(
                 f"{revision_pk}\t{memory_id}\t1\t{text}\t{memory_type}\t{topics}\t{entities}\t{{}}\t"
                 f"system:bench\tcreated ({source})\t{created_s}\t{text_print}\n"
@@ -458,6 +462,11 @@ def generate_memories(
                 tombstone_pk += 1
     memories.close()
     revisions.close()
+    vector_stream = VectorStream(database_url)
+    vectors_written = 0
+    for start in range(0, len(to_embed), EMBED_BATCH):
+        vectors_written += vector_stream.write(to_embed[start : start + EMBED_BATCH])
+    vector_stream.close()
     copy_lines(database_url, "memories_memoryevidence", ["id", "memory_id", "message_id", "created_at"], iter(evidence))
     copy_lines(database_url, "memories_pin", ["memory_id", "pinned_by", "reason", "created_at"], iter(pins))
     copy_lines(
@@ -467,7 +476,51 @@ def generate_memories(
         iter(tombstones),
     )
     next_ids["revision"], next_ids["evidence"], next_ids["tombstone"] = revision_pk, evidence_pk, tombstone_pk
-    return {"evidence": len(evidence), "pins": pinned_total, "tombstones": len(tombstones)}
+    return {"evidence": len(evidence), "pins": pinned_total, "tombstones": len(tombstones), "vectors": vectors_written}
+
+
+EMBED_BATCH = 5000
+
+
+class VectorStream:
+    """COPY into memories_memoryvector of rows made by the configured embedder: float32 vectors and int8 codes."""
+
+    def __init__(self, database_url: str) -> None:
+        from memoryadmin.memories.embeddings import get_embedder
+
+        self.embedder = get_embedder()
+        self.conn = psycopg.connect(database_url, autocommit=True)
+        self.pgvector = (
+            self.conn.execute(
+                "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                "WHERE attrelid = 'memories_memoryvector'::regclass AND attname = 'embedding'"
+            ).fetchone()[0]
+        ).startswith("vector")
+        self.cursor = self.conn.cursor()
+        self._copy_cm = self.cursor.copy(
+            "COPY memories_memoryvector (memory_id, namespace_id, user_id, model, dimension, embedding, code, "
+            "created_at) FROM STDIN"
+        )
+        self.copy = self._copy_cm.__enter__()
+
+    def write(self, rows: list[tuple[uuid.UUID, int, str, str, str]]) -> int:
+        from memoryadmin.memories.vectors import vector_codes, vector_literal
+
+        if not rows:
+            return 0
+        vectors = self.embedder.embed([text for _, _, _, text, _ in rows])
+        codes = vector_codes(vectors)
+        for (memory_id, namespace_id, uid, _, created), vector, code in zip(rows, vectors, codes, strict=True):
+            embedding = vector_literal(vector) if self.pgvector else vector.astype("<f4").tobytes()
+            self.copy.write_row(
+                (memory_id, namespace_id, uid, self.embedder.model, self.embedder.dimension, embedding, code, created)
+            )
+        return len(rows)
+
+    def close(self) -> None:
+        self._copy_cm.__exit__(None, None, None)
+        self.cursor.close()
+        self.conn.close()
 
 
 def copy_lines(database_url: str, table: str, columns: list[str], lines: Iterator[str]) -> int:

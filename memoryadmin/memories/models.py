@@ -95,7 +95,9 @@ class Memory(models.Model):
     attribute = models.CharField(max_length=100, blank=True, default="")
     # The day the event it records happened, resolved from what was said ("yesterday", "last week").
     event_date = models.DateField(null=True, blank=True)
-    event_date_precision = models.CharField(max_length=5, choices=DatePrecision.choices, blank=True, default="")
+    event_date_precision = models.CharField(
+        max_length=5, choices=DatePrecision.choices, blank=True, default="", db_default=""
+    )
     # When its content was last said (its newest evidence message, or as the app gave it; else when it was
     # written): the newer statement wins a supersession, and a question naming a time prefers it.
     stated_at = models.DateTimeField(null=True, blank=True)
