@@ -16,6 +16,7 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,6 +26,7 @@ from memoryadmin.api.schemas import (
     AppId,
     ContextOut,
     Cursor,
+    DatePrecision,
     Entities,
     MemoryOut,
     MemoryType,
@@ -45,7 +47,7 @@ from memoryadmin.conversations.services import session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_get, working_memory_patch, working_memory_put
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound
 from memoryadmin.memories.models import MemorySource
-from memoryadmin.memories.queries import memories_search, memory_get, session_context
+from memoryadmin.memories.queries import TimeFilters, memories_search, memory_get, session_context
 from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.services import Outcome, memory_create, memory_forget, memory_pin, memory_unpin
 from memoryadmin.tenancy.models import ApiKey, Namespace
@@ -103,6 +105,13 @@ class SearchMemoryIn(Arguments):
     pinned: bool | None = Field(None, description="Only pinned (true) or only unpinned (false) memories.")
     created_after: Timestamp | None = Field(None, description="RFC 3339 time with an offset.")
     created_before: Timestamp | None = Field(None, description="RFC 3339 time with an offset.")
+    stated_after: Timestamp | None = Field(None, description="Only memories said at or after this time.")
+    stated_before: Timestamp | None = Field(None, description="Only memories said before this time.")
+    event_after: date | None = Field(None, description="Only events on or after this day (YYYY-MM-DD).")
+    event_before: date | None = Field(None, description="Only events before this day (YYYY-MM-DD).")
+    as_of: Timestamp | None = Field(
+        None, description="Answer as of this time: what was known and true then; relative dates count from it."
+    )
     limit: int = Field(10, ge=1, le=MAX_SEARCH_LIMIT, description="Hits per page.")
     cursor: Cursor | None = Field(None, description="`next_cursor` of the previous page, for the next one.")
 
@@ -121,6 +130,13 @@ def search_memory(caller: Caller, args: SearchMemoryIn) -> dict[str, Any]:
         pinned=args.pinned,
         created_after=args.created_after,
         created_before=args.created_before,
+        times=TimeFilters(
+            stated_after=args.stated_after,
+            stated_before=args.stated_before,
+            event_after=args.event_after,
+            event_before=args.event_before,
+        ),
+        as_of=args.as_of,
         limit=args.limit,
         cursor=args.cursor,
     )
@@ -143,6 +159,9 @@ class AddMemoryIn(Arguments):
     entities: Entities | None = None
     metadata: Metadata | None = None
     pinned: bool = Field(False, description="Pinned memories are never removed by a forgetting policy.")
+    stated_at: Timestamp | None = Field(None, description="When it was said (RFC 3339); defaults to now.")
+    event_date: date | None = Field(None, description="When the event it records happened (YYYY-MM-DD).")
+    event_date_precision: DatePrecision | None = Field(None, description="day, week, month or year.")
 
 
 class AddMemoryOut(BaseModel):
@@ -164,6 +183,9 @@ def add_memory(caller: Caller, args: AddMemoryIn) -> dict[str, Any]:
         entities=args.entities,
         metadata=args.metadata,
         pinned=args.pinned,
+        stated_at=args.stated_at,
+        event_date=args.event_date,
+        event_date_precision=args.event_date_precision or "",
     )
     tombstoned = Conflict("a tombstone forbids this text for this user", code="tombstoned")
     if result.outcome is Outcome.SUPPRESSED or result.memory is None:

@@ -141,7 +141,8 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     now = timezone.now()
     if new.stated_at is not None and not not_in_future(new.stated_at, now):
         raise InvalidInput("stated_at must not be in the future", details={"field": "stated_at"})
-    stated_at = new.stated_at or new.created_at or now
+    # Unless given, it was said when it is written (memory_row's time).
+    stated_at = new.stated_at or new.created_at
     precision = new.event_date_precision
     if precision and precision not in DatePrecision.values:
         raise InvalidInput(
@@ -150,7 +151,7 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
         )
     event_date = new.event_date
     if event_date is None:
-        found = event_in(text, stated_at.date())
+        found = event_in(text, (stated_at or now).date())
         if found is not None:
             event_date, precision = found
     return Planned(
@@ -191,7 +192,7 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
         attribute=item.attribute,
         event_date=item.event_date,
         event_date_precision=item.event_date_precision,
-        stated_at=item.stated_at,
+        stated_at=item.stated_at or new.created_at or now,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import date, datetime
 from typing import Any, Literal, TypeVar
 
 import httpx
@@ -312,9 +313,12 @@ class Memories(_Resource):
         entities: Sequence[str] | None = None,
         metadata: dict[str, Any] | None = None,
         pinned: bool | None = None,
+        stated_at: datetime | None = None,
+        event_date: date | None = None,
+        event_date_precision: Literal["day", "week", "month", "year"] | None = None,
     ) -> AddedMemory:
         """Remember something; ``deduplicated`` when the same text was already held (raises TombstonedError when
-        it was forgotten before)."""
+        it was forgotten before). ``stated_at``: when it was said (history imported with its own times)."""
         return await self._run(
             calls.memory_add(
                 user_id=user_id,
@@ -326,6 +330,9 @@ class Memories(_Resource):
                 entities=entities,
                 metadata=metadata,
                 pinned=pinned,
+                stated_at=stated_at,
+                event_date=event_date,
+                event_date_precision=event_date_precision,
             )
         )
 
@@ -363,8 +370,10 @@ class Memories(_Resource):
         return _pages(lambda cursor: self.list(limit=page_size, cursor=cursor, **filters))
 
     async def search(self, query: str, *, cursor: str | None = None, **filters: Any) -> Page[SearchHit]:
-        """Ranked search (web-search syntax). Filters: user_id, session_id, agent_id, memory_types, topics,
-        entities, status, pinned, created_after, created_before, limit, recency; never relaxed."""
+        """Ranked search of a question as people write it (``syntax="websearch"`` for operators). Filters:
+        user_id, session_id, agent_id, memory_types, topics, entities, status, pinned, created_after,
+        created_before, stated_after, stated_before, event_after, event_before, limit, recency; never relaxed.
+        ``as_of``: answer as of that time."""
         return await self._run(calls.memories_search(query, cursor=cursor, **filters))
 
     def iter_search(self, query: str, *, page_size: int | None = None, **filters: Any) -> AsyncIterator[SearchHit]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -102,7 +102,7 @@ def _clean(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def _body(**fields: Any) -> dict[str, Any]:
     return {
-        name: value.isoformat() if isinstance(value, datetime) else value
+        name: value.isoformat() if isinstance(value, datetime | date) else value
         for name, value in fields.items()
         if value is not None
     }
@@ -287,6 +287,9 @@ def memory_add(
     entities: Sequence[str] | None,
     metadata: dict[str, Any] | None,
     pinned: bool | None,
+    stated_at: datetime | None = None,
+    event_date: date | None = None,
+    event_date_precision: str | None = None,
 ) -> Call:
     memory = TypeAdapter(Memory)
 
@@ -310,6 +313,9 @@ def memory_add(
             entities=list(entities) if entities is not None else None,
             metadata=metadata,
             pinned=pinned,
+            stated_at=stated_at,
+            event_date=event_date,
+            event_date_precision=event_date_precision,
         ),
     )
 

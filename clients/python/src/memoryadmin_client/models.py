@@ -6,7 +6,7 @@ older client keeps working against a newer server.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -91,7 +91,7 @@ class Memory(Model):
     session_id: str | None = None
     agent_id: str | None = None
     memory_type: MemoryType
-    status: Literal["active", "candidate"]
+    status: Literal["active", "candidate", "superseded"]
     topics: list[str] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -101,6 +101,13 @@ class Memory(Model):
     updated_at: datetime
     last_accessed_at: datetime | None = None
     revision: int
+    subject: str | None = None
+    attribute: str | None = None
+    event_date: date | None = None
+    event_date_precision: Literal["day", "week", "month", "year"] | None = None
+    stated_at: datetime | None = None
+    superseded_by: str | None = None
+    superseded_at: datetime | None = None
 
 
 class AddedMemory(Model):

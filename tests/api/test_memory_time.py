@@ -1,0 +1,106 @@
+"""Memories know when: stated_at and event_date through the API, filters on them, dates in questions, as_of."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryadmin.extraction.models import ExtractionRun
+from memoryadmin.extraction.services import extraction_run
+
+
+def add(api, text: str, **fields):
+    response = api.post("/api/v1/memories", {"text": text, "user_id": "alice", **fields})
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def search(api, query: str, **fields) -> list[str]:
+    response = api.post("/api/v1/memories/search", {"query": query, "user_id": "alice", **fields})
+    assert response.status_code == 200, response.content
+    return [item["memory"]["text"] for item in response.json()["items"]]
+
+
+def test_it_keeps_when_a_memory_was_said_and_when_its_event_happened(api) -> None:
+    memory = add(
+        api,
+        "Alice ran the Lyon half marathon",
+        stated_at="2023-05-08T13:56:00+02:00",
+        event_date="2023-05-07",
+        event_date_precision="day",
+    )
+    assert memory["stated_at"] == "2023-05-08T11:56:00Z"
+    assert (memory["event_date"], memory["event_date_precision"]) == ("2023-05-07", "day")
+    assert api.get(f"/api/v1/memories/{memory['id']}").json()["stated_at"] == "2023-05-08T11:56:00Z"
+
+
+def test_a_memory_said_without_a_time_was_said_when_it_was_written(api) -> None:
+    memory = add(api, "Alice likes green tea")
+    assert memory["stated_at"] == memory["created_at"]
+    assert memory["event_date"] is None and memory["event_date_precision"] is None
+
+
+def test_relative_dates_in_the_text_are_read_against_when_it_was_said(api) -> None:
+    memory = add(api, "Alice went to a pottery workshop last week", stated_at="2023-05-10T09:00:00Z")
+    # 10 May 2023 is a Wednesday: last week began on Monday 1 May.
+    assert (memory["event_date"], memory["event_date_precision"]) == ("2023-05-01", "week")
+    given = add(api, "Alice went to a concert yesterday", stated_at="2023-05-10T09:00:00Z", event_date="2023-04-02")
+    assert (given["event_date"], given["event_date_precision"]) == ("2023-04-02", "day")
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"stated_at": "2999-01-01T00:00:00Z"}, "stated_at"),
+        ({"stated_at": "2023-05-08"}, "stated_at"),
+        ({"event_date": "2023-02-30"}, "event_date"),
+        ({"event_date": "2023-02-01", "event_date_precision": "decade"}, "event_date_precision"),
+    ],
+)
+def test_a_bad_time_is_refused_and_nothing_is_written(api, fields, field) -> None:
+    response = api.post("/api/v1/memories", {"text": "Alice plays chess", "user_id": "alice", **fields})
+    assert response.status_code == 422, response.content
+    assert response.json()["error"]["code"] == "validation_error"
+    assert field in str(response.json()["error"])
+    assert api.get("/api/v1/memories?user_id=alice").json()["items"] == []
+
+
+def test_search_filters_on_when_said_and_when_it_happened_exactly(api) -> None:
+    add(api, "Alice baked bread", stated_at="2023-03-02T10:00:00Z")
+    add(api, "Alice baked a cake", stated_at="2023-07-15T10:00:00Z", event_date="2023-07-14")
+    assert search(api, "baked", stated_after="2023-07-01T00:00:00Z") == ["Alice baked a cake"]
+    assert search(api, "baked", stated_before="2023-07-01T00:00:00Z") == ["Alice baked bread"]
+    assert search(api, "baked", event_after="2023-07-01", event_before="2023-08-01") == ["Alice baked a cake"]
+    # A filter is never relaxed: nothing happened in 2020.
+    assert search(api, "baked", event_before="2021-01-01") == []
+
+
+def test_a_date_in_a_question_ranks_what_was_said_then_first_and_filters_nothing(api) -> None:
+    add(api, "Alice went hiking with her sister", stated_at="2023-03-12T10:00:00Z")
+    add(api, "Alice went hiking in the Alps", stated_at="2023-07-20T10:00:00Z")
+    add(api, "Alice went hiking near the lake", stated_at="2023-10-02T10:00:00Z")
+    for question, first in (
+        ("Where did Alice go hiking in July 2023?", "Alice went hiking in the Alps"),
+        ("Where did Alice go hiking in March 2023?", "Alice went hiking with her sister"),
+        ("Where did Alice go hiking on 2 October, 2023?", "Alice went hiking near the lake"),
+    ):
+        texts = search(api, question)
+        assert texts[0] == first, (question, texts)
+        assert len(texts) == 3
+    # "last summer", asked as of November 2023, is the summer of 2023.
+    assert search(api, "Where did Alice hike last summer?", as_of="2023-11-01T00:00:00Z")[0] == (
+        "Alice went hiking in the Alps"
+    )
+
+
+def test_as_of_answers_what_was_true_then(api) -> None:
+    for when, content in (("2022-03-01T10:00:00Z", "I live in Paris."), ("2024-05-01T10:00:00Z", "I live in Berlin.")):
+        response = api.post(
+            "/api/v1/sessions/chat-1/messages",
+            {"user_id": "alice", "messages": [{"role": "user", "content": content, "created_at": when}]},
+        )
+        assert response.status_code == 201, response.content
+        extraction_run(run=ExtractionRun.objects.get(pk=api.post("/api/v1/sessions/chat-1/extract").json()["run_id"]))
+    now = search(api, "Where does Alice live?")
+    assert any("Berlin" in t for t in now) and not any("Paris" in t for t in now)
+    then = search(api, "Where does Alice live?", as_of="2023-01-01T00:00:00Z")
+    assert any("Paris" in t for t in then) and not any("Berlin" in t for t in then)

@@ -1,0 +1,63 @@
+"""The times a question names, read as periods of days."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memoryadmin.memories.search.periods import event_in, periods_in
+
+NOV_1 = date(2023, 11, 1)  # a Wednesday
+
+
+def spans(text: str, reference: date = NOV_1) -> list[tuple[str, str, str]]:
+    return [(str(n.period.start), str(n.period.end), text[n.span[0] : n.span[1]].strip()) for n in periods_in(text, reference)]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What painting did Melanie show on October 13, 2023?", [("2023-10-13", "2023-10-14", "on October 13, 2023")]),
+        ("What did Gina find on 1 February, 2023?", [("2023-02-01", "2023-02-02", "on 1 February, 2023")]),
+        ("What happened on 2023-05-04?", [("2023-05-04", "2023-05-05", "on 2023-05-04")]),
+        ("What did she start in December 2023?", [("2023-12-01", "2024-01-01", "in December 2023")]),
+        ("How often did he go to the beach in 2023?", [("2023-01-01", "2024-01-01", "in 2023")]),
+        ("Where did they go in summer 2021?", [("2021-06-01", "2021-09-01", "in summer 2021")]),
+        ("Which tournament in the beginning of November 2022?", [("2022-11-01", "2022-11-11", "in the beginning of November 2022")]),
+        ("Was the first half of September 2022 good?", [("2022-09-01", "2022-09-16", "the first half of September 2022")]),
+        ("When did Melanie go camping in June?", [("2023-06-01", "2023-07-01", "in June")]),
+        ("What did she do last year?", [("2022-01-01", "2023-01-01", "last year")]),
+        ("Where did she move from 4 years ago?", [("2019-01-01", "2020-01-01", "from 4 years ago")]),
+        ("What did I eat yesterday?", [("2023-10-31", "2023-11-01", "yesterday")]),
+        ("What did we do last week?", [("2023-10-23", "2023-10-30", "last week")]),
+        ("What did John do last summer?", [("2023-06-01", "2023-09-01", "last summer")]),
+    ],
+)
+def test_it_reads_dates_and_periods(question, expected) -> None:
+    assert spans(question) == expected
+
+
+def test_relative_phrases_count_back_from_the_date_the_question_names() -> None:
+    assert spans("What did John do the week before August 3, 2023?")[0][:2] == ("2023-07-27", "2023-08-03")
+    assert spans("Which puppy did she get two weeks before August 11, 2023?")[0][:2] == ("2023-07-28", "2023-08-04")
+    # 10 April 2023 is a Monday: the weekend before it is the 8th and 9th.
+    assert spans("What did Maria do last weekend before April 10, 2023?")[0][:2] == ("2023-04-08", "2023-04-10")
+    # "last Friday", said on Monday 23 January 2022.
+    assert spans("What did Joanna finish last Friday, on 23 January, 2022?")[0][:2] == ("2022-01-21", "2022-01-22")
+
+
+def test_may_the_verb_and_bare_numbers_are_no_dates() -> None:
+    assert spans("May I ask what you may like?") == []
+    assert spans("She turned 18 and ran 5 miles") == []
+    assert spans("what did we discuss in may") == [("2023-05-01", "2023-06-01", "in may")]
+
+
+def test_a_statement_gives_its_event_as_a_calendar_unit() -> None:
+    said = date(2023, 5, 8)
+    assert event_in("Caroline went to a support group yesterday", said) == (date(2023, 5, 7), "day")
+    assert event_in("Mel painted a lake sunrise last month", said) == (date(2023, 4, 1), "month")
+    assert event_in("They visited Oregon in 2022", said) == (date(2022, 1, 1), "year")
+    # Vague spans and recurring times give no day.
+    assert event_in("She has been painting a lot recently", said) is None
+    assert event_in("She takes a pottery class on Friday afternoons", said) is None
