@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import date
 from typing import Literal
 
 from django.http import HttpRequest, HttpResponse
@@ -29,6 +30,7 @@ from memoryadmin.api.schemas import (
     RevisionList,
     SearchIn,
     SearchOut,
+    Timestamp,
     responses,
 )
 from memoryadmin.core.errors import Conflict, NotFound
@@ -122,6 +124,10 @@ def memory_list(
     memory_type: MemoryType | None = None,
     status: Literal["active", "candidate", "superseded", "any"] | None = None,
     pinned: bool | None = None,
+    stated_after: Timestamp | None = None,
+    stated_before: Timestamp | None = None,
+    event_after: date | None = None,
+    event_before: date | None = None,
     limit: Limit = 50,
     cursor: Cursor | None = None,
 ):
@@ -135,6 +141,9 @@ def memory_list(
         pinned=pinned,
         cursor=cursor,
         limit=limit,
+        times=TimeFilters(
+            stated_after=stated_after, stated_before=stated_before, event_after=event_after, event_before=event_before
+        ),
     )
     return {"items": [memory_dict(m, pinned=m.pinned) for m in page.items], "next_cursor": page.next_cursor}
 

@@ -93,10 +93,11 @@ def memories_page(
     created_after: datetime | None = None,
     created_before: datetime | None = None,
     oldest_first: bool = False,
+    times: TimeFilters | None = None,
 ) -> Page[Memory]:
     """Newest (or oldest) first, keyset-paginated on (created_at, id). All statuses unless `status` narrows it.
 
-    Topics match when a memory has any of them; the created range is [after, before).
+    Topics match when a memory has any of them; every range is [after, before).
     """
     limit = clamp_limit(limit)
     qs = memories_in(namespace)
@@ -118,6 +119,15 @@ def memories_page(
         qs = qs.filter(created_at__gte=created_after)
     if created_before is not None:
         qs = qs.filter(created_at__lt=created_before)
+    if times is not None:
+        for lookup, value in (
+            ("stated_at__gte", times.stated_after),
+            ("stated_at__lt", times.stated_before),
+            ("event_date__gte", times.event_after),
+            ("event_date__lt", times.event_before),
+        ):
+            if value is not None:
+                qs = qs.filter(**{lookup: value})
     return keyset_page(
         qs,
         # A cursor of one order is refused by the other.

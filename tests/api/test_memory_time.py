@@ -104,3 +104,18 @@ def test_as_of_answers_what_was_true_then(api) -> None:
     assert any("Berlin" in t for t in now) and not any("Paris" in t for t in now)
     then = search(api, "Where does Alice live?", as_of="2023-01-01T00:00:00Z")
     assert any("Paris" in t for t in then) and not any("Berlin" in t for t in then)
+
+
+def test_the_list_filters_on_when_said_and_when_it_happened(api) -> None:
+    add(api, "Alice baked bread", stated_at="2023-03-02T10:00:00Z")
+    add(api, "Alice baked a cake", stated_at="2023-07-15T10:00:00Z", event_date="2023-07-14")
+
+    def listed(query: str) -> list[str]:
+        response = api.get(f"/api/v1/memories?user_id=alice&{query}")
+        assert response.status_code == 200, response.content
+        return [m["text"] for m in response.json()["items"]]
+
+    assert listed("stated_after=2023-07-01T00:00:00Z") == ["Alice baked a cake"]
+    assert listed("stated_before=2023-07-01T00:00:00Z") == ["Alice baked bread"]
+    assert listed("event_after=2023-07-14&event_before=2023-07-15") == ["Alice baked a cake"]
+    assert api.get("/api/v1/memories?event_after=July").status_code == 422
