@@ -12,7 +12,10 @@ NOV_1 = date(2023, 11, 1)  # a Wednesday
 
 
 def spans(text: str, reference: date = NOV_1) -> list[tuple[str, str, str]]:
-    return [(str(n.period.start), str(n.period.end), text[n.span[0] : n.span[1]].strip()) for n in periods_in(text, reference)]
+    return [
+        (str(n.period.start), str(n.period.end), text[n.span[0] : n.span[1]].strip())
+        for n in periods_in(text, reference)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -24,8 +27,14 @@ def spans(text: str, reference: date = NOV_1) -> list[tuple[str, str, str]]:
         ("What did she start in December 2023?", [("2023-12-01", "2024-01-01", "in December 2023")]),
         ("How often did he go to the beach in 2023?", [("2023-01-01", "2024-01-01", "in 2023")]),
         ("Where did they go in summer 2021?", [("2021-06-01", "2021-09-01", "in summer 2021")]),
-        ("Which tournament in the beginning of November 2022?", [("2022-11-01", "2022-11-11", "in the beginning of November 2022")]),
-        ("Was the first half of September 2022 good?", [("2022-09-01", "2022-09-16", "the first half of September 2022")]),
+        (
+            "Which tournament in the beginning of November 2022?",
+            [("2022-11-01", "2022-11-11", "in the beginning of November 2022")],
+        ),
+        (
+            "Was the first half of September 2022 good?",
+            [("2022-09-01", "2022-09-16", "the first half of September 2022")],
+        ),
         ("When did Melanie go camping in June?", [("2023-06-01", "2023-07-01", "in June")]),
         ("What did she do last year?", [("2022-01-01", "2023-01-01", "last year")]),
         ("Where did she move from 4 years ago?", [("2019-01-01", "2020-01-01", "from 4 years ago")]),
