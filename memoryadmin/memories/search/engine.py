@@ -189,21 +189,29 @@ def _gathered(
     embeddings: dict[uuid.UUID, np.ndarray] = {}
     if pool.person_vectors is not None and vector is not None:
         similarity = pool.person_vectors @ vector
-        # The vectors of the full-text and dated candidates, and the nearest others above the floor;
-        # twice the pool when the scope may refuse some (they were read without their memories).
-        wanted = POOL if not scope.narrow else 2 * POOL
-        index = {uuid.UUID(bytes=bytes(raw)): i for i, raw in enumerate(pool.person_ids)}  # type: ignore[arg-type]
-        for pk in (*fulltext, *pool.dated):
-            i = index.get(pk)
-            if i is not None:
-                embeddings[pk] = pool.person_vectors[i]
-                similar[pk] = float(similarity[i])
+        ids = pool.person_ids.view("S16")  # type: ignore[union-attr]
+        # The vectors of the full-text and dated candidates, found by id in the sorted ids (no UUID object
+        # is made for the person's other memories).
+        known = [*fulltext, *pool.dated]
+        if known:
+            order = np.argsort(ids, kind="stable")
+            wanted_ids = np.array([pk.bytes for pk in known], dtype="S16")
+            at = np.minimum(np.searchsorted(ids[order], wanted_ids), len(order) - 1)
+            for pk, position, found in zip(known, order[at], ids[order[at]] == wanted_ids, strict=True):
+                if found:
+                    embeddings[pk] = pool.person_vectors[position]
+                    similar[pk] = float(similarity[position])
         if with_vectors and syntax == "natural":
+            # The nearest others above the floor; twice the pool when the scope may refuse some (they were
+            # read without their memories).
+            wanted = POOL if not scope.narrow else 2 * POOL
+            reach = min(len(similarity), wanted + len(fulltext))
+            nearest = np.argpartition(-similarity, reach - 1)[:reach] if reach < len(similarity) else np.arange(reach)
             picked = 0
-            for i in np.argsort(-similarity, kind="stable"):
+            for i in nearest[np.argsort(-similarity[nearest], kind="stable")]:
                 if similarity[i] < floor or picked >= wanted:
                     break
-                pk = uuid.UUID(bytes=bytes(pool.person_ids[i]))  # type: ignore[index]
+                pk = uuid.UUID(bytes=pool.person_ids[i].tobytes())  # type: ignore[index]
                 if pk not in fulltext:
                     similar[pk] = float(similarity[i])
                     embeddings[pk] = pool.person_vectors[i]
