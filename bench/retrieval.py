@@ -255,8 +255,25 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_RETRIEVAL_DATABASE_URL", DEFAULT_DATABASE_URL))
     parser.add_argument("--no-ablation", action="store_true", help="only the API figure and its latency")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--minilm",
+        action="store_true",
+        help="embed with all-MiniLM-L6-v2 behind a loopback OpenAI-compatible endpoint (bench/minilm_server.py)",
+    )
     args = parser.parse_args()
     conversations = load_conversations(args.data)
+    if args.minilm:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from minilm_server import MODEL, start
+
+        endpoint = start()
+        os.environ.update(
+            EMBEDDER="openai",
+            EMBEDDING_BASE_URL=f"http://127.0.0.1:{endpoint.server_address[1]}/v1",
+            EMBEDDING_MODEL=MODEL,
+            EMBEDDING_API_KEY="local",
+            EMBEDDING_TIMEOUT_SECONDS="120",
+        )
     setup_django(args.database_url)
     from django.conf import settings
 

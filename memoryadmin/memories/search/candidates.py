@@ -48,7 +48,7 @@ from memoryadmin.memories.vectors import (
 # Candidates taken from each side (full text, vectors, dates) before they are scored together.
 POOL = 100
 # Across a namespace, full text ranks at most this many matches: the newest.
-WIDE_MATCHES = 1000
+WIDE_MATCHES = 200
 
 
 @dataclass
