@@ -80,6 +80,29 @@ def person_codes_sql() -> str:
     """
 
 
+def nearest_sql(model: str, vector: np.ndarray, scope_sql: str, limit: int) -> tuple[str, list[Any]]:
+    """The `limit` memories nearest `vector` by pgvector within a scope (its WHERE clause on `m`):
+    rows ('v', id, similarity, NULL, NULL, NULL), by the model's HNSW index when it has one.
+
+    Parameters in order: the vector literal, the model, then the namespace id and the scope's own
+    parameters (the caller's), then the vector literal again and the limit.
+    """
+    literal = vector_literal(vector)
+    if hnsw_index_exists(model):
+        # The HNSW index's expression; hnsw.ef_search and iterative scans are set per connection (settings).
+        distance = f"(v.embedding::vector({len(vector)})) <=> %s::vector({len(vector)})"
+    else:
+        distance = "v.embedding <=> %s::vector"
+    sql = f"""
+        SELECT 'v', m.id, 1 - ({distance}), NULL, NULL::bigint, NULL::bytea
+        FROM {TABLE} v JOIN memories_memory m ON m.id = v.memory_id
+        WHERE v.model = %s AND v.namespace_id = %s AND {scope_sql}
+        ORDER BY {distance}
+        LIMIT %s
+    """
+    return sql, [literal, model, literal, limit]
+
+
 def codes_backfill(connection: Any, batch: int = 10_000) -> int:
     """Fill the `code` of every vector that has none (the migration that added the column): batch by batch."""
     done, after = 0, 0

@@ -36,14 +36,7 @@ from memoryadmin.memories.models import Memory
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT
 from memoryadmin.memories.search.query import Question
 from memoryadmin.memories.search.scope import Scope
-from memoryadmin.memories.vectors import (
-    code_dtype,
-    code_matrix,
-    hnsw_index_exists,
-    person_codes_sql,
-    pgvector,
-    vector_literal,
-)
+from memoryadmin.memories.vectors import code_dtype, code_matrix, nearest_sql, person_codes_sql, pgvector
 
 # Candidates taken from each side (full text, vectors, dates) before they are scored together.
 POOL = 100
@@ -182,21 +175,9 @@ def candidates_fetch(
     if codes:
         sql += "UNION ALL SELECT 'p', NULL, NULL, NULL, person.count, person.string_agg FROM person"
     elif with_vectors and wide and pgvector() and model is not None and vector is not None:
-        literal = vector_literal(vector)
-        if hnsw_index_exists(model):
-            # The HNSW index's expression; hnsw.ef_search and iterative scans are set per connection (settings).
-            distance = f"(v.embedding::vector({len(vector)})) <=> %s::vector({len(vector)})"
-        else:
-            distance = "v.embedding <=> %s::vector"
-        sql += f"""
-        UNION ALL
-        (SELECT 'v', m.id, 1 - ({distance}), NULL, NULL, NULL
-         FROM memories_memoryvector v JOIN memories_memory m ON m.id = v.memory_id
-         WHERE v.model = %s AND v.namespace_id = %s AND {scope.sql}
-         ORDER BY {distance}
-         LIMIT %s)
-        """
-        params += [literal, model, scope.namespace_id, *scope.params, literal, POOL]
+        nearest, nearest_params = nearest_sql(model, vector, scope.sql, POOL)
+        sql += f"UNION ALL ({nearest})"
+        params += [*nearest_params[:2], scope.namespace_id, *scope.params, *nearest_params[2:]]
     if starts and person:
         lo, hi = min(starts), max(ends)
         sql += f"""
