@@ -63,3 +63,13 @@ STATE_ADJECTIVES = word_set(
     inspired motivated determined honored honoured grateful thankful proud happy glad sad sorry busy ready
     allergic vegetarian vegan pescatarian married single engaged divorced""".lower()
 )
+
+# Words that react, greet or fill and carry nothing to find again ("haha", "how's it going").
+REACTION_WORDS = word_set(
+    """haha hahaha hahahaha hehe lol lmao rofl omg omgg wow woah whoa yay yayy aww awww hmm hmmm ugh yikes nope yep
+    yup thx congrats congratulations cheers bye goodbye hello hiya howdy morning evening night goodnight welcome
+    how's what's where's who's that's there's here's let's it's i'm you're you've you'll he's she's they're
+    we're isn't aren't wasn't don't doesn't didn't can't won't wouldn't couldn't shouldn't doing going hear
+    heard glad wonderful fantastic incredible super totally exactly indeed true cute sweet dear buddy pal
+    guys girl dude man bro sis wish best luck soon later talk chat catch same agree makes sense idea""".lower()
+)

@@ -47,8 +47,8 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
 # Words whose full stop does not end a sentence ("Dr. Lee", "Main Rd."); the rules strategy splits with these too.
 ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave rd blvd")
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
-    r"(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
+    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|,\s+so\s+(?!(?:much|many|far|long|good|glad)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
+    r"(?=(?:now\s+|then\s+)?(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
     # A subject-less clause after a comma: "my laptop died, gonna buy a new one".
     r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to)\b)|"
     # "I'm vegetarian and allergic to peanuts" states two facts; each may be updated on its own.
@@ -103,9 +103,12 @@ _SECRETS = re.compile(
 # Fillers that trail a clause and would otherwise read as part of it ("…, just so you know", "… lol").
 _TRAILING_FILLER = re.compile(
     r"(?:[\s,]+(?:just\s+so\s+you\s+know|you\s+know|btw|tbh|imo|imho|lol|lmao|haha+|hehe+|fyi|fingers\s+crossed|"
+    r"wish\s+me\s+luck|can\s+you\s+believe\s+it|don't\s+judge\s+me|trust\s+me|believe\s+me|go\s+figure|"
     r"i\s+guess|i\s+think|right|ok|okay|though|anyway|anyways|for\s+real|no\s+joke|jk))+\s*[.!]*$",
     re.IGNORECASE,
 )
+# "You can reach me at ana@example.com" is the speaker's email address.
+_REACH_ME = re.compile(r"\b(?:you\s+can\s+)?(?:reach|email|contact)\s+me\s+at\s+(?=\S+@)", re.IGNORECASE)
 _SELF_OBJECTS = word_set("me my myself mine us our ours ourselves")
 _POSSESSIVES = word_set("my our mine ours")
 _IT_VERBS = word_set("gives makes helps keeps reminds means feels looks sounds seems brings lets takes shows")
@@ -348,6 +351,8 @@ def read_clauses(content: str) -> Iterator[Clause]:
     if not text:
         return
     text = normalise_spelling(text)
+    if "@" in text:
+        text = _REACH_ME.sub("my email is ", text)
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
         if sentence.rstrip("\"')").endswith("?"):
@@ -385,6 +390,16 @@ def read_clauses(content: str) -> Iterator[Clause]:
             tokens = frozenset(_TOKENS.findall(low))
             mode = _mode(clause, low, tokens)
             yield Clause(clause, tokens, mode, index, past or _speaks_of_past(low), position, joined_by)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether `text` speaks of a password, a card number, a key…: never kept, in any form."""
+    return bool(_SECRETS.search(text))
+
+
+def is_reaction(sentence: str) -> bool:
+    """A sentence that only reacts or takes leave ("That's awesome!", "Take care!")."""
+    return bool(_REACTION.match(sentence))
 
 
 def _speaks_of_past(low: str) -> bool:
