@@ -33,6 +33,7 @@ from typing import Any
 
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage
+from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
     has_pronoun,
@@ -43,7 +44,6 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
 from memoryadmin.extraction.strategies.offline.facts import classify, possession_in, topic_of
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
-from memoryadmin.extraction.strategies.offline.person import restore_subject, third_person
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,

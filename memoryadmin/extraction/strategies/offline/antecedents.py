@@ -21,8 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryadmin.extraction.strategies.offline.facts import THING_WORDS
-from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, THING_WORDS, word_set
 
 # Nouns a pronoun may stand for: things people show, own, make, go to and care for.
 CONCRETE = (

@@ -18,7 +18,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import (
+    INSTRUMENTS,
+    PETS,
+    PROFESSIONS,
+    RELATIONS,
+    THING_OF,
+    TOPICS,
+    word_set,
+)
 from memoryadmin.memories.models import MemoryType
 
 _ADV = (
@@ -30,91 +38,6 @@ _ADV = (
 _I = r"^(?:i|we)\s+" + _ADV
 _AM = r"^(?:i'm|i\s+am|we're|we\s+are)\s+" + _ADV
 _HAVE = r"^(?:i've|i\s+have|we've|we\s+have)\s+" + _ADV
-
-PROFESSIONS = (
-    "teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
-    "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|manager|"
-    "consultant|scientist|researcher|professor|lecturer|student|artist|painter|writer|author|journalist|"
-    "photographer|musician|singer|actor|actress|dancer|coach|trainer|therapist|counselor|counsellor|"
-    "psychologist|pharmacist|vet|veterinarian|mechanic|electrician|plumber|carpenter|farmer|firefighter|"
-    "police officer|officer|soldier|social worker|librarian|secretary|receptionist|analyst|entrepreneur|"
-    "freelancer|contractor|realtor|driver|paramedic|midwife|translator|editor|intern|volunteer|ceo|founder|"
-    "principal|headteacher|head teacher|supervisor|director|team lead|lead|clerk|technician|assistant|"
-    "administrator|specialist|coordinator|associate|partner|owner|executive|officer|instructor|tutor|caregiver|"
-    "carer|nanny|cleaner|janitor|courier|tailor|hairdresser|stylist|butcher|fisherman|miner|welder|machinist|"
-    "surveyor|inspector|auditor|broker|agent|recruiter|marketer|copywriter|animator|illustrator|producer|dj"
-)
-_THINGS = {
-    "car": word_set(
-        "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
-        "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
-        "volvo lexus porsche jaguar mini fiat peugeot renault skoda"
-    ),
-    "phone": word_set("phone smartphone iphone cellphone android pixel galaxy"),
-    "computer": word_set("laptop computer pc macbook desktop chromebook notebook"),
-    "bicycle": word_set("bike bicycle e-bike ebike"),
-    "motorbike": word_set("motorbike motorcycle scooter moped"),
-    "home": word_set("house apartment flat condo home townhouse cottage"),
-}
-_THING_OF = {word: attribute for attribute, words in _THINGS.items() for word in words}
-THING_WORDS = frozenset(_THING_OF)
-INSTRUMENTS = (
-    "guitar|bass|piano|keyboard|keys|violin|viola|cello|double bass|drums|flute|clarinet|oboe|bassoon|saxophone|sax|"
-    "trumpet|trombone|tuba|french horn|horn|harp|ukulele|banjo|mandolin|accordion|harmonica|organ|synth|"
-    "synthesizer|recorder"
-)
-_PETS = word_set(
-    "dog dogs puppy puppies cat cats kitten kittens pet pets hamster rabbit bunny parrot fish turtle horse"
-)
-
-_TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
-    (
-        "travel",
-        word_set(
-            "trip trips travel traveled travelled traveling travelling vacation holiday holidays flight flew "
-            "visited visit visiting beach camping camp hike hiking road abroad tour cruise backpacking"
-        ),
-    ),
-    (
-        "work",
-        word_set(
-            "job work working worked career office boss business company promotion promoted internship hired "
-            "fired interview client clients project studio store shop startup colleague coworker salary"
-        ),
-    ),
-    (
-        "family",
-        word_set(
-            "family kids kid wife husband mom mum dad son daughter baby sister brother parents grandma grandpa "
-            "children child aunt uncle cousin"
-        ),
-    ),
-    (
-        "health",
-        word_set(
-            "doctor hospital sick ill surgery therapy injury injured diagnosed medicine allergic allergy flu "
-            "covid pain recovering pregnant fever asthma diabetes"
-        ),
-    ),
-    (
-        "education",
-        word_set(
-            "school college university class classes course degree study studying exam graduated graduation "
-            "semester teacher edu education"
-        ),
-    ),
-    ("pets", _PETS),
-    (
-        "hobbies",
-        word_set(
-            "painting paint painted music guitar piano dance dancing reading book books game games gaming sport "
-            "sports running yoga cooking baking photography art drawing singing writing knitting gardening "
-            "swimming concert band movie movies"
-        ),
-    ),
-    ("home", word_set("house apartment flat moved moving garden renovation neighborhood neighbourhood")),
-    ("food", word_set("food restaurant recipe meal dinner lunch breakfast cooked baked eat eating")),
-)
 
 
 @dataclass(frozen=True)
@@ -252,8 +175,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
-            _AM
-            + r"(?:studying|majoring\s+in|"
+            _AM + r"(?:studying|majoring\s+in|"
             r"doing\s+(?:a|my)\s+(?:\w+\s+)?(?:degree|masters|master's|phd|bachelor's)\s+in)"
             r"\s+(?!at\b|for\b|hard\b|late\b|now\b|abroad\b|with\b|to\b|a\b|the\b|my\b)\w|"
             + _I
@@ -434,7 +356,7 @@ def _owned_thing(phrase: str) -> str:
     """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
     words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
     for word in words:
-        if word in _THING_OF or word in _PETS:
+        if word in THING_OF or word in PETS:
             return word
         if word in _PHRASE_ENDS:
             break
@@ -446,7 +368,7 @@ _PHRASE_ENDS = word_set("for from to at in on with because since when and but so
 
 def topic_of(text: str) -> str | None:
     words = set(re.findall(r"[a-z]+", text.lower()))
-    for topic, keys in _TOPICS:
+    for topic, keys in TOPICS:
         if words & keys:
             return topic
     return None
@@ -504,9 +426,9 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
         groups = match.groupdict()
         if "thing" in groups:
             thing = _owned_thing(groups.get("thing") or groups.get("owned") or groups.get("traded") or "")
-            attribute = _THING_OF.get(thing)
+            attribute = THING_OF.get(thing)
             if attribute is None:
-                if thing in _PETS:
+                if thing in PETS:
                     return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "pets")
                 continue
             if re.search(r"\bmy\s+old\b", clause, re.IGNORECASE):
@@ -535,7 +457,7 @@ _NEW_THING = re.compile(
 def possession_in(clause: str) -> tuple[str, str] | None:
     """A new thing of a single-valued kind mentioned in passing ("…in my new Prius"): (attribute, the words)."""
     for match in _NEW_THING.finditer(clause):
-        attribute = _THING_OF.get(match.group("thing").lower())
+        attribute = THING_OF.get(match.group("thing").lower())
         if attribute:
             phrase = match.group("phrase")
             first = phrase.split()[0].lower()

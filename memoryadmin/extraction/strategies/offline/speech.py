@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memoryadmin.extraction.strategies.grammar import is_past_form, normalise_spelling
 from memoryadmin.extraction.strategies.offline.lexicon import (
     INTERJECTIONS,
     REACTION_STARTS,
@@ -30,7 +31,6 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     STOPWORDS,
     word_set,
 )
-from memoryadmin.extraction.strategies.offline.person import is_past_form, normalise_spelling
 
 MAX_CLAUSE_CHARS = 400
 
