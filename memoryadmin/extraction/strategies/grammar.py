@@ -1,5 +1,8 @@
 """Rewriting what someone said about themselves in the third person, under their name.
 
+The one grammar of the offline strategies: `offline` writes every memory with it, `rules` the
+content of "remember that…".
+
 "I just got back from a trip with my family in my new Prius", said by Evan,
 becomes "Evan just got back from a trip with their family in their new Prius".
 The first self-reference takes the speaker's name ("I" -> "Evan", "my" ->

@@ -6,10 +6,12 @@ For every message a person sent (role `user`; in a group chat each message's
 1. the clauses they say about themselves are found (`speech`): greetings,
    thanks, reactions, questions, what is addressed to the listener, what others
    said, and what is imagined, wished, hedged, negated or sarcastic are left out;
-2. each is rewritten in the third person under the speaker's name (`person`),
-   with relative dates resolved against the message's `created_at` and written
-   into the text (`dates`): "I went hiking yesterday" -> "Evan went hiking on
-   7 May 2023", the day stored as the memory's `event_date`;
+2. each is rewritten in the third person under the speaker's name (the grammar
+   of `strategies.grammar`, which the `rules` strategy shares), its "it" and
+   "them" replaced by what they stand for (`antecedents`), with relative dates
+   resolved against the message's `created_at` and written into the text
+   (`dates`): "I went hiking yesterday" -> "Evan went hiking on 7 May 2023",
+   the day stored as the memory's `event_date`;
 3. a clause a pattern recognises (`facts`: possessions, moves, jobs, diet,
    health, relationships, plans, preferences, opinions about themselves) becomes
    a fact of its own, typed, with the attribute a later statement supersedes
