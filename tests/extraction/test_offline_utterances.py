@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
+
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
 from memoryadmin.memories.models import Memory, MemoryType
-from memoryadmin.memories.services import memory_forget
+from memoryadmin.memories.services import memory_create, memory_create_many, memory_forget
+from memoryadmin.memories.services.planning import NewMemory, Outcome
 from memoryadmin.tenancy.services import namespace_update
 
 SAID_AT = datetime(2026, 3, 11, 18, 30, tzinfo=UTC)
@@ -141,3 +144,53 @@ def test_last_week_in_an_imported_conversation_is_the_week_before_it_was_said(of
     assert memory.text == "Jon got married in the week of 1 May 2023"
     assert (memory.event_date, memory.event_date_precision, memory.stated_at) == (date(2023, 5, 1), "week", said_then)
     assert memory.attribute == "relationship_status"
+
+
+@pytest.mark.parametrize(
+    ("first_type", "then_type", "outcome"),
+    [
+        (MemoryType.EPISODIC, MemoryType.EPISODIC, Outcome.MERGED),
+        (MemoryType.UTTERANCE, MemoryType.UTTERANCE, Outcome.CREATED),
+        (MemoryType.EPISODIC, MemoryType.UTTERANCE, Outcome.CREATED),
+    ],
+)
+def test_a_turn_kept_as_said_never_merges_with_a_look_alike(offline_namespace, first_type, then_type, outcome) -> None:
+    """A quote is not a paraphrase: an utterance is its own memory, whatever it resembles (exact
+    duplicates aside), one by one and in a batch."""
+    actor = Actor.system("test")
+    memory_create(
+        namespace=offline_namespace,
+        user_id="u1",
+        actor=actor,
+        memory_type=first_type,
+        text="Melanie went camping with the kids near the lake last summer",
+    )
+    one = memory_create(
+        namespace=offline_namespace,
+        user_id="u1",
+        actor=actor,
+        memory_type=then_type,
+        merge_near_duplicates=True,
+        text="Melanie went camping with the kids near the lake last summer too",
+    )
+    assert one.outcome == outcome
+    memory_create(
+        namespace=offline_namespace,
+        user_id="u2",
+        actor=actor,
+        memory_type=first_type,
+        text="Melanie went camping with the kids near the lake last summer",
+    )
+    (batch,) = memory_create_many(
+        namespace=offline_namespace,
+        actor=actor,
+        merge_near_duplicates=True,
+        items=[
+            NewMemory(
+                user_id="u2",
+                memory_type=then_type,
+                text="Melanie went camping with the kids near the lake last summer too",
+            )
+        ],
+    )
+    assert batch.outcome == outcome
