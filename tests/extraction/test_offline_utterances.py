@@ -40,6 +40,12 @@ TURNS = [
     ("Caroline", "Wow, that's great! Take care!", None),
     ("Melanie", "My password is hunter2", None),
     ("Caroline", "You should try yoga, it helped a lot", "Caroline: You should try yoga, it helped a lot"),
+    ("Melanie", "Could you summarise the last answer in three bullet points?", None),
+    (
+        "Caroline",
+        "Can you translate my grandma's recipe for me?",
+        "Caroline: Can you translate my grandma's recipe for me?",
+    ),
 ]
 
 

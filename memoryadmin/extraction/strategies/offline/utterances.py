@@ -12,7 +12,9 @@ go through the same write path and governance as every other memory.
 
 A turn with nothing worth finding is not kept: greetings, thanks, reactions
 ("haha", "ok", "Wow, that's great!"), a question with no content word ("How are
-you?"), and a reply fragment that only settles a time ("Next Friday works").
+you?"), a reply fragment that only settles a time ("Next Friday works"), and a
+request about the assistant's own answer ("Could you summarise that in three
+bullet points?").
 Nor is a turn that holds a secret (a password, a card number): those never
 belong in long-term memory.
 """
@@ -49,6 +51,15 @@ _TIME_WORDS = (
     | frozenset(m[:3] for m in MONTHS)
 )
 _NUMBERISH = re.compile(r"^\d")
+# A request about the assistant's own answer ("Could you summarise the last answer in three bullet points?",
+# "Make it shorter"): the conversation's mechanics, nothing to find again.
+_ABOUT_THE_ANSWER = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:summari[sz]e|rephrase|reword|shorten|"
+    r"simplify|expand\s+on|translate|reformat|repeat|continue|redo|rewrite|make\s+(?:it|that|this)\s+"
+    r"(?:shorter|longer|simpler|clearer)|explain\s+(?:that|this|it)\s+again)\b"
+    r"(?:(?!\b(?:my|i|i'm|we|our)\b).)*$",
+    re.IGNORECASE,
+)
 # A greeting and the name it is addressed to, at the start: "Hey Mel! ", "Hi Caroline, ".
 _GREETING = re.compile(
     r"^(?:(?:hey|hi|hello|hiya|yo|morning|good\s+(?:morning|afternoon|evening))(?:\s+there)?"
@@ -80,7 +91,7 @@ def utterance_text(content: str, speaker: str = "") -> str | None:
     if not text or holds_secret(text):
         return None
     text = _GREETING.sub("", text).strip(" ,;:-~")
-    if not text or is_scheduling_fragment(text):
+    if not text or is_scheduling_fragment(text) or _ABOUT_THE_ANSWER.match(text):
         return None
     # What counts is said outside the pleasantries: "Sure thing! Thanks. Great talking to you. Take care!"
     # is all reaction, however many words it has.
