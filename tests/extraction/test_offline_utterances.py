@@ -200,3 +200,17 @@ def test_a_turn_kept_as_said_never_merges_with_a_look_alike(offline_namespace, f
         ],
     )
     assert batch.outcome == outcome
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Got married last week - how about you?", "Jon got married in the week of 2 March 2026"),
+        ("I just adopted a puppy, do you have pets?", "Jon just adopted a puppy"),
+        ("i went to teh beach yesterdy with my sister", "Jon went to the beach on 10 March 2026 with their sister"),
+        ("I dont eat meat", "Jon doesn't eat meat"),
+    ],
+)
+def test_a_statement_before_a_question_or_with_typos_still_yields_its_fact(offline_namespace, said, kept) -> None:
+    _, messages = group_chat(offline_namespace, [("Jon", said)])
+    assert [m.text for m in memories_by_message(offline_namespace, messages)[0]] == [kept]

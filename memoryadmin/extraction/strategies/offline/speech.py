@@ -67,6 +67,12 @@ _OPENING_PREFIXES = ("ha", "he", "aw", "ah", "um", "uh", "hm", "ye", "ya", "oo")
 _LEADING = re.compile(r"^(?:(?:" + INTERJECTIONS + r")\b[\s,!.:;~-]*)+", re.IGNORECASE)
 # A name or two after an interjection, then punctuation: "Hey Mel!", "Thanks, Gina!".
 _VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
+# A statement, then a question handed to the listener after a dash, a semicolon or a comma.
+_BEFORE_QUESTION = re.compile(
+    r"^(.*?\w.*?)(?:\s+[-–—]+\s+|\s*;\s*|,\s+)(?:(?:and\s+)?(?:how|what)\s+about\s+you|and\s+you|wbu|hbu|you|"
+    r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will)\s+\w[^-–—;]*)\W*$",
+    re.IGNORECASE,
+)
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
@@ -356,7 +362,11 @@ def read_clauses(content: str) -> Iterator[Clause]:
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
         if sentence.rstrip("\"')").endswith("?"):
-            continue
+            # "Got married last week - how about you?": the statement before the question still counts.
+            statement = _BEFORE_QUESTION.match(sentence)
+            if statement is None:
+                continue
+            sentence = statement.group(1)
         low_sentence = sentence.lower()
         if sarcastic_emoji or (any(h in low_sentence for h in _SARCASM_HINTS) and _SARCASM.search(sentence)):
             continue
