@@ -11,7 +11,7 @@ DEBUG off) with a real Celery worker doing the extraction:
 
 1. one namespace whose extraction strategy is `--strategy` (the default offline strategy unless told
    otherwise); every turn is appended as a message (`role: user`, `name`: the speaker,
-   `metadata.dia`: the turn id, `created_at`: the session's date, a minute per turn), one session per
+   `metadata.dia`: the turn id, `created_at`: the session's date plus 20 s per turn), one session per
    LoCoMo session, all of one conversation under one person (the conversation's id);
 2. the namespace's extraction runs by itself in the background (trailing debounce) until every message
    is extracted;
@@ -26,8 +26,10 @@ there, or says too little) or from search (the memory is there but the served se
 
 The precision proxy is the share of extracted memories whose evidence includes a turn that carries a
 LoCoMo observation (`session_N_observation`: the facts careful readers took from the session, each with
-the turn it came from). A sample of memories with their turns and observations is printed so a person
-can judge them.
+the turn it came from), given for the memories drawn from turns (facts and episodes) apart from the
+turns kept as said (`utterance`). Self-contained is the share of the drawn memories with no unresolved
+pronoun as subject or object (the automatic check of bench/self_contained.py). A sample of memories
+with their turns and observations is printed so a person can judge them.
 
 Any LLM strategy runs through the same harness: `--strategy discrete` with `LLM_BASE_URL` (and
 `LLM_API_KEY`, `LLM_MODEL`) set in the environment, which the worker inherits.
@@ -58,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import DEFAULT_REDIS_URL, database_recreate, django_setup
 from bench.generate import migrate
 from bench.load import HttpClient, Request
+from bench.self_contained import unresolved_pronouns
 from bench.server import AppServer, CeleryWorker
 
 API = "/api/v1"
@@ -103,7 +106,8 @@ def load_conversations(folder: Path) -> list[Conversation]:
             number = int(match.group(1))
             start = _when(data[f"session_{number}_date_time"])
             sessions[number] = [
-                Turn(t["dia_id"], t["speaker"], t["text"], start + timedelta(minutes=i)) for i, t in enumerate(turns)
+                Turn(t["dia_id"], t["speaker"], t["text"], start + timedelta(seconds=20 * i))
+                for i, t in enumerate(turns)
             ]
         observations: dict[str, list[str]] = {}
         for key, per_speaker in data.items():
@@ -383,6 +387,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     extracted = [(c, m, e) for c, m, e in all_memories if m["source"] == "extraction"]
     precise = sum(1 for c, _, e in extracted if any(d in c.observations for d in e))
+    drawn = [(c, m, e) for c, m, e in extracted if m["memory_type"] != "utterance"]
+    drawn_precise = sum(1 for c, _, e in drawn if any(d in c.observations for d in e))
+    leaning = [(m, unresolved_pronouns(m["text"], m.get("subject") or "")) for _, m, _ in drawn]
+    leaning = [(m, found) for m, found in leaning if found]
     by_status: dict[str, int] = {}
     by_type: dict[str, int] = {}
     for _, memory, _ in extracted:
@@ -402,6 +410,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "raw_turns": round(reference_turns / max(asked, 1), 3),
             },
             "precision_proxy": round(precise / max(len(extracted), 1), 3),
+            "precision_proxy_drawn": round(drawn_precise / max(len(drawn), 1), 3),
+            "self_contained": round(1 - len(leaning) / max(len(drawn), 1), 3),
+            "not_self_contained_sample": [
+                {"text": m["text"], "pronouns": found}
+                for m, found in random.Random(args.seed).sample(leaning, min(10, len(leaning)))
+            ],
+            "turns_with_a_memory": round(
+                len({(c.name, d) for c, _, e in extracted for d in e}) / max(total_turns, 1), 3
+            ),
             "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
     )
@@ -425,7 +442,16 @@ def print_report(
         f"reference, BM25 within each conversation, hit@10: {reference['memories']:.3f} over the active memories, "
         f"{reference['raw_turns']:.3f} over the raw turns"
     )
-    print(f"precision proxy: {results['precision_proxy']:.3f} (memories whose evidence turn carries an observation)")
+    print(
+        f"precision proxy: {results['precision_proxy']:.3f} (memories whose evidence turn carries an observation); "
+        f"{results['precision_proxy_drawn']:.3f} of the memories drawn from turns (utterances left out)"
+    )
+    print(
+        f"self-contained: {results['self_contained']:.3f} of the memories drawn from turns have no unresolved "
+        f"pronoun as subject or object; turns with a memory: {results['turns_with_a_memory']:.3f}"
+    )
+    for item in results["not_self_contained_sample"]:
+        print(f"    {item['pronouns']}: {item['text'][:160]}")
     if not sample or not extracted:
         return
     print()

@@ -31,5 +31,6 @@ def test_the_project_report_marks_its_hand_measured_sections() -> None:
     assert headings == [
         "## Retrieval (issue 18)",
         "## Extraction on conversations (issue 15)",
+        "## Extraction: nothing said lost, self-contained memories, updates that fire (issue 22)",
         "## Starting memoryadmin",
     ]

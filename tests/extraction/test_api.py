@@ -105,3 +105,25 @@ def test_redis_down_is_a_503_not_a_silent_success(api, namespace, settings) -> N
     response = api.post("/api/v1/sessions/s1/extract")
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "redis_unavailable"
+
+
+def test_the_readmes_example_gives_the_memories_it_promises(offline_namespace, make_key) -> None:
+    """README: after "I live in Lyon and I love jazz.", extraction keeps where Alice lives and what she loves."""
+    api = ApiClient(make_key(offline_namespace)[1])
+    response = api.post(
+        "/api/v1/sessions/chat-1/messages",
+        {"user_id": "alice", "messages": [{"role": "user", "content": "I live in Lyon and I love jazz."}]},
+    )
+    assert response.status_code == 201, response.content
+    run_id = api.post("/api/v1/sessions/chat-1/extract").json()["run_id"]
+    assert extraction_run(run=ExtractionRun.objects.get(pk=run_id)).status == RunStatus.SUCCEEDED
+    items = api.get("/api/v1/memories?user_id=alice").json()["items"]
+    found = {item["text"]: item for item in items}
+    assert set(found) == {"User lives in Lyon", "User loves jazz"}
+    lyon, jazz = found["User lives in Lyon"], found["User loves jazz"]
+    assert (lyon["memory_type"], lyon["entities"], lyon["attribute"]) == ("semantic", ["Lyon"], "residence")
+    assert (jazz["memory_type"], jazz["topics"]) == ("preference", ["preferences"])
+    message_id = api.get("/api/v1/sessions/chat-1/messages").json()["items"][0]["id"]
+    for item in items:
+        evidence = api.get(f"/api/v1/memories/{item['id']}/evidence").json()["items"]
+        assert [e["message_id"] for e in evidence] == [message_id]

@@ -2,7 +2,8 @@
 
 Every sentence of `offline_cases.CASES` is appended as a message of one session, one extraction
 run reads them all, and each message's memories are found through their evidence: what a sentence
-yields (or that it yields nothing) is checked against its label.
+yields (or that it yields nothing) is checked against its label. A message that yields no fact is
+kept as said (an `utterance`, tested in test_offline_utterances.py); the labels are the facts.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from datetime import date, datetime
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
-from memoryadmin.memories.models import Memory, MemoryEvidence
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryType
 from tests.extraction.offline_cases import CASES, SAID_AT
 
 NEGATIVE_REGISTERS = ("question", "hypothetical", "third party", "negation", "sarcasm", "small talk")
@@ -35,9 +36,8 @@ def extract_all(namespace):
     run = extraction_run(run=extraction_schedule(session=session, delay=0))
     assert run.status == RunStatus.SUCCEEDED, run.error
     texts: dict[int, list[str]] = defaultdict(list)
-    for memory_id, message_id in MemoryEvidence.objects.filter(memory__namespace=namespace).values_list(
-        "memory_id", "message_id"
-    ):
+    facts = MemoryEvidence.objects.filter(memory__namespace=namespace).exclude(memory__memory_type=MemoryType.UTTERANCE)
+    for memory_id, message_id in facts.values_list("memory_id", "message_id"):
         texts[message_id].append(Memory.objects.get(pk=memory_id).text)
     return run, said, texts
 
@@ -57,7 +57,8 @@ def test_each_sentence_yields_exactly_what_its_label_says(offline_namespace) -> 
         if got != sorted(expected):
             wrong.append(f"[{register}] {text!r}: expected {sorted(expected)}, got {got}")
     assert not wrong, "\n".join(wrong)
-    assert run.counts["created"] == sum(len(expected) for _, _, expected in CASES)
+    utterances = Memory.objects.filter(namespace=offline_namespace, memory_type=MemoryType.UTTERANCE).count()
+    assert run.counts["created"] == sum(len(expected) for _, _, expected in CASES) + utterances
 
 
 def test_a_run_writes_the_attributes_and_dates_it_read(offline_namespace) -> None:
@@ -68,6 +69,8 @@ def test_a_run_writes_the_attributes_and_dates_it_read(offline_namespace) -> Non
     lisbon = memories["User moved to Lisbon in February 2026"]
     assert (lisbon.attribute, lisbon.event_date, lisbon.memory_type) == ("residence", date(2026, 2, 1), "episodic")
     assert lisbon.metadata["date_precision"] == "month" and lisbon.stated_at == datetime.fromisoformat(SAID_AT)
+    assert lisbon.event_date_precision == "month"
+    assert memories["User got engaged on the weekend of 7 March 2026"].event_date_precision == "week"
     assert memories["User is vegetarian"].attribute == "diet"
     assert memories["User is allergic to peanuts"].attribute == ""  # one can have many allergies
     assert memories["User's favourite band is Radiohead"].attribute == "favourite band"

@@ -39,7 +39,7 @@ def test_each_speaker_gets_their_own_facts_under_their_name(offline_namespace) -
         "Evan has a new Prius",
         "Evan just got back from a trip with their family in their new Prius",
         "Sam went to a pottery class on 7 May 2023",
-        "Evan's old Prius broke down, so Evan sold it",
+        "Evan's old Prius broke down, so Evan sold their old Prius",
     }
     prius = memories["Evan has a new Prius"]
     assert (prius.user_id, prius.subject, prius.attribute) == ("book-club", "Evan", "car")
@@ -50,7 +50,9 @@ def test_each_speaker_gets_their_own_facts_under_their_name(offline_namespace) -
     assert list(prius.evidence.values_list("message_id", flat=True)) == [said[0].pk]
     assert list(pottery.evidence.values_list("message_id", flat=True)) == [said[1].pk]
     assert list(
-        memories["Evan's old Prius broke down, so Evan sold it"].evidence.values_list("message_id", flat=True)
+        memories["Evan's old Prius broke down, so Evan sold their old Prius"].evidence.values_list(
+            "message_id", flat=True
+        )
     ) == [said[2].pk]
 
 

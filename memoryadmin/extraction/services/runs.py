@@ -6,7 +6,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection, transaction
 from django.db.models import F, QuerySet
@@ -150,6 +150,16 @@ def _finish(run: ExtractionRun, status: str, started: float, error: str) -> Extr
     return next(iter(finished), None)
 
 
+class _ChunkRow(NamedTuple):
+    pk: int
+    seq: int
+    role: str
+    kind: str
+    content: str
+    name: str
+    created_at: datetime
+
+
 def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> bool:
     """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
 
@@ -161,12 +171,14 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
     wants_summary = getattr(strategy, "wants_summary", False)
     wants_known = getattr(strategy, "wants_known_facts", False)
     while True:
-        chunk = list(
-            _unextracted(session.pk)
+        # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
+        chunk = [
+            _ChunkRow(*row)
+            for row in _unextracted(session.pk)
             .filter(seq__gt=after, seq__lte=upto)
             .order_by("seq")
-            .only("pk", "seq", "role", "kind", "content", "name", "created_at")[: strategy.chunk_size]
-        )
+            .values_list("pk", "seq", "role", "kind", "content", "name", "created_at")[: strategy.chunk_size]
+        ]
         if not chunk:
             return True
         sources = [
@@ -246,7 +258,7 @@ def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
 def _write(
     run: ExtractionRun,
     session: Session,
-    chunk: list[Message],
+    chunk: list[_ChunkRow],
     sources: list[SourceMessage],
     candidates: list[Candidate],
 ) -> bool:

@@ -119,8 +119,8 @@ def memory_create(
             return WriteResult(Outcome.DUPLICATE, existing)
 
         # A memory stating an attribute is settled by supersession, never merged into a look-alike
-        # ("drives a 2019 Civic" is not a duplicate of "drives a 2021 Civic").
-        if merge_near_duplicates and not item.attribute:
+        # ("drives a 2019 Civic" is not a duplicate of "drives a 2021 Civic"); a turn kept as said neither.
+        if merge_near_duplicates and item.mergeable:
             target, had_neighbours = near_duplicate_group(
                 namespace_id=namespace.pk, user_id=user_id, text=text, threshold=settings.NEAR_DUPLICATE_THRESHOLD
             )
@@ -232,10 +232,9 @@ def memory_create_many(
     with transaction.atomic(savepoint=False):
         try:
             semantic = None
-            if merge_near_duplicates and embedded is not None and vectors is not None:
-                semantic = BatchSemanticDuplicates(
-                    namespace.pk, (item.new.user_id for _, item in planned), embedded[0].model, vectors
-                )
+            mergeable_users = {item.new.user_id for _, item in planned if item.mergeable}
+            if merge_near_duplicates and embedded is not None and vectors is not None and mergeable_users:
+                semantic = BatchSemanticDuplicates(namespace.pk, mergeable_users, embedded[0].model, vectors)
             _create_planned(namespace, actor, planned, results, merge_near_duplicates, semantic)
             if embedded is not None and vectors is not None:
                 created = [item for _, item in planned if item.outcome is Outcome.CREATED]
@@ -293,7 +292,7 @@ def _create_planned(
         settled = tombstoned | known.keys()
         near = BatchNearDuplicates(
             namespace.pk,
-            ((item.new.user_id, item.text) for _, item in planned if item.key not in settled and not item.attribute),
+            ((item.new.user_id, item.text) for _, item in planned if item.key not in settled and item.mergeable),
             settings.NEAR_DUPLICATE_THRESHOLD,
         )
 
@@ -303,15 +302,15 @@ def _create_planned(
             item.outcome = Outcome.SUPPRESSED
         elif item.key in known:
             item.outcome, item.memory = Outcome.DUPLICATE, known[item.key]
-        elif near is not None and not item.attribute and (target := _near_target(near, semantic, item)) is not None:
+        elif near is not None and item.mergeable and (target := _near_target(near, semantic, item)) is not None:
             item.outcome, item.target = Outcome.MERGED, target
         else:
             item.outcome = Outcome.CREATED
             item.memory = memory_row(namespace, item, now)
             known[item.key] = item.memory
-            if near is not None and not item.attribute:
+            if near is not None and item.mergeable:
                 near.add_created(item)
-            if semantic is not None:
+            if semantic is not None and item.mergeable:
                 semantic.add_created(item)
 
     stored_targets = {item.target for _, item in planned if isinstance(item.target, uuid.UUID)}

@@ -16,8 +16,8 @@ from memoryadmin.memories.services.planning import Planned
 from memoryadmin.memories.vectors import person_pools
 
 # Memories that may take part in a near-duplicate group: neither history nor a statement of an
-# attribute, which supersession settles instead.
-_MERGEABLE = "attribute = '' AND status <> 'superseded'"
+# attribute, which supersession settles instead, nor a turn kept as said (Planned.mergeable).
+_MERGEABLE = "attribute = '' AND status <> 'superseded' AND memory_type <> 'utterance'"
 
 # pg_trgm's default `similarity_threshold`, below which the `%` operator matches.
 TRGM_DEFAULT_THRESHOLD = 0.3

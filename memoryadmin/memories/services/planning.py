@@ -125,6 +125,12 @@ class Planned:
     def key(self) -> tuple[str, str]:
         return (self.new.user_id, self.fingerprint)
 
+    @property
+    def mergeable(self) -> bool:
+        """Whether it may merge into a look-alike: not a statement of an attribute (supersession settles
+        those), nor a turn kept as said (a quote is not a paraphrase of anything)."""
+        return not self.attribute and self.memory_type != MemoryType.UTTERANCE
+
 
 def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     """Normalise and fingerprint one memory, or raise InvalidInput: the first step of the write path."""

@@ -122,18 +122,28 @@ WITH input AS (
     SELECT id, max(at) AS at FROM unnest(%(ids)s::uuid[], %(ats)s::timestamptz[]) AS i(id, at) GROUP BY id
 ),
 stated AS (
+    -- One primary-key lookup per id. Joined to the input alone, the planner, misled by statistics a
+    -- batch of fresh inserts has not reached yet, may scan all of the namespace's memories with an
+    -- attribute instead: a cost that grows with the namespace. OFFSET 0 keeps the lookup a lookup.
     SELECT m.id, m.user_id, m.subject, m.attribute, i.at
-    FROM memories_memory m JOIN input i ON i.id = m.id
-    WHERE m.namespace_id = %(namespace)s AND m.attribute <> '' AND m.status IN ('active', 'superseded')
+    FROM input i CROSS JOIN LATERAL (
+        SELECT id, user_id, subject, attribute FROM memories_memory
+        WHERE id = i.id AND namespace_id = %(namespace)s AND attribute <> '' AND status IN ('active', 'superseded')
+        OFFSET 0
+    ) m
 ),
 members AS (
+    -- Each group read through its index (memory_attribute), for the same reason.
     SELECT m.id, m.user_id, m.subject, m.attribute, m.status, s.at AS new_at,
            greatest(coalesce(m.stated_at, m.created_at), s.at) AS at
-    FROM memories_memory m
-    JOIN (SELECT DISTINCT user_id, subject, attribute FROM stated) k
-      ON m.user_id = k.user_id AND m.attribute = k.attribute AND m.subject = k.subject
+    FROM (SELECT DISTINCT user_id, subject, attribute FROM stated) k
+    CROSS JOIN LATERAL (
+        SELECT id, user_id, subject, attribute, status, stated_at, created_at FROM memories_memory
+        WHERE namespace_id = %(namespace)s AND user_id = k.user_id AND attribute = k.attribute
+          AND subject = k.subject AND attribute <> '' AND status IN ('active', 'superseded')
+        OFFSET 0
+    ) m
     LEFT JOIN stated s ON s.id = m.id
-    WHERE m.namespace_id = %(namespace)s AND m.attribute <> '' AND m.status IN ('active', 'superseded')
 ),
 ranked AS (
     SELECT members.*, first_value(id) OVER (

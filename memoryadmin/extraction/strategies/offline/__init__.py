@@ -6,17 +6,21 @@ For every message a person sent (role `user`; in a group chat each message's
 1. the clauses they say about themselves are found (`speech`): greetings,
    thanks, reactions, questions, what is addressed to the listener, what others
    said, and what is imagined, wished, hedged, negated or sarcastic are left out;
-2. each is rewritten in the third person under the speaker's name (`person`),
-   with relative dates resolved against the message's `created_at` and written
-   into the text (`dates`): "I went hiking yesterday" -> "Evan went hiking on
-   7 May 2023", the day stored as the memory's `event_date`;
+2. each is rewritten in the third person under the speaker's name (the grammar
+   of `strategies.grammar`, which the `rules` strategy shares), its "it" and
+   "them" replaced by what they stand for (`antecedents`), with relative dates
+   resolved against the message's `created_at` and written into the text
+   (`dates`): "I went hiking yesterday" -> "Evan went hiking on 7 May 2023",
+   the day stored as the memory's `event_date`;
 3. a clause a pattern recognises (`facts`: possessions, moves, jobs, diet,
    health, relationships, plans, preferences, opinions about themselves) becomes
    a fact of its own, typed, with the attribute a later statement supersedes
    ("residence", "car"); "my new Prius" in passing also gives "Evan has a new
    Prius";
 4. what else they told about themselves in that message becomes one `episodic`
-   memory, attributed and dated, with the plain statements around it for context.
+   memory, attributed and dated, with the plain statements around it for context;
+5. a message from which nothing above was drawn is kept as said, a memory of type
+   `utterance` (`utterances`), unless it holds nothing worth finding again.
 
 Each memory's evidence is the one message it came from (or each message that
 said the same thing). docs/extraction.md lists what it takes and where it stops.
@@ -30,10 +34,18 @@ from datetime import date
 from typing import Any
 
 from memoryadmin.core.errors import InvalidInput
-from memoryadmin.extraction.strategies.base import Batch, Candidate
+from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage
+from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
+from memoryadmin.extraction.strategies.offline.antecedents import (
+    Phrase,
+    has_pronoun,
+    leans_on_pronoun,
+    phrases_in,
+    resolve,
+)
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
 from memoryadmin.extraction.strategies.offline.facts import classify, possession_in, topic_of
-from memoryadmin.extraction.strategies.offline.person import restore_subject, third_person
+from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,
@@ -43,22 +55,49 @@ from memoryadmin.extraction.strategies.offline.speech import (
     read_clauses,
     words_of,
 )
+from memoryadmin.extraction.strategies.offline.utterances import is_scheduling_fragment, utterance_text
 from memoryadmin.memories.models import MemoryType
 
 DEFAULT_SPEAKER = "User"
 MAX_EPISODE_PARTS = 5
 MAX_EPISODE_CHARS = 600
 MAX_CONTEXT_PARTS = 3
-KINDS = ("facts", "episodes")
+KINDS = ("facts", "episodes", "utterances")
 # Facts that are short by nature ("I'm vegan", "I'm 34", "I'm single").
-_SHORT_FACT_TOPICS = frozenset({"identity", "diet", "relationships", "origin", "home", "health", "work", "self"})
+_SHORT_FACT_TOPICS = frozenset(
+    {
+        "identity",
+        "diet",
+        "relationships",
+        "origin",
+        "home",
+        "health",
+        "work",
+        "self",
+        "possessions",
+        "contact",
+        "education",
+        "sports",
+        "music",
+    }
+)
+# Sentence openers that are not names, beyond the function words.
+_OPENING_COMMON = word_set(
+    "check crazy feels feel love lots since there's here's it's what's let's looks look seems sounds guess "
+    "anyway besides also still maybe perhaps sometimes luckily sadly honestly yesterday today tomorrow tonight"
+)
 _GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 _PROMISE = re.compile(r"^(?:i|we)(?:'ll|\s+will|\s+(?:can't|cannot)\s+wait)\b", re.IGNORECASE)
-_CAPITALISED = re.compile(r"\b[A-Z][\w'&.-]*(?:\s+(?:of|de|la|the|and)?\s*[A-Z][\w'&.-]*)*")
+# A run of capitalised words ("Door Dash", "Bank of America"); a full stop ends it ("Samuel. It").
+_CAPITALISED = re.compile(r"\b[A-Z][\w'&-]*(?:\.(?=\w))?(?:\s+(?:of|de|la|the|and)?\s*[A-Z][\w'&-]*)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s+|\n)$")
 _NOT_ENTITIES = frozenset(
     {"I", "User", "They", "The", "A", "An", "It", "This", "That", "My", "On", "In", "And", "But", "So"}
     | {word.capitalize() for word in MONTHS + WEEKDAYS}
 )
+# Words that open a date phrase: "Next Friday" is a time, not a name.
+_DATE_OPENERS = frozenset({"Next", "Last", "This", "Every", "Each", "Early", "Late", "Mid"})
+_DATE_NAMES = frozenset(word.capitalize() for word in MONTHS + WEEKDAYS)
 
 
 @dataclass
@@ -72,16 +111,31 @@ class Reading:
     attribute: str = ""
     event_date: date | None = None
     date_precision: str = ""
+    # How much of event_date is known, as the memory's field says it (day, week, month, year).
+    date_span: str = ""
     entities: list[str] = field(default_factory=list)
 
 
 def _entities(text: str, speaker: str) -> list[str]:
+    """The names in a memory's text: runs of capitalised words, less the speaker, dates and the common word that
+    opens a sentence ("Lately", "Check", "It's")."""
     found: list[str] = []
     for match in _CAPITALISED.finditer(text):
-        entity = match.group(0).strip(" .'")
+        words = match.group(0).strip(" .'").split()
+        if words and _SENTENCE_START.search(text[: match.start()]) and _is_common(words[0]):
+            words = words[1:]
+        if words and (words[0] in _DATE_OPENERS or words[-1] in _DATE_NAMES):
+            continue
+        entity = " ".join(words)
         if entity and entity not in _NOT_ENTITIES and entity != speaker and not entity.startswith(speaker + "'"):
             found.append(entity)
     return list(dict.fromkeys(found))[:10]
+
+
+def _is_common(word: str) -> bool:
+    """A capitalised word that is most likely capitalised only because it opens a sentence."""
+    low = word.lower()
+    return low in STOPWORDS or low in _OPENING_COMMON or low.endswith(("ing", "ed", "ly", "'s", "n't"))
 
 
 def _sentence_case(text: str) -> str:
@@ -89,23 +143,45 @@ def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] = frozenset(KINDS)) -> list[Reading]:
-    """What `speaker` told about themselves in one message, in the third person, dated against `today`."""
+def read_message(
+    content: str,
+    speaker: str,
+    today: date,
+    kinds: frozenset[str] = frozenset(KINDS),
+    before: list[Phrase] | None = None,
+) -> list[Reading]:
+    """What `speaker` told about themselves in one message, in the third person, dated against `today`.
+
+    `before` holds the noun phrases of the message before this one, worded as the speaker would say
+    them: what a pronoun at the start of this one may stand for (`antecedents`).
+    """
     facts: list[Reading] = []
+    # What "it" and "them" may stand for, nearest last: the message before, then this one's earlier clauses.
+    seen: list[Phrase] = list(before or [])
+    inherited = bool(seen)
+    pronouns = has_pronoun(content)
     parts: list[tuple[int, int, str, str]] = []
     context: list[tuple[int, int, str, str]] = []
-    episode_date: tuple[date, str] | None = None
+    episode_date: tuple[date, str, str] | None = None
     # Whether what the episode tells happened (past, or dated), or is how things are ("I ride to work").
     happened = False
     kept: tuple[int, int] | None = None
     for clause in read_clauses(content):
         said = clause.text
+        if pronouns:
+            resolved = resolve(said, seen)
+            if inherited:
+                # Past its first clause a message's pronouns stand for what it says itself, not the turn before.
+                seen, inherited = [], False
+            seen.extend(phrases_in(said, speaker, speaker))
+            said = resolved
         if clause.mode in ("other", "opinion"):
             if (
                 not addresses_listener(clause.words)
                 and not is_hypothetical(said, clause.words)
                 and not is_negated(said, clause.words)
                 and len(content_words(said)) >= 3
+                and not is_scheduling_fragment(said)
             ):
                 context.append(
                     (clause.sentence, clause.position, clause.joiner, _sentence_case(third_person(said, speaker)))
@@ -120,6 +196,8 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
             continue
         mentions = find_dates(first_person, today, past=clause.past)
         substance = len(content_words(first_person, speaker))
+        if pronouns and substance < 4 and not (kind and kind.attribute) and leans_on_pronoun(first_person):
+            continue  # "I'm going to try making it": a fragment that says nothing without its turn
         # "…broke down, so I sold it": a short clause that goes on from a kept one is kept with it.
         follows_kept = kept == (clause.sentence, clause.position - 1)
         # "I'm going to make it": too little to be a fact; "I love jazz" is enough for a taste.
@@ -132,7 +210,7 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
         if goes_by:
             first_person = f"I go by {goes_by.group(1)}"
         text = _sentence_case(third_person(with_dates_written(first_person, mentions), speaker, past=clause.past))
-        when = (mentions[0].day, mentions[0].precision) if mentions else None
+        when = (mentions[0].day, mentions[0].precision, mentions[0].span) if mentions else None
         if kind is not None and "facts" in kinds:
             memory_type = (
                 MemoryType.EPISODIC
@@ -148,6 +226,7 @@ def read_message(content: str, speaker: str, today: date, kinds: frozenset[str] 
                     attribute=kind.attribute,
                     event_date=when[0] if when else None,
                     date_precision=when[1] if when else "",
+                    date_span=when[2] if when else "",
                     entities=_entities(text, speaker),
                 )
             )
@@ -183,7 +262,7 @@ def _episode(
     parts: list[tuple[int, int, str, str]],
     context: list[tuple[int, int, str, str]],
     speaker: str,
-    when: tuple[date, str] | None,
+    when: tuple[date, str, str] | None,
     happened: bool,
 ) -> Reading:
     """The clauses about the speaker no pattern took, with the plain statements around them, as one memory."""
@@ -214,8 +293,23 @@ def _episode(
         kind="episode",
         event_date=when[0] if when else None,
         date_precision=when[1] if when else "",
+        date_span=when[2] if when else "",
         entities=_entities(body, speaker),
     )
+
+
+def _phrases_before(message: SourceMessage, speaker: str) -> list[Phrase]:
+    """The noun phrases of the message before, worded as `speaker` would say them."""
+    said_by = " ".join(message.name.split()) or (DEFAULT_SPEAKER if message.role == "user" else "the assistant")
+    return phrases_in(message.content, said_by, speaker)
+
+
+def _utterance(content: str, subject: str) -> list[Reading]:
+    """The turn as said, when it holds something worth finding again."""
+    text = utterance_text(content, subject)
+    if text is None:
+        return []
+    return [Reading(text=text, memory_type=MemoryType.UTTERANCE, topics=[], kind="utterance")]
 
 
 def clean_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -244,12 +338,18 @@ class OfflineStrategy:
 
     def extract(self, batch: Batch) -> list[Candidate]:
         by_text: dict[tuple[str, str], Candidate] = {}
+        previous = None
         for message in batch.messages:
+            earlier, previous = previous, message
             if message.role != "user" or not message.content:
                 continue
             subject = " ".join(message.name.split())
             speaker = subject or DEFAULT_SPEAKER
-            for reading in read_message(message.content, speaker, message.created_at.date(), self.kinds):
+            before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
+            readings = read_message(message.content, speaker, message.created_at.date(), self.kinds, before)
+            if not readings and "utterances" in self.kinds:
+                readings = _utterance(message.content, subject)
+            for reading in readings:
                 key = (subject, reading.text)
                 candidate = by_text.get(key)
                 if candidate is not None:
@@ -270,6 +370,7 @@ class OfflineStrategy:
                     subject=subject,
                     attribute=reading.attribute,
                     event_date=reading.event_date,
+                    event_date_precision=reading.date_span,
                     stated_at=message.created_at,
                 )
         return list(by_text.values())

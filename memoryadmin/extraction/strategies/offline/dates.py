@@ -100,12 +100,20 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         ("month_year", r"(?:in\s+)?" + _MONTH_NAME + r",?\s+(?P<year>(?:19|20)\d{2})"),
         ("in_month", r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])"),
         ("in_year", r"(?:in|since|back\s+in)\s+(?P<year>(?:19|20)\d{2})"),
-        ("weekday_bare", r"on\s+" + _WEEKDAY),
+        # "on Friday afternoons" is every Friday afternoon, not one day.
+        ("weekday_bare", r"on\s+" + _WEEKDAY + r"(?!\s+(?:mornings|afternoons|evenings|nights))"),
     )
 ]
 
 
 _MONTH_KINDS = frozenset({"month_day", "day_month", "month_year", "in_month"})
+_SPANS = {"weekend": "week"}
+# Words of a clause about what happens again and again: its weekdays and months are no one date.
+_RECURRING = re.compile(
+    r"\b(?:every|each|weekly|monthly|yearly|annually|usually|always|often|normally|typically|generally|"
+    r"sometimes|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)\b"
+)
+_RECURRING_KINDS = frozenset({"weekday_bare", "in_month"})
 # Every phrase above holds one of these; a clause without any is not searched further.
 _ANY_DATE_WORD = re.compile(
     r"yesterday|tonight|today|tomorrow|night|morning|afternoon|evening|ago|back|before|week|month|year|day|"
@@ -122,6 +130,9 @@ class DateMention:
     day: date
     precision: str  # day | week | weekend | month | year | about
     replacement: str
+    # How much of `day` is known, in the memory's own terms (day, week, month or year): a weekend is
+    # its week, "a few days ago" its week, "a few weeks ago" its month, "a few months ago" its year.
+    span: str = "day"
 
 
 def _day_text(day: date) -> str:
@@ -153,22 +164,30 @@ def _shift(today: date, n: int, unit: str, *, sign: int, approximate: bool) -> t
     if unit == "day":
         day = today + timedelta(days=sign * n)
         if approximate:
-            return day, "about", f"{'a few days before' if sign < 0 else 'a few days after'} {_day_text(today)}"
+            return day, "about week", f"{'a few days before' if sign < 0 else 'a few days after'} {_day_text(today)}"
         return day, "day", f"on {_day_text(day)}"
     if unit == "week":
         day = today + timedelta(weeks=sign * n)
         monday = day - timedelta(days=day.weekday())
         if approximate:
-            return monday, "about", f"{'a few weeks before' if sign < 0 else 'a few weeks after'} {_day_text(today)}"
+            return (
+                monday,
+                "about month",
+                f"{'a few weeks before' if sign < 0 else 'a few weeks after'} {_day_text(today)}",
+            )
         return monday, "week", f"in the week of {_day_text(monday)}"
     if unit == "month":
         day = _add_months(today, sign * n)
         if approximate:
-            return day, "about", f"{'a few months before' if sign < 0 else 'a few months after'} {_month_text(today)}"
+            return (
+                day,
+                "about year",
+                f"{'a few months before' if sign < 0 else 'a few months after'} {_month_text(today)}",
+            )
         return day, "month", f"{'in' if sign < 0 else 'around'} {_month_text(day)}"
     day = date(today.year + sign * n, 1, 1)
     if approximate:
-        return day, "about", f"{'a few years before' if sign < 0 else 'a few years after'} {today.year}"
+        return day, "about year", f"{'a few years before' if sign < 0 else 'a few years after'} {today.year}"
     return day, "year", f"in {day.year}"
 
 
@@ -298,16 +317,20 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
     """The date phrases of `text` resolved against `today`, in order, not overlapping.
 
     `past` tells whether the clause speaks of the past, which settles "this weekend",
-    "on Friday" and dates without a year.
+    "on Friday" and dates without a year. In a clause about what recurs ("every Friday",
+    "on weekends", "each July") a weekday or a month without its year names no one day.
     """
     found: list[DateMention] = []
     taken: list[tuple[int, int]] = []
     low = text.lower()
     if not _ANY_DATE_WORD.search(low):
         return found
+    recurring = bool(_RECURRING.search(low))
     for kind, pattern in _PHRASES:
         if kind in _MONTH_KINDS and not any(m[:3] in low for m in MONTHS):
             continue  # most clauses name no month: skip those patterns cheaply
+        if recurring and kind in _RECURRING_KINDS:
+            continue
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(start < e and s < end for s, e in taken):
@@ -322,8 +345,11 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
             if resolved is None:
                 continue
             day, precision, replacement = resolved
+            if kind in ("month_day", "day_month") and recurring and not match.group("year"):
+                continue
             taken.append((start, end))
-            found.append(DateMention(start, end, match.group(0), day, precision, replacement))
+            span = precision.split()[-1] if precision.startswith("about") else _SPANS.get(precision, precision)
+            found.append(DateMention(start, end, match.group(0), day, precision.split()[0], replacement, span))
     found.sort(key=lambda m: m.start)
     return found
 

@@ -7,10 +7,10 @@ replaces ("residence": "I live in Lyon" then "I moved to Paris"). A clause no
 pattern recognises may still be worth keeping; the strategy decides.
 
 Attributes recognised: name, age, residence, home, origin, employer, occupation,
-relationship_status, diet, car, phone, computer, bicycle, motorbike and
-"favourite <thing>". Other facts (trips, illnesses, pets, plans, family,
-preferences, opinions about themselves) are kept without one: a second trip
-does not replace the first.
+relationship_status, partner, school, course, diet, car, phone, phone_number,
+email, team, instrument, computer, bicycle, motorbike and "favourite <thing>".
+Other facts (trips, illnesses, pets, plans, family, preferences, opinions about
+themselves) are kept without one: a second trip does not replace the first.
 """
 
 from __future__ import annotations
@@ -18,7 +18,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import (
+    INSTRUMENTS,
+    PETS,
+    PROFESSIONS,
+    RELATIONS,
+    THING_OF,
+    TOPICS,
+    word_set,
+)
 from memoryadmin.memories.models import MemoryType
 
 _ADV = (
@@ -30,81 +38,6 @@ _ADV = (
 _I = r"^(?:i|we)\s+" + _ADV
 _AM = r"^(?:i'm|i\s+am|we're|we\s+are)\s+" + _ADV
 _HAVE = r"^(?:i've|i\s+have|we've|we\s+have)\s+" + _ADV
-
-PROFESSIONS = (
-    "teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
-    "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|manager|"
-    "consultant|scientist|researcher|professor|lecturer|student|artist|painter|writer|author|journalist|"
-    "photographer|musician|singer|actor|actress|dancer|coach|trainer|therapist|counselor|counsellor|"
-    "psychologist|pharmacist|vet|veterinarian|mechanic|electrician|plumber|carpenter|farmer|firefighter|"
-    "police officer|officer|soldier|social worker|librarian|secretary|receptionist|analyst|entrepreneur|"
-    "freelancer|contractor|realtor|driver|paramedic|midwife|translator|editor|intern|volunteer|ceo|founder"
-)
-_THINGS = {
-    "car": word_set(
-        "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
-        "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
-        "volvo lexus porsche jaguar mini fiat peugeot renault skoda"
-    ),
-    "phone": word_set("phone smartphone iphone cellphone android pixel galaxy"),
-    "computer": word_set("laptop computer pc macbook desktop chromebook notebook"),
-    "bicycle": word_set("bike bicycle e-bike ebike"),
-    "motorbike": word_set("motorbike motorcycle scooter moped"),
-    "home": word_set("house apartment flat condo home townhouse cottage"),
-}
-_THING_OF = {word: attribute for attribute, words in _THINGS.items() for word in words}
-_PETS = word_set(
-    "dog dogs puppy puppies cat cats kitten kittens pet pets hamster rabbit bunny parrot fish turtle horse"
-)
-
-_TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
-    (
-        "travel",
-        word_set(
-            "trip trips travel traveled travelled traveling travelling vacation holiday holidays flight flew "
-            "visited visit visiting beach camping camp hike hiking road abroad tour cruise backpacking"
-        ),
-    ),
-    (
-        "work",
-        word_set(
-            "job work working worked career office boss business company promotion promoted internship hired "
-            "fired interview client clients project studio store shop startup colleague coworker salary"
-        ),
-    ),
-    (
-        "family",
-        word_set(
-            "family kids kid wife husband mom mum dad son daughter baby sister brother parents grandma grandpa "
-            "children child aunt uncle cousin"
-        ),
-    ),
-    (
-        "health",
-        word_set(
-            "doctor hospital sick ill surgery therapy injury injured diagnosed medicine allergic allergy flu "
-            "covid pain recovering pregnant fever asthma diabetes"
-        ),
-    ),
-    (
-        "education",
-        word_set(
-            "school college university class classes course degree study studying exam graduated graduation "
-            "semester teacher edu education"
-        ),
-    ),
-    ("pets", _PETS),
-    (
-        "hobbies",
-        word_set(
-            "painting paint painted music guitar piano dance dancing reading book books game games gaming sport "
-            "sports running yoga cooking baking photography art drawing singing writing knitting gardening "
-            "swimming concert band movie movies"
-        ),
-    ),
-    ("home", word_set("house apartment flat moved moving garden renovation neighborhood neighbourhood")),
-    ("food", word_set("food restaurant recipe meal dinner lunch breakfast cooked baked eat eating")),
-)
 
 
 @dataclass(frozen=True)
@@ -133,6 +66,23 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "identity", "name"),
     ),
     (
+        _rx(
+            r"^my\s+(?:new\s+)?(?:phone\s+|cell\s+|mobile\s+|cell\s+phone\s+)?number(?:'s|\s+is)\s+(?:now\s+)?\+?\(?\d|"
+            r"^my\s+(?:new\s+)?(?:cell|mobile)(?:'s|\s+is)\s+(?:now\s+)?\+?\(?\d|"
+            + _I
+            + r"(?:changed|got\s+a\s+new)\s+(?:my\s+)?(?:phone\s+|cell\s+|mobile\s+)?number\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "contact", "phone_number"),
+    ),
+    (
+        _rx(
+            r"^my\s+(?:new\s+)?(?:personal\s+)?e-?mail(?:\s+address)?(?:'s|\s+is)\s+(?:now\s+)?\S+@|"
+            + _I
+            + r"(?:changed|switched)\s+my\s+e-?mail(?:\s+address)?\s+to\s+\S+@"
+        ),
+        Kind(MemoryType.SEMANTIC, "contact", "email"),
+    ),
+    (
         _rx(_AM + r"\d{1,3}(?:\s+years?\s+old|\s*yo)?\s*$|" + _I + r"turned\s+\d{1,3}\b"),
         Kind(MemoryType.SEMANTIC, "identity", "age"),
     ),
@@ -146,7 +96,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:been\s+)?(?:living|lived|based)\s+in\s|"
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
-            + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?!a\b|an\b|my\b|our\b)"
+            + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?!a\b|an\b|my\b|our\b)|"
+            + _I
+            + r"(?:live|reside)\s+(?:just\s+)?(?:outside|near|close\s+to|by)\s+(?-i:[A-Z])|"
+            # "My flat in Leeds is freezing": where the speaker's home is, said in passing.
+            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?-i:[A-Z])"
         ),
         Kind(MemoryType.SEMANTIC, "home", "residence"),
     ),
@@ -176,7 +130,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:got|started|landed|accepted|took)\s+(?:a|an|my|the)\s+(?:new\s+)?"
             r"(?:full[- ]time\s+|part[- ]time\s+)?(?:job|position|role|internship|gig)\s+(?:at|with|in)\s|"
             + _I
-            + r"(?:got|was|have\s+been|'ve\s+been)\s+hired\s"
+            + r"(?:got|was|have\s+been|'ve\s+been)\s+hired\s|"
+            + _I
+            + r"accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s|"
+            + _I
+            + r"(?:started|began)\s+(?:working\s+)?(?:at|for)\s+(?-i:[A-Z])|"
+            + _I
+            + r"(?:switched|moved)\s+to\s+(?:working|driving|delivering)\s+for\s+(?-i:[A-Z])|"
+            # "I joined Shopify", "I left IBM and joined Microsoft": a capitalised name, not a club or an app.
+            r"^(?:i|we)\b(?:(?!\b(?:gym|club|choir|team|class|league|group|band|app)\b).)*?\bjoined\s+(?-i:[A-Z])"
+            r"(?!.*\b(?:gym|club|choir|team|class|league|group|band|app)\b)"
         ),
         Kind(MemoryType.SEMANTIC, "work", "employer"),
     ),
@@ -195,6 +158,37 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
+            _I + r"(?:go|went|transferred|moved)\s+to\s+(?:the\s+)?(?-i:(?:[A-Z][\w'.-]*\s+){0,4}"
+            r"(?:High|School|College|University|Academy|Institute|Uni|Polytechnic|Prep|Elementary|Middle))\b|"
+            + _I
+            + r"transferred\s+to\s+(?-i:[A-Z])|"
+            + _I
+            + r"got\s+(?:into|accepted\s+(?:into|to|at))\s+(?-i:[A-Z])|"
+            + _AM
+            + r"(?:studying|enrolled|a\s+(?:\w+\s+)?student)\s+at\s|"
+            + _AM
+            + r"at\s+(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)*\s+(?:now\s+)?(?:for|doing|studying)\s+"
+            r"(?:my|a|an|the)\s+"
+            r"(?:masters|master's|degree|phd|doctorate|bachelor's|ba|bsc|msc|mba|studies)\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "education", "school"),
+    ),
+    (
+        _rx(
+            _AM + r"(?:studying|majoring\s+in|"
+            r"doing\s+(?:a|my)\s+(?:\w+\s+)?(?:degree|masters|master's|phd|bachelor's)\s+in)"
+            r"\s+(?!at\b|for\b|hard\b|late\b|now\b|abroad\b|with\b|to\b|a\b|the\b|my\b)\w|"
+            + _I
+            + r"(?:major|majored)\s+in\s+\w|^my\s+major\s+is\s+\w|"
+            + _I
+            + r"(?:switched|changed)\s+(?:my\s+major|majors|courses|my\s+course|my\s+degree)\s+to\s+\w|"
+            + _I
+            + r"(?:switched|changed)\s+to\s+(?:a|an)\s+(?:[a-z-]+\s+){1,2}(?:degree|major)\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "education", "course"),
+    ),
+    (
+        _rx(
             r"^i\s+"
             + _ADV
             + r"work\s+as\s+(?:a|an)\s|"
@@ -205,7 +199,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _ADV
             + r"became\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:"
             + PROFESSIONS
-            + r")\b"
+            + r")\b|"
+            + _I
+            + r"(?:got|was|have\s+been|'ve\s+been)\s+promoted\s+to\s+\w"
         ),
         Kind(MemoryType.SEMANTIC, "work", "occupation"),
     ),
@@ -226,7 +222,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _HAVE
             + r"been\s+(?:an?\s+)?(?:vegetarian|vegan|pescatarian)\b|"
             + _AM
-            + r"on\s+an?\s+(?:keto|paleo|low[- ]carb|vegan|plant[- ]based|gluten[- ]free)\s+diet\b"
+            + r"on\s+an?\s+(?:keto|paleo|low[- ]carb|vegan|plant[- ]based|gluten[- ]free)\s+diet\b|"
+            + _I
+            + r"(?:went\s+back\s+to|started|am\s+back\s+to)\s+eating\s+meat\b|^i\s+"
+            + _ADV
+            + r"eat\s+(?:everything|anything|meat)\b"
         ),
         Kind(MemoryType.SEMANTIC, "diet", "diet"),
     ),
@@ -260,13 +260,37 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.EPISODIC, "health"),
     ),
     (
+        _rx(
+            _I
+            + r"(?:support|root\s+for|cheer\s+for|follow)\s+(?:the\s+)?(?-i:[A-Z])|"
+            + _AM
+            + r"(?:rooting|cheering)\s+for\s+(?:the\s+)?(?-i:[A-Z])|"
+            + _I
+            + r"switched\s+to\s+(?:supporting|rooting\s+for|cheering\s+for)\s+(?:the\s+)?(?-i:[A-Z])"
+        ),
+        Kind(MemoryType.SEMANTIC, "sports", "team"),
+    ),
+    (
+        _rx(
+            r"^my\s+(?:main\s+|primary\s+|first\s+)?instrument\s+is\s+\w|"
+            + _I
+            + r"(?:play|switched\s+(?:from\s+(?:the\s+)?\w+\s+)?to)\s+(?:the\s+)?(?:"
+            + INSTRUMENTS
+            + r")\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "music", "instrument"),
+    ),
+    (
         _rx(_I + r"(?:switched|upgraded|changed)\s+(?:from\s+(?:a|an|my|the)\s+[\w-]+\s+)?to\s+(?P<thing>.*)"),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
     (
         _rx(
-            r"(?:" + _I + r"|" + _HAVE + r")(?:got|bought|purchased|have|own|drive|leased|picked\s+up|adopted|rescued)"
-            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)\s+(?:is|'s)\s+an?\s"
+            r"(?:" + _I + r"|" + _HAVE + r"|^(?:i|we)\b[^,;]*?\band\s+(?:then\s+)?)"
+            r"(?:got|bought|purchased|have|own|drive|leased|picked\s+up|adopted|rescued|use|ride)"
+            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)\s+(?:is|'s)\s+an?\s|"
+            + _I
+            + r"traded\s+(?:in\s+)?(?:my|our|the)?\s*[\w-]+(?:\s+in)?\s+for\s+(?P<traded>(?:a|an|the)\b.*)"
         ),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
@@ -332,7 +356,7 @@ def _owned_thing(phrase: str) -> str:
     """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
     words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
     for word in words:
-        if word in _THING_OF or word in _PETS:
+        if word in THING_OF or word in PETS:
             return word
         if word in _PHRASE_ENDS:
             break
@@ -344,24 +368,67 @@ _PHRASE_ENDS = word_set("for from to at in on with because since when and but so
 
 def topic_of(text: str) -> str | None:
     words = set(re.findall(r"[a-z]+", text.lower()))
-    for topic, keys in _TOPICS:
+    for topic, keys in TOPICS:
         if words & keys:
             return topic
     return None
 
 
 def classify(clause: str, *, past: bool) -> Kind | None:
-    """The kind of fact a first-person clause states, or None when no pattern knows it."""
+    """The kind of fact a first-person clause states, or None when no pattern knows it.
+
+    A value said as one more ("I also play the drums", "another car") is no update of the attribute:
+    a person may have several of those, and the first stays true.
+    """
+    clause = _LEADING_WORDS.sub("", clause, count=1)
+    kind = _classify(clause, past=past)
+    if kind is not None and kind.attribute in _MANY_VALUED and _ADDITION.search(clause):
+        return Kind(kind.memory_type, kind.topic, "", kind.negation_ok, kind.value)
+    return kind
+
+
+# "Now I live in Hamburg", "Since we moved to Bergen…": the clause's subject comes after these.
+_LEADING_WORDS = re.compile(
+    r"^(?:(?:now|so|since|and|but|then|finally|today|anyway|well|nowadays|these\s+days|as\s+of\s+now|"
+    r"officially)\s*,?\s+)+(?=(?:i|we|i'm|we're|i've|we've|my|our)\b)",
+    re.IGNORECASE,
+)
+# Attributes of which a person may have more than one at a time: said as an addition, they replace nothing.
+_MANY_VALUED = frozenset(
+    {
+        "instrument",
+        "team",
+        "car",
+        "phone",
+        "computer",
+        "bicycle",
+        "motorbike",
+        "home",
+        "employer",
+        "occupation",
+        "course",
+        "school",
+    }
+)
+_ADDITION = re.compile(r"\b(?:also|too|as\s+well|another|second|both|extra|spare)\b", re.IGNORECASE)
+_PARTNER_NAMED = re.compile(
+    r"^(?:my|our)\s+(?:(?:new|current)\s+)?(?:boyfriend|girlfriend|husband|wife|partner|fianc[eé]e?|spouse)"
+    r",?\s+(?-i:[A-Z][a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _classify(clause: str, *, past: bool) -> Kind | None:
     for pattern, kind in _PATTERNS:
         match = pattern.search(clause)
         if match is None:
             continue
         groups = match.groupdict()
         if "thing" in groups:
-            thing = _owned_thing(groups.get("thing") or groups.get("owned") or "")
-            attribute = _THING_OF.get(thing)
+            thing = _owned_thing(groups.get("thing") or groups.get("owned") or groups.get("traded") or "")
+            attribute = THING_OF.get(thing)
             if attribute is None:
-                if thing in _PETS:
+                if thing in PETS:
                     return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "pets")
                 continue
             if re.search(r"\bmy\s+old\b", clause, re.IGNORECASE):
@@ -373,6 +440,8 @@ def classify(clause: str, *, past: bool) -> Kind | None:
         if "relation" in groups:
             if groups["relation"].lower() not in RELATIONS:
                 continue
+            if _PARTNER_NAMED.match(clause):
+                return Kind(MemoryType.SEMANTIC, "relationships", "partner")
             return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "family")
         if past and kind.memory_type == MemoryType.SEMANTIC and kind.topic not in ("identity", "origin", "diet"):
             return Kind(MemoryType.EPISODIC, kind.topic, kind.attribute, kind.negation_ok)
@@ -388,7 +457,7 @@ _NEW_THING = re.compile(
 def possession_in(clause: str) -> tuple[str, str] | None:
     """A new thing of a single-valued kind mentioned in passing ("…in my new Prius"): (attribute, the words)."""
     for match in _NEW_THING.finditer(clause):
-        attribute = _THING_OF.get(match.group("thing").lower())
+        attribute = THING_OF.get(match.group("thing").lower())
         if attribute:
             phrase = match.group("phrase")
             first = phrase.split()[0].lower()

@@ -63,3 +63,97 @@ STATE_ADJECTIVES = word_set(
     inspired motivated determined honored honoured grateful thankful proud happy glad sad sorry busy ready
     allergic vegetarian vegan pescatarian married single engaged divorced""".lower()
 )
+
+# Words that react, greet or fill and carry nothing to find again ("haha", "how's it going").
+REACTION_WORDS = word_set(
+    """haha hahaha hahahaha hehe lol lmao rofl omg omgg wow woah whoa yay yayy aww awww hmm hmmm ugh yikes nope yep
+    yup thx congrats congratulations cheers bye goodbye hello hiya howdy morning evening night goodnight welcome
+    how's what's where's who's that's there's here's let's it's i'm you're you've you'll he's she's they're
+    we're isn't aren't wasn't don't doesn't didn't can't won't wouldn't couldn't shouldn't doing going hear
+    heard glad wonderful fantastic incredible super totally exactly indeed true cute sweet dear buddy pal
+    guys girl dude man bro sis wish best luck soon later talk chat catch same agree makes sense idea""".lower()
+)
+
+# Professions: "I'm a nurse", "I became a teacher".
+PROFESSIONS = (
+    "teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
+    "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|manager|"
+    "consultant|scientist|researcher|professor|lecturer|student|artist|painter|writer|author|journalist|"
+    "photographer|musician|singer|actor|actress|dancer|coach|trainer|therapist|counselor|counsellor|"
+    "psychologist|pharmacist|vet|veterinarian|mechanic|electrician|plumber|carpenter|farmer|firefighter|"
+    "police officer|officer|soldier|social worker|librarian|secretary|receptionist|analyst|entrepreneur|"
+    "freelancer|contractor|realtor|driver|paramedic|midwife|translator|editor|intern|volunteer|ceo|founder|"
+    "principal|headteacher|head teacher|supervisor|director|team lead|lead|clerk|technician|assistant|"
+    "administrator|specialist|coordinator|associate|partner|owner|executive|officer|instructor|tutor|caregiver|"
+    "carer|nanny|cleaner|janitor|courier|tailor|hairdresser|stylist|butcher|fisherman|miner|welder|machinist|"
+    "surveyor|inspector|auditor|broker|agent|recruiter|marketer|copywriter|animator|illustrator|producer|dj"
+)
+THINGS = {
+    "car": word_set(
+        "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
+        "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
+        "volvo lexus porsche jaguar mini fiat peugeot renault skoda"
+    ),
+    "phone": word_set("phone smartphone iphone cellphone android pixel galaxy"),
+    "computer": word_set("laptop computer pc macbook desktop chromebook notebook"),
+    "bicycle": word_set("bike bicycle e-bike ebike"),
+    "motorbike": word_set("motorbike motorcycle scooter moped"),
+    "home": word_set("house apartment flat condo home townhouse cottage"),
+}
+THING_OF = {word: attribute for attribute, words in THINGS.items() for word in words}
+THING_WORDS = frozenset(THING_OF)
+INSTRUMENTS = (
+    "guitar|bass|piano|keyboard|keys|violin|viola|cello|double bass|drums|flute|clarinet|oboe|bassoon|saxophone|sax|"
+    "trumpet|trombone|tuba|french horn|horn|harp|ukulele|banjo|mandolin|accordion|harmonica|organ|synth|"
+    "synthesizer|recorder"
+)
+PETS = word_set("dog dogs puppy puppies cat cats kitten kittens pet pets hamster rabbit bunny parrot fish turtle horse")
+
+TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "travel",
+        word_set(
+            "trip trips travel traveled travelled traveling travelling vacation holiday holidays flight flew "
+            "visited visit visiting beach camping camp hike hiking road abroad tour cruise backpacking"
+        ),
+    ),
+    (
+        "work",
+        word_set(
+            "job work working worked career office boss business company promotion promoted internship hired "
+            "fired interview client clients project studio store shop startup colleague coworker salary"
+        ),
+    ),
+    (
+        "family",
+        word_set(
+            "family kids kid wife husband mom mum dad son daughter baby sister brother parents grandma grandpa "
+            "children child aunt uncle cousin"
+        ),
+    ),
+    (
+        "health",
+        word_set(
+            "doctor hospital sick ill surgery therapy injury injured diagnosed medicine allergic allergy flu "
+            "covid pain recovering pregnant fever asthma diabetes"
+        ),
+    ),
+    (
+        "education",
+        word_set(
+            "school college university class classes course degree study studying exam graduated graduation "
+            "semester teacher edu education"
+        ),
+    ),
+    ("pets", PETS),
+    (
+        "hobbies",
+        word_set(
+            "painting paint painted music guitar piano dance dancing reading book books game games gaming sport "
+            "sports running yoga cooking baking photography art drawing singing writing knitting gardening "
+            "swimming concert band movie movies"
+        ),
+    ),
+    ("home", word_set("house apartment flat moved moving garden renovation neighborhood neighbourhood")),
+    ("food", word_set("food restaurant recipe meal dinner lunch breakfast cooked baked eat eating")),
+)

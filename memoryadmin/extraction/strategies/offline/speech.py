@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memoryadmin.extraction.strategies.grammar import is_past_form, normalise_spelling
 from memoryadmin.extraction.strategies.offline.lexicon import (
     INTERJECTIONS,
     REACTION_STARTS,
@@ -30,7 +31,6 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     STOPWORDS,
     word_set,
 )
-from memoryadmin.extraction.strategies.offline.person import is_past_form, normalise_spelling
 
 MAX_CLAUSE_CHARS = 400
 
@@ -47,8 +47,8 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
 # Words whose full stop does not end a sentence ("Dr. Lee", "Main Rd."); the rules strategy splits with these too.
 ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave rd blvd")
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
-    r"(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
+    r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|,\s+so\s+(?!(?:much|many|far|long|good|glad)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
+    r"(?=(?:now\s+|then\s+)?(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
     # A subject-less clause after a comma: "my laptop died, gonna buy a new one".
     r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to)\b)|"
     # "I'm vegetarian and allergic to peanuts" states two facts; each may be updated on its own.
@@ -67,6 +67,12 @@ _OPENING_PREFIXES = ("ha", "he", "aw", "ah", "um", "uh", "hm", "ye", "ya", "oo")
 _LEADING = re.compile(r"^(?:(?:" + INTERJECTIONS + r")\b[\s,!.:;~-]*)+", re.IGNORECASE)
 # A name or two after an interjection, then punctuation: "Hey Mel!", "Thanks, Gina!".
 _VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
+# A statement, then a question handed to the listener after a dash, a semicolon or a comma.
+_BEFORE_QUESTION = re.compile(
+    r"^(.*?\w.*?)(?:\s+[-–—]+\s+|\s*;\s*|,\s+)(?:(?:and\s+)?(?:how|what)\s+about\s+you|and\s+you|wbu|hbu|you|"
+    r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will)\s+\w[^-–—;]*)\W*$",
+    re.IGNORECASE,
+)
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
@@ -103,9 +109,12 @@ _SECRETS = re.compile(
 # Fillers that trail a clause and would otherwise read as part of it ("…, just so you know", "… lol").
 _TRAILING_FILLER = re.compile(
     r"(?:[\s,]+(?:just\s+so\s+you\s+know|you\s+know|btw|tbh|imo|imho|lol|lmao|haha+|hehe+|fyi|fingers\s+crossed|"
+    r"wish\s+me\s+luck|can\s+you\s+believe\s+it|don't\s+judge\s+me|trust\s+me|believe\s+me|go\s+figure|"
     r"i\s+guess|i\s+think|right|ok|okay|though|anyway|anyways|for\s+real|no\s+joke|jk))+\s*[.!]*$",
     re.IGNORECASE,
 )
+# "You can reach me at ana@example.com" is the speaker's email address.
+_REACH_ME = re.compile(r"\b(?:you\s+can\s+)?(?:reach|email|contact)\s+me\s+at\s+(?=\S+@)", re.IGNORECASE)
 _SELF_OBJECTS = word_set("me my myself mine us our ours ourselves")
 _POSSESSIVES = word_set("my our mine ours")
 _IT_VERBS = word_set("gives makes helps keeps reminds means feels looks sounds seems brings lets takes shows")
@@ -348,10 +357,16 @@ def read_clauses(content: str) -> Iterator[Clause]:
     if not text:
         return
     text = normalise_spelling(text)
+    if "@" in text:
+        text = _REACH_ME.sub("my email is ", text)
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
         if sentence.rstrip("\"')").endswith("?"):
-            continue
+            # "Got married last week - how about you?": the statement before the question still counts.
+            statement = _BEFORE_QUESTION.match(sentence)
+            if statement is None:
+                continue
+            sentence = statement.group(1)
         low_sentence = sentence.lower()
         if sarcastic_emoji or (any(h in low_sentence for h in _SARCASM_HINTS) and _SARCASM.search(sentence)):
             continue
@@ -385,6 +400,16 @@ def read_clauses(content: str) -> Iterator[Clause]:
             tokens = frozenset(_TOKENS.findall(low))
             mode = _mode(clause, low, tokens)
             yield Clause(clause, tokens, mode, index, past or _speaks_of_past(low), position, joined_by)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether `text` speaks of a password, a card number, a key…: never kept, in any form."""
+    return bool(_SECRETS.search(text))
+
+
+def is_reaction(sentence: str) -> bool:
+    """A sentence that only reacts or takes leave ("That's awesome!", "Take care!")."""
+    return bool(_REACTION.match(sentence))
 
 
 def _speaks_of_past(low: str) -> bool:

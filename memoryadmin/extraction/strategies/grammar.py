@@ -1,5 +1,8 @@
 """Rewriting what someone said about themselves in the third person, under their name.
 
+The one grammar of the offline strategies: `offline` writes every memory with it, `rules` the
+content of "remember that…".
+
 "I just got back from a trip with my family in my new Prius", said by Evan,
 becomes "Evan just got back from a trip with their family in their new Prius".
 The first self-reference takes the speaker's name ("I" -> "Evan", "my" ->
@@ -31,6 +34,32 @@ _SPELLINGS = {
     "ive": "I've",
     "i": "I",
     "u": "you",
+    # Apostrophes left out and common slips of the keyboard.
+    "dont": "don't",
+    "didnt": "didn't",
+    "doesnt": "doesn't",
+    "cant": "can't",
+    "isnt": "isn't",
+    "wasnt": "wasn't",
+    "havent": "haven't",
+    "couldnt": "couldn't",
+    "wouldnt": "wouldn't",
+    "shouldnt": "shouldn't",
+    "thats": "that's",
+    "whats": "what's",
+    "youre": "you're",
+    "theyre": "they're",
+    "teh": "the",
+    "alot": "a lot",
+    "becuase": "because",
+    "becasue": "because",
+    "definately": "definitely",
+    "tommorow": "tomorrow",
+    "tomorow": "tomorrow",
+    "yesterdy": "yesterday",
+    "realy": "really",
+    "freind": "friend",
+    "freinds": "friends",
 }
 _IRREGULAR_PAST = word_set(
     """was were had did went got made said thought knew grew lived came saw took gave told became began bought
@@ -56,7 +85,7 @@ _THIRD_SINGULAR = {
     "were": "was",
     "aren't": "isn't",
 }
-_CHAT_SPELLING = re.compile(r"\b(gonna|wanna|gotta|cuz|coz|im|ive|i|u)\b(?!')", re.IGNORECASE)
+_CHAT_SPELLING = re.compile(r"\b(" + "|".join(_SPELLINGS) + r")\b(?!')", re.IGNORECASE)
 _SAME_IN_THE_PAST = word_set("read put cut hit let set quit shut cost hurt spread upset bet burst cast split")
 _PLURAL = {"am": "are", "was": "were", "wasn't": "weren't", "be": "are"}
 # Skipped between a subject and its verb.

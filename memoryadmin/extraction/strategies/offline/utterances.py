@@ -1,0 +1,109 @@
+"""A turn kept as it was said, when no fact was drawn from it: nothing said is lost.
+
+Extraction keeps what a careful reader would note, and much of a chat is not
+that: advice to the listener ("Try flavored seltzer water instead"), a short
+answer ("Pepperoni of course!"), a conditional, a plan made together. Such a
+turn still answers questions later ("What did Melanie suggest?"), so it becomes
+a memory of type `utterance`: the turn as said, attributed to its speaker when
+the session names speakers ("Melanie: Try flavored seltzer water instead."),
+lightly cleaned (links, emoji and the greeting or name it opens with left out,
+white space collapsed). Search weighs utterances below extracted facts, and they
+go through the same write path and governance as every other memory.
+
+A turn with nothing worth finding is not kept: greetings, thanks, reactions
+("haha", "ok", "Wow, that's great!"), a question with no content word ("How are
+you?"), a reply fragment that only settles a time ("Next Friday works"), and a
+request about the assistant's own answer ("Could you summarise that in three
+bullet points?").
+Nor is a turn that holds a secret (a password, a card number): those never
+belong in long-term memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS
+from memoryadmin.extraction.strategies.offline.lexicon import REACTION_WORDS, STOPWORDS, word_set
+from memoryadmin.extraction.strategies.offline.speech import (
+    clean_message,
+    holds_secret,
+    is_reaction,
+    sentences,
+    strip_opening,
+)
+
+# Long enough for any chat turn; a longer message is cut at a word and marked.
+MAX_UTTERANCE_CHARS = 1000
+# A turn needs this many content words to be worth finding again.
+MIN_CONTENT_WORDS = 2
+
+_TOKENS = re.compile(r"[a-z][a-z'-]*")
+# Words that only place something in time: a turn made of them and a reply is a scheduling fragment.
+_TIME_WORDS = (
+    word_set(
+        "next last this coming tomorrow tonight today yesterday morning afternoon evening night noon week weekend "
+        "month year am pm o'clock later soon sometime then works work fine good suits suit okay ok perfect great "
+        "sounds sound day days"
+    )
+    | frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+    | frozenset(m[:3] for m in MONTHS)
+)
+_NUMBERISH = re.compile(r"^\d")
+# A request about the assistant's own answer ("Could you summarise the last answer in three bullet points?",
+# "Make it shorter"): the conversation's mechanics, nothing to find again.
+_ABOUT_THE_ANSWER = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:summari[sz]e|rephrase|reword|shorten|"
+    r"simplify|expand\s+on|translate|reformat|repeat|continue|redo|rewrite|make\s+(?:it|that|this)\s+"
+    r"(?:shorter|longer|simpler|clearer)|explain\s+(?:that|this|it)\s+again)\b"
+    r"(?:(?!\b(?:my|i|i'm|we|our)\b).)*$",
+    re.IGNORECASE,
+)
+# A greeting and the name it is addressed to, at the start: "Hey Mel! ", "Hi Caroline, ".
+_GREETING = re.compile(
+    r"^(?:(?:hey|hi|hello|hiya|yo|morning|good\s+(?:morning|afternoon|evening))(?:\s+there)?"
+    r"(?:\s+[A-Z][a-z]+)?\s*[,!.:~-]+\s*)+",
+    re.IGNORECASE,
+)
+
+
+def content_of(text: str) -> list[str]:
+    """The words of `text` that carry content: neither function words, nor reactions, nor fillers."""
+    return [w for w in _TOKENS.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS and w not in REACTION_WORDS]
+
+
+def is_scheduling_fragment(text: str) -> bool:
+    """ "Next Friday works", "Saturday at 3 is fine": a reply that settles a time and states nothing else."""
+    words = [w.strip(".,!?:;") for w in text.lower().split()]
+    words = [w for w in words if w]
+    return (
+        bool(words)
+        and len(words) <= 6
+        and all(w in _TIME_WORDS or w in STOPWORDS or _NUMBERISH.match(w) for w in words)
+    )
+
+
+def utterance_text(content: str, speaker: str = "") -> str | None:
+    """The turn as a memory's text ("Melanie: Try flavored seltzer water instead."), or None when it holds
+    nothing worth finding."""
+    text, _ = clean_message(content)
+    if not text or holds_secret(text):
+        return None
+    text = _GREETING.sub("", text).strip(" ,;:-~")
+    if not text or is_scheduling_fragment(text) or _ABOUT_THE_ANSWER.match(text):
+        return None
+    # What counts is said outside the pleasantries: "Sure thing! Thanks. Great talking to you. Take care!"
+    # is all reaction, however many words it has.
+    # A reaction with more to it ("You should try flavored seltzer water") still counts.
+    found = 0
+    for sentence in sentences(text):
+        words = content_of(strip_opening(sentence))
+        if len(words) >= 3 or not is_reaction(sentence):
+            found += len(words)
+    if found < MIN_CONTENT_WORDS:
+        return None
+    if len(text) > MAX_UTTERANCE_CHARS:
+        text = text[:MAX_UTTERANCE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    text = text[:1].upper() + text[1:]
+    return f"{speaker}: {text}" if speaker else text

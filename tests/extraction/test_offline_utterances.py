@@ -1,0 +1,216 @@
+"""Nothing said is lost: a turn that yields no fact is kept as said, a memory of type `utterance`.
+
+And what a group chat says about itself: a diet said in passing, a reply that only settles a time,
+a class that happens every week, a pronoun that stands for what the turn before named.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from memoryadmin.audit.services import Actor
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.extraction.models import RunStatus
+from memoryadmin.extraction.services import extraction_run, extraction_schedule
+from memoryadmin.memories.models import Memory, MemoryType
+from memoryadmin.memories.services import memory_create, memory_create_many, memory_forget
+from memoryadmin.memories.services.planning import NewMemory, Outcome
+from memoryadmin.tenancy.services import namespace_update
+
+SAID_AT = datetime(2026, 3, 11, 18, 30, tzinfo=UTC)
+
+# (speaker, what they said, the utterance kept, or None when nothing is worth finding)
+TURNS = [
+    ("Caroline", "I've been craving soda all week", None),  # a fact about Caroline, no utterance
+    ("Melanie", "Try flavored seltzer water instead.", "Melanie: Try flavored seltzer water instead."),
+    ("Caroline", "Haha", None),
+    ("Melanie", "Pepperoni of course!", "Melanie: Pepperoni of course!"),
+    ("Caroline", "Thanks so much!", None),
+    ("Melanie", "How are you?", None),
+    ("Caroline", "Hey Mel! What game were you playing? 🎮", "Caroline: What game were you playing?"),
+    ("Melanie", "ok", None),
+    (
+        "Caroline",
+        "If it rains we'll stay home and watch movies",
+        "Caroline: If it rains we'll stay home and watch movies",
+    ),
+    ("Melanie", "Next Friday works", None),
+    ("Caroline", "Wow, that's great! Take care!", None),
+    ("Melanie", "My password is hunter2", None),
+    ("Caroline", "You should try yoga, it helped a lot", "Caroline: You should try yoga, it helped a lot"),
+    ("Melanie", "Could you summarise the last answer in three bullet points?", None),
+    (
+        "Caroline",
+        "Can you translate my grandma's recipe for me?",
+        "Caroline: Can you translate my grandma's recipe for me?",
+    ),
+]
+
+
+def group_chat(namespace, turns, *, session_id="group", start=SAID_AT):
+    session, said = session_append_messages(
+        namespace=namespace,
+        session_id=session_id,
+        user_id="friends",
+        messages=[
+            NewMessage(role="user", name=name, content=text, created_at=start + timedelta(seconds=20 * i))
+            for i, (name, text, *_) in enumerate(turns)
+        ],
+    )
+    run = extraction_run(run=extraction_schedule(session=session, delay=0))
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    return session, said
+
+
+def memories_by_message(namespace, said, **filters):
+    found = {message.pk: [] for message in said}
+    for memory in Memory.objects.filter(namespace=namespace, **filters).prefetch_related("evidence"):
+        for evidence in memory.evidence.all():
+            found[evidence.message_id].append(memory)
+    return [found[message.pk] for message in said]
+
+
+def test_a_turn_with_no_fact_is_kept_as_said_under_its_speaker(offline_namespace) -> None:
+    _, said = group_chat(offline_namespace, TURNS)
+    kept = memories_by_message(offline_namespace, said, memory_type=MemoryType.UTTERANCE)
+    wrong = []
+    for (name, text, expected), memories in zip(TURNS, kept, strict=True):
+        got = [m.text for m in memories]
+        if got != ([expected] if expected else []):
+            wrong.append(f"{name}: {text!r} -> {got}")
+    assert not wrong, "\n".join(wrong)
+    seltzer = kept[1][0]
+    assert (seltzer.subject, seltzer.attribute, seltzer.status) == ("Melanie", "", "active")
+    assert seltzer.stated_at == SAID_AT + timedelta(seconds=20)
+    assert seltzer.metadata["kind"] == "utterance"
+
+
+def test_a_turn_that_yields_a_fact_is_not_kept_again_as_said(offline_namespace) -> None:
+    _, said = group_chat(offline_namespace, [("Caroline", "I've been craving soda all week")])
+    (memories,) = memories_by_message(offline_namespace, said)
+    assert [m.memory_type for m in memories] != [] and MemoryType.UTTERANCE not in [m.memory_type for m in memories]
+
+
+def test_a_forgotten_utterance_does_not_come_back_when_said_again(offline_namespace) -> None:
+    _, said = group_chat(offline_namespace, [("Melanie", "Try flavored seltzer water instead.")])
+    (memories,) = memories_by_message(offline_namespace, said)
+    memory_forget(memory=memories[0], actor=Actor.system("test"), reason="asked to forget")
+    _, again = group_chat(offline_namespace, [("Melanie", "Try flavored seltzer water instead.")], session_id="later")
+    assert memories_by_message(offline_namespace, again) == [[]]
+    assert not Memory.objects.filter(namespace=offline_namespace).exists()
+
+
+def test_a_namespace_can_leave_utterances_out(offline_namespace) -> None:
+    namespace = namespace_update(
+        namespace=offline_namespace, actor=Actor.system("test"), extraction_config={"kinds": ["facts", "episodes"]}
+    )
+    _, said = group_chat(namespace, [("Melanie", "Try flavored seltzer water instead.")])
+    assert memories_by_message(namespace, said) == [[]]
+
+
+def test_a_diet_said_in_passing_to_the_group_is_a_fact(offline_namespace) -> None:
+    _, said = group_chat(offline_namespace, [("Sam", "I'm vegetarian now, so no more of your famous lamb stew")])
+    (memories,) = memories_by_message(offline_namespace, said)
+    assert [(m.text, m.attribute, m.subject) for m in memories] == [("Sam is vegetarian now", "diet", "Sam")]
+
+
+def test_a_reply_that_only_settles_a_time_is_neither_a_memory_nor_an_entity(offline_namespace) -> None:
+    _, said = group_chat(offline_namespace, [("Ana", "Next Friday works. I'm flying to Lisbon tomorrow")])
+    (memories,) = memories_by_message(offline_namespace, said)
+    assert [m.text for m in memories] == ["Ana is flying to Lisbon on 12 March 2026"]
+    assert memories[0].entities == ["Ana", "Lisbon"]
+    assert (memories[0].event_date, memories[0].event_date_precision) == (date(2026, 3, 12), "day")
+
+
+def test_what_happens_every_week_is_dated_to_no_one_day(offline_namespace) -> None:
+    _, said = group_chat(
+        offline_namespace,
+        [("Sam", "I started a pottery class on Friday afternoons"), ("Ana", "I go swimming every Monday")],
+    )
+    for memories in memories_by_message(offline_namespace, said):
+        assert memories and all(m.event_date is None for m in memories), [m.text for m in memories]
+
+
+def test_a_pronoun_stands_for_what_the_turn_before_named(offline_namespace) -> None:
+    _, said = group_chat(
+        offline_namespace,
+        [("Andrew", "My dogs are so cute, look at this photo!"), ("Sam", "I walk them every morning")],
+    )
+    assert [m.text for m in memories_by_message(offline_namespace, said)[1]] == [
+        "Sam walks Andrew's dogs every morning"
+    ]
+
+
+def test_last_week_in_an_imported_conversation_is_the_week_before_it_was_said(offline_namespace) -> None:
+    said_then = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    _, said = group_chat(offline_namespace, [("Jon", "I got married last week!")], start=said_then)
+    ((memory,),) = memories_by_message(offline_namespace, said)
+    assert memory.text == "Jon got married in the week of 1 May 2023"
+    assert (memory.event_date, memory.event_date_precision, memory.stated_at) == (date(2023, 5, 1), "week", said_then)
+    assert memory.attribute == "relationship_status"
+
+
+@pytest.mark.parametrize(
+    ("first_type", "then_type", "outcome"),
+    [
+        (MemoryType.EPISODIC, MemoryType.EPISODIC, Outcome.MERGED),
+        (MemoryType.UTTERANCE, MemoryType.UTTERANCE, Outcome.CREATED),
+        (MemoryType.EPISODIC, MemoryType.UTTERANCE, Outcome.CREATED),
+    ],
+)
+def test_a_turn_kept_as_said_never_merges_with_a_look_alike(offline_namespace, first_type, then_type, outcome) -> None:
+    """A quote is not a paraphrase: an utterance is its own memory, whatever it resembles (exact
+    duplicates aside), one by one and in a batch."""
+    actor = Actor.system("test")
+    memory_create(
+        namespace=offline_namespace,
+        user_id="u1",
+        actor=actor,
+        memory_type=first_type,
+        text="Melanie went camping with the kids near the lake last summer",
+    )
+    one = memory_create(
+        namespace=offline_namespace,
+        user_id="u1",
+        actor=actor,
+        memory_type=then_type,
+        merge_near_duplicates=True,
+        text="Melanie went camping with the kids near the lake last summer too",
+    )
+    assert one.outcome == outcome
+    memory_create(
+        namespace=offline_namespace,
+        user_id="u2",
+        actor=actor,
+        memory_type=first_type,
+        text="Melanie went camping with the kids near the lake last summer",
+    )
+    (batch,) = memory_create_many(
+        namespace=offline_namespace,
+        actor=actor,
+        merge_near_duplicates=True,
+        items=[
+            NewMemory(
+                user_id="u2",
+                memory_type=then_type,
+                text="Melanie went camping with the kids near the lake last summer too",
+            )
+        ],
+    )
+    assert batch.outcome == outcome
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Got married last week - how about you?", "Jon got married in the week of 2 March 2026"),
+        ("I just adopted a puppy, do you have pets?", "Jon just adopted a puppy"),
+        ("i went to teh beach yesterdy with my sister", "Jon went to the beach on 10 March 2026 with their sister"),
+        ("I dont eat meat", "Jon doesn't eat meat"),
+    ],
+)
+def test_a_statement_before_a_question_or_with_typos_still_yields_its_fact(offline_namespace, said, kept) -> None:
+    _, messages = group_chat(offline_namespace, [("Jon", said)])
+    assert [m.text for m in memories_by_message(offline_namespace, messages)[0]] == [kept]

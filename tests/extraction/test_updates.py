@@ -1,0 +1,106 @@
+"""Knowledge updates on a labelled set of pairs in everyday wording (tests/extraction/data/update_pairs.json).
+
+Each pair is what one person said a month apart. Every pair is said by its own speaker of one group
+chat (so each has its own histories), all in one session, and one extraction run with the default
+`offline` strategy reads them: the first statement of a pair on 2 March 2026, the second on 1 April.
+A pair is found to be an update when a memory of its first message ends superseded by a memory of its
+second. The labels say which pairs are updates (the earlier fact is no longer true) and which are not
+(a visit, someone else's news, a second hobby, a wish, a question, a denial).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.extraction.models import RunStatus
+from memoryadmin.extraction.services import extraction_run, extraction_schedule
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus
+
+PAIRS = json.loads((Path(__file__).parent / "data" / "update_pairs.json").read_text())["pairs"]
+FIRST_SAID = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+THEN_SAID = FIRST_SAID + timedelta(days=30)
+
+
+def found_updates(namespace) -> list[bool]:
+    """For each pair, whether its second statement superseded a memory of its first."""
+    messages = []
+    for index, pair in enumerate(PAIRS):
+        speaker = f"Person{index:03d}"
+        messages.append(NewMessage(role="user", name=speaker, content=pair["before"], created_at=FIRST_SAID))
+        messages.append(NewMessage(role="user", name=speaker, content=pair["after"], created_at=THEN_SAID))
+    said = []
+    for start in range(0, len(messages), 100):
+        session, appended = session_append_messages(
+            namespace=namespace, session_id="updates", user_id="group", messages=messages[start : start + 100]
+        )
+        said += appended
+    run = extraction_run(run=extraction_schedule(session=session, delay=0))
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    memories_of: dict[int, set] = {}
+    for memory_id, message_id in MemoryEvidence.objects.filter(memory__namespace=namespace).values_list(
+        "memory_id", "message_id"
+    ):
+        memories_of.setdefault(message_id, set()).add(memory_id)
+    replaced = dict(
+        Memory.objects.filter(namespace=namespace, status=MemoryStatus.SUPERSEDED).values_list("id", "superseded_by")
+    )
+    found = []
+    for index in range(len(PAIRS)):
+        before, after = said[2 * index], said[2 * index + 1]
+        found.append(
+            any(replaced.get(old) in memories_of.get(after.pk, set()) for old in memories_of.get(before.pk, set()))
+        )
+    return found
+
+
+def test_the_labelled_set_has_150_pairs_of_both_kinds_across_attributes() -> None:
+    assert len(PAIRS) >= 150
+    updates = [p for p in PAIRS if p["update"]]
+    assert 0.3 * len(PAIRS) <= len(updates) <= 0.7 * len(PAIRS)
+    attributes = {p["attribute"] for p in updates}
+    for attribute in (
+        "residence",
+        "employer",
+        "occupation",
+        "relationship_status",
+        "partner",
+        "school",
+        "course",
+        "car",
+        "diet",
+        "phone",
+        "phone_number",
+        "email",
+        "team",
+        "instrument",
+    ):
+        assert attribute in attributes, attribute
+
+
+@pytest.fixture
+def figures(offline_namespace) -> dict[str, float]:
+    found = found_updates(offline_namespace)
+    labels = [p["update"] for p in PAIRS]
+    true_positive = sum(f and label for f, label in zip(found, labels, strict=True))
+    predicted = sum(found)
+    return {
+        "precision": true_positive / predicted if predicted else 0.0,
+        "recall": true_positive / sum(labels),
+        "false_updates": [p for p, f in zip(PAIRS, found, strict=True) if f and not p["update"]],
+        "missed": [p for p, f in zip(PAIRS, found, strict=True) if p["update"] and not f],
+    }
+
+
+def test_updates_fire_with_high_precision_and_recall(figures) -> None:
+    assert figures["precision"] >= 0.95, figures["false_updates"]
+    assert figures["recall"] >= 0.80, figures["missed"]
+
+
+def test_a_non_update_never_supersedes(figures) -> None:
+    """A visit, a brother's new car, a second hobby: the first fact stays current."""
+    assert figures["false_updates"] == []
