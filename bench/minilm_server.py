@@ -97,7 +97,9 @@ def embed(texts: list[str]) -> np.ndarray:
             w[p + "attention.output.LayerNorm.bias"],
         )
         hidden = _gelu(dense(x, "intermediate.dense"))
-        x = _layer_norm(dense(hidden, "output.dense") + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+        x = _layer_norm(
+            dense(hidden, "output.dense") + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]
+        )
     pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
     return (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float32)
 
@@ -105,7 +107,7 @@ def embed(texts: list[str]) -> np.ndarray:
 class _Handler(BaseHTTPRequestHandler):
     lock = threading.Lock()
 
-    def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])

@@ -327,7 +327,11 @@ def hnsw_index_exists(model: str) -> bool:
 def person_pools(
     namespace_id: int, users: Sequence[str], model: str
 ) -> dict[str, list[tuple[uuid.UUID, str, np.ndarray]]]:
-    """(id, text, vector) of every memory of these people that has a vector by `model`: one statement."""
+    """(id, text, vector) of the memories of these people a new one may be a paraphrase of: one statement.
+
+    Utterances (a turn kept as said), superseded memories and memories stating an attribute (settled
+    by supersession, never merged) are no paraphrase targets.
+    """
     column = "v.embedding::text" if pgvector() else "v.embedding"
     with connection.cursor() as cursor:
         cursor.execute(
@@ -335,6 +339,7 @@ def person_pools(
             SELECT v.user_id, m.id, m.text, {column}
             FROM {TABLE} v JOIN memories_memory m ON m.id = v.memory_id
             WHERE v.namespace_id = %s AND v.user_id = ANY(%s) AND v.model = %s
+              AND m.memory_type <> 'utterance' AND m.status <> 'superseded' AND m.attribute = ''
             """,
             [namespace_id, list(users), model],
         )
