@@ -42,6 +42,8 @@ ASYNCHRONOUS = "AND set_config('synchronous_commit', 'off', true) = 'off'"
 # A memory's access stats are written at most this often, so a hot memory
 # does not turn every search into a stream of row updates.
 ACCESS_TOUCH_INTERVAL = timedelta(minutes=15)
+# A memory found only by its date needs at least this likeness to the question (cosine).
+DATED_MIN_SIMILARITY = 0.1
 
 # Every stored column but the generated search vector, which no page shows: derived from the model.
 _MEMORIES = RowLoader(Memory, [f for f in Memory._meta.concrete_fields if f.name != "search_vector"])
@@ -221,6 +223,7 @@ def _gathered(
             if value >= floor:
                 similar.setdefault(pk, value)
     ids = list(dict.fromkeys([*fulltext, *similar, *pool.dated]))
+    dated_only = set(pool.dated).difference(fulltext) if lexical else set()
     # Without a person's vectors at hand, each candidate's code comes with its row.
     codes_needed = model is not None and pool.person_vectors is None
     rows = candidate_rows(ids, scope, model=model if codes_needed else None)
@@ -241,6 +244,10 @@ def _gathered(
         elif embedding is not None:
             candidate.vector = float(embedding @ vector)  # type: ignore[operator]
         if not lexical and candidate.vector is None:
+            continue
+        if facts.id in dated_only and (candidate.vector is None or candidate.vector < DATED_MIN_SIMILARITY):
+            # A date is a preference among relevant memories: said on the day asked about is no reason
+            # to be found on its own ("Can I eat peanuts tonight?" is not about where Alice lives).
             continue
         candidates.append(candidate)
     return candidates
