@@ -11,11 +11,26 @@ from django.conf import settings
 
 _PUNCTUATION_OR_SYMBOL = re.compile(r"[^\w\s]|_", re.UNICODE)
 _SPACE = re.compile(r"\s+", re.UNICODE)
+# Characters that show nothing: format characters (Unicode category Cf: soft hyphen, zero-width
+# space and joiners, word joiner, bidirectional marks, tags), variation selectors and the combining
+# grapheme joiner. They are removed, not read as separators, so "li\u00adkes" is "likes" and an
+# invisible character cannot bring a forgotten text back.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180b-\u180f"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]"
+)
+
+
+def visible_text(text: str) -> str:
+    """The text without its invisible characters."""
+    return _INVISIBLE.sub("", text)
 
 
 def normalise_text(text: str) -> str:
-    """NFKC, case-folded, punctuation dropped, white space collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    """Invisible characters removed, NFKC, case-folded, punctuation dropped, white space collapsed."""
+    text = unicodedata.normalize("NFKC", visible_text(text)).casefold()
     text = _PUNCTUATION_OR_SYMBOL.sub(" ", text)
     return _SPACE.sub(" ", text).strip()
 

@@ -77,6 +77,17 @@ def test_forgetting_leaves_a_tombstone_that_refuses_the_text(namespace) -> None:
     assert create(namespace, "User has a cat named Miso", user_id="bob").outcome is Outcome.CREATED
 
 
+@pytest.mark.parametrize(
+    "hidden",
+    ["\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\ufe0f", "\U000e0041", "\U000e0100", "\u202e"],
+    ids=["soft-hyphen", "zwsp", "zwnj", "zwj", "word-joiner", "bom", "vs16", "tag", "vs17", "rlo"],
+)
+def test_an_invisible_character_inside_a_word_does_not_bring_a_forgotten_text_back(namespace, hidden) -> None:
+    memory_forget(memory=create(namespace, "Bob likes chess").memory, actor=SYSTEM, reason="asked")
+    assert create(namespace, f"Bob li{hidden}kes chess").outcome is Outcome.SUPPRESSED
+    assert create(namespace, f"Bob likes{hidden} chess").outcome is Outcome.SUPPRESSED
+
+
 def test_tombstones_are_unique_per_namespace_user_and_fingerprint(namespace) -> None:
     Tombstone.objects.create(namespace=namespace, user_id="alice", fingerprint="f" * 64, reason="forgotten", actor="t")
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -152,7 +163,7 @@ def test_rejecting_a_candidate_keeps_its_text_in_the_tombstone(make_namespace) -
     assert create(ns, "User is a spy", source="extraction").outcome is Outcome.SUPPRESSED
 
 
-@pytest.mark.parametrize("text", ["", "   ", "nul\x00byte", "x" * 5000])
+@pytest.mark.parametrize("text", ["", "   ", "nul\x00byte", "x" * 5000, "\u200b\u00ad \u2060"])
 def test_it_refuses_bad_text(namespace, text) -> None:
     with pytest.raises(InvalidInput):
         create(namespace, text)

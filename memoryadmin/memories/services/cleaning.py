@@ -13,6 +13,7 @@ from django.conf import settings
 
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.fingerprints import visible_text
 from memoryadmin.core.storable_json import json_problem
 from memoryadmin.memories.models import (
     MAX_ENTITY_CHARS,
@@ -30,7 +31,7 @@ def clean_text(text: str) -> str:
     if "\x00" in text:
         raise InvalidInput("text must not contain NUL characters", details={"field": "text"})
     text = text.strip()
-    if not text:
+    if not text or not visible_text(text).strip():
         raise InvalidInput("text must not be empty", details={"field": "text"})
     limit = settings.MAX_MEMORY_TEXT_BYTES
     if len(text.encode()) > limit:
