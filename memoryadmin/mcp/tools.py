@@ -102,7 +102,7 @@ class SearchMemoryIn(Arguments):
     status: Literal["active", "candidate", "any"] | None = Field(
         None, description="Defaults to active: memories awaiting review are left out unless asked for."
     )
-    pinned: bool | None = Field(None, description="Only pinned (true) or only unpinned (false) memories.")
+    pinned: bool | None = Field(None, strict=True, description="Only pinned (true) or only unpinned (false) memories.")
     created_after: Timestamp | None = Field(None, description="RFC 3339 time with an offset.")
     created_before: Timestamp | None = Field(None, description="RFC 3339 time with an offset.")
     stated_after: Timestamp | None = Field(None, description="Only memories said at or after this time.")
@@ -112,7 +112,7 @@ class SearchMemoryIn(Arguments):
     as_of: Timestamp | None = Field(
         None, description="Answer as of this time: what was known and true then; relative dates count from it."
     )
-    limit: int = Field(10, ge=1, le=MAX_SEARCH_LIMIT, description="Hits per page.")
+    limit: int = Field(10, ge=1, le=MAX_SEARCH_LIMIT, strict=True, description="Hits per page.")
     cursor: Cursor | None = Field(None, description="`next_cursor` of the previous page, for the next one.")
 
 
@@ -158,7 +158,7 @@ class AddMemoryIn(Arguments):
     topics: Topics | None = None
     entities: Entities | None = None
     metadata: Metadata | None = None
-    pinned: bool = Field(False, description="Pinned memories are never removed by a forgetting policy.")
+    pinned: bool = Field(False, strict=True, description="Pinned memories are never removed by a forgetting policy.")
     stated_at: Timestamp | None = Field(None, description="When it was said (RFC 3339); defaults to now.")
     event_date: date | None = Field(None, description="When the event it records happened (YYYY-MM-DD).")
     event_date_precision: DatePrecision | None = Field(None, description="day, week, month or year.")
@@ -218,9 +218,10 @@ def get_memory(caller: Caller, args: GetMemoryIn) -> dict[str, Any]:
 class ForgetMemoryIn(Arguments):
     memory_id: MemoryId
     reason: Reason = Field("", description="Why, for the audit trail (the person asked, it was wrong, ...).")
-    force: bool = Field(False, description="Needed to forget a pinned memory.")
+    force: bool = Field(False, strict=True, description="Needed to forget a pinned memory.")
     revision: int | None = Field(
         None,
+        strict=True,
         ge=1,
         le=2**31 - 1,
         description="The memory's `revision` as you read it: if it has been edited since, nothing is forgotten "
@@ -243,7 +244,7 @@ def forget_memory(caller: Caller, args: ForgetMemoryIn) -> dict[str, Any]:
 
 class PinMemoryIn(Arguments):
     memory_id: MemoryId
-    pinned: bool = Field(True, description="true pins the memory, false unpins it.")
+    pinned: bool = Field(True, strict=True, description="true pins the memory, false unpins it.")
     reason: Reason = ""
 
 
@@ -281,8 +282,10 @@ def append_messages(caller: Caller, args: AppendMessagesIn) -> dict[str, Any]:
 class GetContextIn(Arguments):
     session_id: SessionId
     query: Annotated[str, Field(max_length=2000), Field(description="Defaults to the last user message.")] | None = None
-    token_budget: int = Field(4000, ge=0, le=1_000_000, description="Estimated at four characters a token.")
-    memory_limit: int = Field(10, ge=0, le=100)
+    token_budget: int = Field(
+        4000, ge=0, le=1_000_000, strict=True, description="Estimated at four characters a token."
+    )
+    memory_limit: int = Field(10, ge=0, le=100, strict=True)
     include_injected: bool = False
 
 
@@ -360,11 +363,15 @@ class SetWorkingMemoryIn(Arguments):
     state: dict[str, Any] = Field(description="Keys and their JSON values.")
     merge: bool = Field(
         False,
+        strict=True,
         description="false replaces the whole state and starts a fresh TTL; true merges these keys into it "
         "(a null value removes a key) and keeps the remaining TTL.",
     )
     ttl_seconds: int | None = Field(
-        None, ge=1, description="Lifetime when replacing; defaults to the namespace's. Not allowed with merge."
+        None,
+        ge=1,
+        strict=True,
+        description="Lifetime when replacing; defaults to the namespace's. Not allowed with merge.",
     )
 
 

@@ -279,3 +279,19 @@ def test_the_rest_api_is_served_by_the_same_process(asgi_server, namespace, make
     )
     assert response.status_code == 200
     assert [h["memory"]["text"] for h in response.json()["items"]] == ["Alice runs marathons"]
+
+
+def test_numbers_and_booleans_are_read_as_strictly_as_the_rest_api_reads_them(namespace, make_key, mcp_for) -> None:
+    mcp = mcp_for(make_key(namespace)[1])
+    mcp.ok("append_messages", {"session_id": "s1", "user_id": "alice", "messages": [{"role": "user", "content": "hi"}]})
+    loose = [
+        ("set_working_memory", {"session_id": "s1", "state": {"a": 1}, "ttl_seconds": True}, "ttl_seconds"),
+        ("set_working_memory", {"session_id": "s1", "state": {"a": 1}, "ttl_seconds": "60"}, "ttl_seconds"),
+        ("search_memory", {"query": "x", "limit": True}, "limit"),
+        ("search_memory", {"query": "x", "pinned": 1}, "pinned"),
+        ("add_memory", {"user_id": "alice", "text": "User likes tea", "pinned": "yes"}, "pinned"),
+    ]
+    for tool, arguments, field in loose:
+        error = mcp.error(tool, arguments)
+        assert (error["code"], [f["field"] for f in error["details"]["fields"]]) == ("validation_error", [field])
+    assert mcp.ok("set_working_memory", {"session_id": "s1", "state": {"a": 1}, "ttl_seconds": 60})["ttl_seconds"] == 60
