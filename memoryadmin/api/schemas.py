@@ -60,8 +60,9 @@ def _storable(value: Any) -> Any:
 
 
 def _storable_state(value: Any) -> Any:
-    # Working memory lives in Redis as JSON text: only its depth is limited.
-    if problem := json_problem(value, strings=False, numbers=False):
+    # Working memory lives in Redis as JSON text: its depth is limited, and its numbers, so that
+    # every value can be read back and answered as JSON.
+    if problem := json_problem(value, strings=False):
         raise ValueError(problem)
     return value
 

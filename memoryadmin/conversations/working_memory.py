@@ -18,6 +18,7 @@ from typing import Any
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.personal_data import KeyFamily
 from memoryadmin.core.redis_client import get_redis
+from memoryadmin.core.storable_json import json_problem
 
 MARKER = "\x00"
 MAX_KEYS = 1000
@@ -65,6 +66,8 @@ def _clean_state(state: Mapping[str, Any], *, allow_null: bool) -> dict[str, Any
             )
         if value is None and not allow_null:
             raise InvalidInput("state values must not be null here; leave the key out", details={"field": key})
+        if problem := json_problem(value, strings=False):
+            raise InvalidInput(f"state values {problem}", details={"field": key})
     return dict(state)
 
 

@@ -64,6 +64,17 @@ def test_it_validates_state(api, session) -> None:
     assert api.put("/api/v1/sessions/s1/state", {}).status_code == 422
 
 
+@pytest.mark.parametrize("number", [10**30, -(10**19), 1e30])
+def test_a_number_beyond_64_bits_is_refused_and_the_state_stays_readable(api, session, number) -> None:
+    api.put("/api/v1/sessions/s1/state", {"state": {"a": 1}})
+    for write in (api.put, api.patch):
+        r = write("/api/v1/sessions/s1/state", {"state": {"big": number}})
+        assert r.status_code == 422
+        assert r.json()["error"]["details"]["fields"][0]["field"].startswith("state")
+    r = api.get("/api/v1/sessions/s1/state")
+    assert (r.status_code, r.json()["state"]) == (200, {"a": 1})
+
+
 def test_state_needs_the_session(api) -> None:
     for method in ("get", "delete"):
         assert getattr(api, method)("/api/v1/sessions/nope/state").status_code == 404

@@ -295,3 +295,13 @@ def test_numbers_and_booleans_are_read_as_strictly_as_the_rest_api_reads_them(na
         error = mcp.error(tool, arguments)
         assert (error["code"], [f["field"] for f in error["details"]["fields"]]) == ("validation_error", [field])
     assert mcp.ok("set_working_memory", {"session_id": "s1", "state": {"a": 1}, "ttl_seconds": 60})["ttl_seconds"] == 60
+
+
+def test_a_number_beyond_64_bits_is_refused_in_working_memory(namespace, make_key, mcp_for) -> None:
+    mcp = mcp_for(make_key(namespace)[1])
+    mcp.ok("append_messages", {"session_id": "s1", "user_id": "alice", "messages": [{"role": "user", "content": "hi"}]})
+    mcp.ok("set_working_memory", {"session_id": "s1", "state": {"a": 1}})
+    for state in ({"big": 10**30}, {"nested": [{"big": -(10**20)}]}):
+        error = mcp.error("set_working_memory", {"session_id": "s1", "state": state})
+        assert error["code"] in {"validation_error", "invalid_input"}
+    assert mcp.ok("get_working_memory", {"session_id": "s1"})["state"] == {"a": 1}
