@@ -13,6 +13,7 @@ from memoryadmin.conversations.models import Message, Session
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_restore
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
+from memoryadmin.memories.services import memory_create, memory_forget
 from tests.conftest import SYSTEM
 
 
@@ -242,6 +243,24 @@ def test_an_invalid_record_is_422_and_writes_nothing(api, namespace, make_person
     assert response.status_code == 422
     assert response.json()["error"]["details"]["line"] == index + 1
     assert not Session.objects.filter(namespace=namespace).exists()
+
+
+@pytest.mark.parametrize("kind", ["memory", "message", "tombstone"])
+def test_a_time_in_the_future_is_422_and_writes_nothing(api, namespace, make_person, kind) -> None:
+    make_person("alice")
+    memory_create(namespace=namespace, user_id="alice", text="Alice forgot this", actor=SYSTEM)
+    memory_forget(memory=Memory.objects.get(text="Alice forgot this"), actor=SYSTEM, reason="asked")
+    lines = export(api).splitlines(keepends=True)[:-1]
+    wipe(namespace)
+    index = next(i for i, line in enumerate(lines) if f'"type":"{kind}"'.encode() in line)
+    record = json.loads(lines[index])
+    record["created_at"] = "9999-12-30T00:00:00Z"
+    lines[index] = orjson.dumps(record) + b"\n"
+    for dry_run in (True, False):
+        response = restore(api, resign(lines), dry_run=dry_run)
+        assert response.status_code == 422
+        assert response.json()["error"]["details"]["line"] == index + 1
+    assert not Memory.objects.filter(namespace=namespace).exists()
 
 
 def test_a_snapshot_of_another_namespace_is_refused(api, other_api, namespace, make_person) -> None:

@@ -8,8 +8,10 @@ import json
 
 import numpy as np
 import pytest
+from django.utils import timezone
 
 from memoryadmin.core.personal_data import subject_tables
+from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.governance.snapshots import snapshot_export_lines, snapshot_restore
 from memoryadmin.memories.embeddings import WordLlamaEmbedder
@@ -102,7 +104,7 @@ def test_a_restore_that_updates_a_memory_embeds_its_new_text(namespace, change) 
     record = next(line for line in lines if line.get("type") == "memory")
     if change == "same":
         record["text"] = "Alice moved to Porto"
-    record["updated_at"] = "2999-01-01T00:00:00Z"
+    record["updated_at"] = rfc3339(timezone.now())  # newer than the stored row
     body = _resign(lines)
     snapshot_restore(namespace=namespace, source=io.BytesIO(body), dry_run=False, actor=SYSTEM)
     memory.refresh_from_db()

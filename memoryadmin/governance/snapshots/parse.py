@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from memoryadmin.conversations.models import MessageKind, Role
@@ -16,7 +16,7 @@ from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprint
 from memoryadmin.core.storable_json import json_problem
-from memoryadmin.core.timestamps import in_utc
+from memoryadmin.core.timestamps import in_utc, not_in_future
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
 from memoryadmin.memories.models import DatePrecision, MemorySource, MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.memories.representations import SUPERSESSION_FIELDS
@@ -79,9 +79,14 @@ class Fields:
         if parsed is None or parsed.tzinfo is None:
             raise fail(self.line_no, f"{key} must be an RFC 3339 timestamp with offset", field=key)
         try:
-            return in_utc(parsed)
+            parsed = in_utc(parsed)
         except ValueError as exc:
             raise fail(self.line_no, f"{key} {exc}", field=key) from None
+        # Every time a snapshot holds is of something that has happened: one to come would sort
+        # before everything real and break what counts ages (forgetting policies, budgets).
+        if not not_in_future(parsed, datetime.now(UTC)):
+            raise fail(self.line_no, f"{key} must not lie in the future", field=key)
+        return parsed
 
     def number(self, key: str, *, minimum: int = 0, maximum: int = 2**31 - 1) -> int:
         value = self._get(key, True)
