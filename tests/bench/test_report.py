@@ -30,6 +30,7 @@ def test_the_project_report_marks_its_hand_measured_sections() -> None:
     headings = [section.splitlines()[1] for section in kept_sections(docs)]
     assert headings == [
         "## Retrieval (issue 18)",
+        "## Search with dates, categories and compact vectors (issues 21 and 22)",
         "## Extraction on conversations (issue 15)",
         "## Extraction: nothing said lost, self-contained memories, updates that fire (issue 22)",
         "## Starting memoryadmin",
