@@ -80,11 +80,13 @@ urlpatterns = [
     path("tombstones/<int:tombstone_id>/lift/", tombstone_views.tombstone_lift_view, name="tombstone_lift"),
     path("people/", people_views.people, name="people"),
     path("new-person/", people_views.person_new, name="person_new"),
-    path("people/<str:username>/", people_views.person, name="person"),
-    path("people/<str:username>/role/", people_views.person_role, name="person_role"),
-    path("people/<str:username>/namespaces/", people_views.person_namespaces, name="person_namespaces"),
-    path("people/<str:username>/deactivate/", people_views.person_deactivate, name="person_deactivate"),
-    path("people/<str:username>/reactivate/", people_views.person_reactivate, name="person_reactivate"),
+    # `path:` so that an account named before names had rules (one holding a "/") can still be managed;
+    # the actions come first, or the person's page would take "olivia/role" for a name.
+    path("people/<path:username>/role/", people_views.person_role, name="person_role"),
+    path("people/<path:username>/namespaces/", people_views.person_namespaces, name="person_namespaces"),
+    path("people/<path:username>/deactivate/", people_views.person_deactivate, name="person_deactivate"),
+    path("people/<path:username>/reactivate/", people_views.person_reactivate, name="person_reactivate"),
+    path("people/<path:username>/", people_views.person, name="person"),
     path("audit/", audit_views.audit, name="audit"),
     path("audit/chain/", audit_views.audit_chain, name="audit_chain"),
     path("audit/export.csv", audit_views.audit_export, name="audit_export"),

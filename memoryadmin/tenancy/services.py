@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from django.contrib.auth.models import Group, User
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -104,6 +107,54 @@ def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     return key
 
 
+_USERNAME = UnicodeUsernameValidator()
+# Letters of other scripts that are drawn like Latin ones (Unicode's confusables, the common part), and the
+# digits read as letters: two names equal once mapped look the same on a page.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u04cf\u04bb\u051b\u051d\u0432\u043c\u043d\u0442\u043a"
+    "\u03bf\u03b1\u03bd\u03b9\u03ba\u03c1\u03c4\u03c5\u03c7\u03b5\u0131"
+    "01|",
+    "aeopcyxijsdlhqwbmhtkoavikptuxeioll",
+)
+
+
+def _skeleton(username: str) -> str:
+    return unicodedata.normalize("NFKC", username).casefold().translate(_LOOKALIKE).replace("_", "-")
+
+
+def _scripts(username: str) -> set[str]:
+    return {unicodedata.name(ch, "?").split()[0] for ch in username if ch.isalpha()}
+
+
+def clean_username(username: str) -> None:
+    """Django's rules for a username (letters, digits and @ . + - _, at most 150), in one script."""
+    if not username or len(username) > 150:
+        raise InvalidInput("a username of 1 to 150 characters is required", details={"field": "username"})
+    try:
+        _USERNAME(username)
+    except ValidationError:
+        raise InvalidInput(
+            "a username holds letters, digits and @ . + - _ only", details={"field": "username"}
+        ) from None
+    if unicodedata.normalize("NFKC", username) != username:
+        raise InvalidInput(
+            f"write the username as {unicodedata.normalize('NFKC', username)!r}", details={"field": "username"}
+        )
+    if len(_scripts(username)) > 1:
+        raise InvalidInput(
+            "a username mixes alphabets (for instance a Cyrillic letter among Latin ones); use one",
+            details={"field": "username"},
+        )
+
+
+def _refuse_lookalike(username: str) -> None:
+    """Refuse a name that reads like an existing one. Accounts are people, a short table: read it whole."""
+    skeleton = _skeleton(username)
+    for existing in User.objects.values_list("username", flat=True).iterator():
+        if _skeleton(existing) == skeleton:
+            raise Conflict(f"{username!r} looks like the existing account {existing!r}", code="exists")
+
+
 def _clean_role(role: str) -> None:
     if role not in ROLES:
         raise InvalidInput(f"unknown role {role!r}; roles are {', '.join(ROLES)}", details={"field": "role"})
@@ -130,8 +181,7 @@ def operator_create(
     """A console account with a role; `namespaces` limits an operator or viewer to those (none: all)."""
     _clean_role(role)
     namespaces = list(namespaces)
-    if not username or len(username) > 150:
-        raise InvalidInput("a username of 1 to 150 characters is required", details={"field": "username"})
+    clean_username(username)
     if len(password) < 8:
         raise InvalidInput("the password must have at least 8 characters", details={"field": "password"})
     if namespaces and role == "admin":
@@ -141,6 +191,7 @@ def operator_create(
     with transaction.atomic():
         if User.objects.filter(username=username).exists():
             raise Conflict(f"user {username!r} already exists", code="exists")
+        _refuse_lookalike(username)
         user = User.objects.create_user(username=username, password=password, is_staff=role == "admin")
         # The role groups come from a data migration; should they be missing (a flushed database),
         # giving the role recreates its group rather than failing.
