@@ -28,6 +28,7 @@ from memoryadmin.api.schemas import (
     StatePutIn,
     responses,
 )
+from memoryadmin.audit.services import audit_last
 from memoryadmin.conversations.queries import messages_page, session_get, sessions_page
 from memoryadmin.conversations.representations import message_dict, session_dict
 from memoryadmin.conversations.services import (
@@ -115,8 +116,9 @@ def session_remove(
     namespace = namespace_of(request)
     session = session_get(namespace, session_id)
     actor = actor_of(request)
-    # session_delete clears the working memory first: if Redis is down, nothing durable changed.
-    with transaction.atomic():
+    # session_delete clears the working memory first: if Redis is down, nothing durable changed. Every row
+    # is locked before the audit chain (`audit_last`), the order of the writers it may race.
+    with transaction.atomic(), audit_last():
         if memories == "delete":
             session_memories_forget(
                 namespace=namespace, session_id=session.session_id, actor=actor, reason=reason, force=force

@@ -18,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -157,6 +159,32 @@ def _chain_lock_key(namespace_id: int | None) -> int:
     return 0x6D61_0000_0000 + (namespace_id or 0)
 
 
+# The events a block under `audit_last` records, written when it ends.
+_deferred: ContextVar[list[AuditEntry] | None] = ContextVar("audit_deferred", default=None)
+
+
+@contextmanager
+def audit_last() -> Iterator[None]:
+    """Write the audit events the block records together, when it ends (inside its transaction).
+
+    A change of several objects locks rows as it goes. Its first event takes its chain's lock, held to the
+    commit, and a writer of one object locks its row first and the chain last: if the change then waits for
+    that writer's row while holding the chain, each waits for the other (PostgreSQL breaks the deadlock by
+    failing one, a 503). Under this block every row is locked before the chain, one order for all writers.
+    Use it inside `transaction.atomic()`; nested blocks write with the outermost one.
+    """
+    if _deferred.get() is not None:
+        yield
+        return
+    entries: list[AuditEntry] = []
+    token = _deferred.set(entries)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+    audit_record_many(entries)
+
+
 def audit_record(
     *,
     actor: Actor,
@@ -167,8 +195,9 @@ def audit_record(
     user_id: str | None = None,
     reason: str = "",
     data: dict[str, Any] | None = None,
-) -> AuditEvent:
-    """Append an event to its namespace's chain, inside the caller's transaction."""
+) -> AuditEvent | None:
+    """Append an event to its namespace's chain, inside the caller's transaction (None under `audit_last`,
+    which writes it later)."""
     entry = AuditEntry(
         actor=actor,
         action=action,
@@ -179,7 +208,8 @@ def audit_record(
         reason=reason,
         data=data,
     )
-    return audit_record_many([entry])[0]
+    written = audit_record_many([entry])
+    return written[0] if written else None
 
 
 @dataclass(frozen=True)
@@ -204,6 +234,10 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
     rows are inserted in the given order, which is their order in their chains.
     """
     if not entries:
+        return []
+    deferred = _deferred.get()
+    if deferred is not None:
+        deferred.extend(entries)
         return []
     chains = sorted({entry.namespace_id for entry in entries}, key=lambda ns: -1 if ns is None else ns)
     subjects: dict[tuple[int | None, str], str] = {}

@@ -4,9 +4,13 @@ from the same revision never overwrite each other (ETag and If-Match)."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import psycopg
+import pytest
+from django.db import connection
 
 from memoryadmin.conversations.models import Message
 from memoryadmin.memories.models import MemoryRevision
@@ -117,3 +121,115 @@ def test_concurrent_editors_of_one_revision_make_exactly_one_change(live_server,
         statuses = sorted(r.status_code for r in pool.map(edit, range(editors)))
     assert statuses == [200] + [412] * (editors - 1)
     assert MemoryRevision.objects.filter(memory_id=created.json()["id"]).count() == 2
+
+
+def _backend_waiting_on_a_lock(probe, *, other_than: int) -> int:
+    """The pid of the server's backend once it waits for a row lock (a lock wait, not a timing guess)."""
+    for _ in range(600):
+        row = probe.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> %s "
+            "AND wait_event_type = 'Lock'",
+            [other_than],
+        ).fetchone()
+        if row:
+            return row[0]
+        time.sleep(0.05)
+    raise AssertionError("the request never waited for the row held")
+
+
+def _chain_locks_held(probe, pid: int, namespace_id: int) -> int:
+    # The chain's lock is one bigint key (0x6D61 << 32 | namespace id): pg_locks shows its halves.
+    return probe.execute(
+        "SELECT count(*) FROM pg_locks WHERE pid = %s AND locktype = 'advisory' AND granted "
+        "AND classid = %s AND objid = %s AND objsubid = 1",
+        [pid, 0x6D61, namespace_id],
+    ).fetchone()[0]
+
+
+@pytest.mark.parametrize("held", ["memory", "messages"])
+def test_deleting_a_session_with_its_memories_takes_the_audit_lock_last(live_server, namespace, make_key, held):
+    """A writer of one memory (or of a run's messages) locks its rows, then the audit chain. Deleting a session
+    with its memories must not hold the chain while it waits for such rows, or the two deadlock (a 503)."""
+    raw = make_key(namespace)[1]
+    headers = {"Authorization": f"Bearer {raw}"}
+    with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as client:
+        client.post(
+            "/api/v1/sessions/s1/messages",
+            json={"user_id": "alice", "messages": [{"role": "user", "content": "hi", "run_id": "r1"}]},
+        ).raise_for_status()
+        ids = [
+            client.post(
+                "/api/v1/memories", json={"user_id": "alice", "text": f"Alice fact {n}", "session_id": "s1"}
+            ).json()["id"]
+            for n in range(3)
+        ]
+    settings = connection.settings_dict
+    conninfo = {"dbname": settings["NAME"], "host": settings["HOST"], "port": settings["PORT"] or 5432}
+    with (
+        psycopg.connect(user=settings["USER"], **conninfo, autocommit=True) as probe,
+        psycopg.connect(user=settings["USER"], **conninfo) as holder,
+    ):
+        if held == "memory":
+            # What a PATCH holds before it audits: the row of a memory the deletion reaches after another.
+            holder.execute("SELECT id FROM memories_memory WHERE id = %s FOR UPDATE", [sorted(ids)[1]])
+        else:
+            holder.execute("SELECT id FROM conversations_message WHERE run_id = 'r1' FOR UPDATE")
+        holder_pid = holder.info.backend_pid
+        with ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(
+                httpx.delete,
+                f"{live_server.url}/api/v1/sessions/s1",
+                params={"memories": "delete"},
+                headers=headers,
+                timeout=60,
+            )
+            waiting = _backend_waiting_on_a_lock(probe, other_than=holder_pid)
+            chain_locks_while_waiting = _chain_locks_held(probe, waiting, namespace.pk)
+            holder.rollback()
+            status = answer.result().status_code
+    assert chain_locks_while_waiting == 0
+    assert status == 204
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rival", ["patch", "delete_run"])
+def test_a_session_deleted_with_its_memories_while_they_change_answers_no_5xx(live_server, namespace, make_key, rival):
+    """The two races of a session's deletion: editing one of its memories, deleting one run's messages."""
+    raw = make_key(namespace)[1]
+    headers = {"Authorization": f"Bearer {raw}"}
+    statuses: list[int] = []
+    with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as client:
+        for trial in range(25):
+            session = f"race{trial}"
+            client.post(
+                f"/api/v1/sessions/{session}/messages",
+                json={
+                    "user_id": "alice",
+                    "messages": [{"role": "user", "content": f"hi {n}", "run_id": f"r{n % 2}"} for n in range(4)],
+                },
+            ).raise_for_status()
+            ids = [
+                client.post(
+                    "/api/v1/memories",
+                    json={"user_id": "alice", "text": f"Alice fact {trial} {n}", "session_id": session},
+                ).json()["id"]
+                for n in range(4)
+            ]
+            start = threading.Barrier(2)
+
+            def delete_session(session: str = session, start: threading.Barrier = start) -> int:
+                with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as own:
+                    start.wait()
+                    return own.delete(f"/api/v1/sessions/{session}", params={"memories": "delete"}).status_code
+
+            def change(session: str = session, ids: list[str] = ids, start: threading.Barrier = start) -> int:
+                with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as own:
+                    start.wait()
+                    if rival == "patch":
+                        return own.patch(f"/api/v1/memories/{ids[-1]}", json={"topics": ["x"]}).status_code
+                    return own.delete(f"/api/v1/sessions/{session}/messages", params={"run_id": "r1"}).status_code
+
+            with ThreadPoolExecutor(2) as pool:
+                statuses.extend(f.result() for f in [pool.submit(delete_session), pool.submit(change)])
+            assert not Message.objects.filter(session__session_id=session).exists()
+    assert all(status < 500 for status in statuses), statuses

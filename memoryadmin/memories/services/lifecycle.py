@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, audit_last, audit_record
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.models import (
@@ -202,7 +202,7 @@ def session_memories_forget(
         .distinct()
     )
     forgotten = kept = 0
-    with transaction.atomic():
+    with transaction.atomic(), audit_last():
         for memory in Memory.objects.filter(pk__in=ids).order_by("id").defer("search_vector"):
             try:
                 memory_forget(memory=memory, actor=actor, reason=reason, force=force)
