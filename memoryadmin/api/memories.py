@@ -64,10 +64,19 @@ WITH_ETAG = {"responses": {200: {"headers": ETAG_HEADER}}}
 
 
 def _answer(namespace: Namespace, memory: Memory, response: HttpResponse) -> dict:
-    """The memory as the API shows it, read again so `pinned` and every field are current; its ETag set."""
-    fresh = memory_get(namespace, memory.pk)
-    with_etag(response, fresh)
-    return memory_dict(fresh, pinned=fresh.pinned)
+    """The memory as this request left it, with `pinned` as it is now; its ETag set.
+
+    It is read again for `pinned` and what the service does not return; but another editor may have written
+    the next revision since this one committed, and an answer reports the revision it wrote, not theirs.
+    """
+    try:
+        fresh: Memory | None = memory_get(namespace, memory.pk)
+    except NotFound:
+        fresh = None  # forgotten since: the answer is still what was written
+    shown = fresh if fresh is not None and fresh.revision == memory.revision else memory
+    pinned = fresh.pinned if fresh is not None else getattr(memory, "pinned", False)
+    with_etag(response, shown)
+    return memory_dict(shown, pinned=pinned)
 
 
 @router.post(
