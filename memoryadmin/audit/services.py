@@ -193,6 +193,7 @@ def audit_record(
     target_type: str = "",
     target_id: str = "",
     user_id: str | None = None,
+    subject_hash: str = "",
     reason: str = "",
     data: dict[str, Any] | None = None,
 ) -> AuditEvent | None:
@@ -205,6 +206,7 @@ def audit_record(
         target_type=target_type,
         target_id=target_id,
         user_id=user_id,
+        subject_hash=subject_hash,
         reason=reason,
         data=data,
     )
@@ -222,6 +224,8 @@ class AuditEntry:
     target_type: str = ""
     target_id: str = ""
     user_id: str | None = None
+    # For a row that keeps only the person's hash (a privacy link): the same hash `user_id` would give.
+    subject_hash: str = ""
     reason: str = ""
     data: dict[str, Any] | None = None
 
@@ -258,7 +262,7 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
             heads[namespace_id] = last or GENESIS
         created_at = timezone.now()
         for entry in entries:
-            subject_hash = ""
+            subject_hash = entry.subject_hash
             if entry.user_id:
                 key = (entry.namespace_id, entry.user_id)
                 if key not in subjects:

@@ -269,7 +269,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 f"rows written before the erasure are still there: {sum(remaining.values())} rows, "
                 f"{len(leftover_keys)} keys"
             )
-        sweep.deleted["snapshot_uploads"] += restore_uploads_discard(namespace=namespace)
+        sweep.deleted["snapshot_uploads"] += restore_uploads_discard(namespace=namespace, user_id=user_id)
         # The audit trail keeps its events, without the free text that may name the person.
         sweep.deleted["audit_reasons"] += audit_redact_subject(namespace_id=namespace.pk, user_id=user_id)
         arrived = sum(_subject_rows(namespace, user_id).values())

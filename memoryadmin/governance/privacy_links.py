@@ -186,6 +186,8 @@ def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") ->
                 namespace_id=link.namespace_id,
                 target_type="privacy_link",
                 target_id=str(link.pk),
+                # The person's event: an erasure blanks its reason, which may name them.
+                subject_hash=link.subject_hash,
                 reason=reason,
             )
     link.refresh_from_db()

@@ -106,13 +106,14 @@ def restore_job_discard(*, job: SnapshotRestore, actor: Actor) -> None:
         )
 
 
-def restore_uploads_discard(*, namespace: Namespace) -> int:
+def restore_uploads_discard(*, namespace: Namespace, user_id: str) -> int:
     """An erasure in this namespace: uploads not yet applied may hold the person's data, so they go.
 
     Their chunks are deleted and their restores marked failed (a running one has read its
     upload already, and its apply still meets the erasure's ledger); every restore's samples
-    of the namespace are cleared, since their labels may name the person's sessions. Returns
-    how many uploads were discarded.
+    of the namespace are cleared, since their labels may name the person's sessions, and a
+    file name holding the person's id is blanked (a one-person export is often named after
+    them). Returns how many uploads were discarded.
     """
     jobs = SnapshotRestore.objects.filter(namespace=namespace)
     with transaction.atomic():
@@ -122,6 +123,7 @@ def restore_uploads_discard(*, namespace: Namespace) -> int:
             status=JobStatus.FAILED, error="The upload was discarded by an erasure in this namespace."
         )
         jobs.exclude(samples={}).update(samples={})
+        jobs.filter(filename__contains=user_id).update(filename="")
     return len(holding)
 
 

@@ -131,3 +131,43 @@ def test_the_only_change_an_audit_event_accepts_is_blanking_its_hashed_reason(ap
     with connection.cursor() as cursor:
         cursor.execute("UPDATE audit_auditevent SET reason = '' WHERE id = %s", [event.pk])
     assert AuditEvent.objects.get(pk=event.pk).reason_redacted
+
+
+def _tables_holding(marker: str) -> dict[str, int]:
+    """Every table of the database read as text, row by row: what `pg_dump --data-only` would show."""
+    from django.db import connection
+
+    found = {}
+    with connection.cursor() as cursor:
+        tables = connection.introspection.table_names(cursor)
+        for table in tables:
+            quoted = connection.ops.quote_name(table)
+            cursor.execute(f"SELECT count(*) FROM {quoted} AS t WHERE strpos(t::text, %s) > 0", [marker])
+            if n := cursor.fetchone()[0]:
+                found[table] = n
+    return found
+
+
+def test_after_an_erasure_no_table_holds_the_persons_id_anywhere(
+    api, admin_client, namespace, eager_celery, django_capture_on_commit_callbacks
+) -> None:
+    marker = "zq-marker-4417"
+    populate(namespace, marker)
+    # A link made for the person and revoked with a reason that names them.
+    link = api.post(f"/api/v1/subjects/{marker}/privacy-link").json()
+    revoked = api.delete(f"/api/v1/privacy-links/{link['link_id']}?reason=asked by {marker} on the phone")
+    assert revoked.status_code == 204
+    # An upload whose file name is the person's, discarded by the erasure with the rest.
+    upload = io.BytesIO(b"".join(snapshot_export_lines(namespace=namespace)))
+    upload.name = f"{marker}.jsonl"
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(reverse("console:snapshot_upload"), {"ns": namespace.slug, "file": upload})
+    # An operator who looked the person up in the audit log and exported what they found.
+    exported = admin_client.get(reverse("console:audit_export"), {"ns": namespace.slug, "target": f"user:{marker}"})
+    assert exported.status_code == 200
+    b"".join(exported.streaming_content)
+    assert _tables_holding(marker)
+
+    accepted = erase_via_api(api, marker, django_capture_on_commit_callbacks)
+    assert api.get(f"/api/v1/erasures/{accepted['erasure_id']}").json()["status"] == "completed"
+    assert _tables_holding(marker) == {}
