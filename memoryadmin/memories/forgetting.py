@@ -27,7 +27,8 @@ FRESHNESS_HALF_LIFE_DAYS = 7.0
 NOVELTY_HALF_LIFE_DAYS = 30.0
 FRESHNESS_WEIGHT = 0.6
 NOVELTY_WEIGHT = 0.4
-# power(0.5, x) underflows to an error in PostgreSQL past ~1074; 0.5**1000 is already 0 for ranking.
+# power(0.5, x) underflows to an error in PostgreSQL past ~1074; 0.5**1000 is already 0 for ranking. A time in
+# the future (a row from before such times were refused) counts as now: a negative age would overflow it.
 MAX_HALF_LIVES = 1000
 
 
@@ -63,8 +64,10 @@ RANK_BY_RECENCY = f"""
     SELECT id, rule,
            row_number() OVER (
                PARTITION BY rule IS NULL
-               ORDER BY {FRESHNESS_WEIGHT} * power(0.5, LEAST(idle_days / {FRESHNESS_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
-                      + {NOVELTY_WEIGHT} * power(0.5, LEAST(age_days / {NOVELTY_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
+               ORDER BY {FRESHNESS_WEIGHT}
+                            * power(0.5, LEAST(GREATEST(idle_days, 0) / {FRESHNESS_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
+                      + {NOVELTY_WEIGHT}
+                            * power(0.5, LEAST(GREATEST(age_days, 0) / {NOVELTY_HALF_LIFE_DAYS}, {MAX_HALF_LIVES}))
                         DESC,
                         id
            ) AS rank

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import DataError
@@ -73,6 +73,20 @@ def test_a_budget_of_2_over_five_ages_keeps_the_two_freshest(api, namespace) -> 
     memories = {age: remember(namespace, f"Fact number {age}", age_days=age) for age in ages}
     answer = forget(api, {"budget": 2})
     assert selected_ids(answer) == {str(memories[age].pk): "budget" for age in (20, 40, 80)}
+
+
+def test_a_time_in_the_future_held_from_an_older_release_does_not_break_a_budget_run(api, namespace) -> None:
+    # Every path refuses such a time now; a row restored before that may still hold one.
+    ages = [1, 10, 20]
+    memories = {age: remember(namespace, f"Fact number {age}", age_days=age) for age in ages}
+    odd = remember(namespace, "Fact from nowhere", age_days=0)
+    Memory.objects.filter(pk=odd.pk).update(created_at=datetime(9999, 12, 30, tzinfo=UTC), last_accessed_at=None)
+    answer = forget(api, {"budget": 2})
+    # Counted as new (age 0), it is among the two freshest.
+    assert answer["scanned"] == 4
+    assert selected_ids(answer) == {str(memories[age].pk): "budget" for age in (10, 20)}
+    forget(api, {"budget": 2}, dry_run=False)
+    assert set(Memory.objects.filter(namespace=namespace).values_list("pk", flat=True)) == {memories[1].pk, odd.pk}
 
 
 def test_pinned_memories_are_never_selected(api, namespace) -> None:
