@@ -24,6 +24,7 @@ from memoryadmin.conversations.working_memory import MAX_KEY_CHARS, MAX_KEYS, MA
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.pagination import MAX_LIMIT
 from memoryadmin.core.storable_json import json_problem
+from memoryadmin.core.timestamps import not_in_future
 from memoryadmin.memories import models
 from memoryadmin.memories.models import MAX_ENTITY_CHARS, MAX_LABELS, MAX_TOPIC_CHARS
 
@@ -113,7 +114,24 @@ def number(**limits: Any) -> Any:
 Integer = integer()
 Number = number()
 Flag = Annotated[bool, Field(strict=True)]
-Timestamp = Annotated[AwareDatetime, AfterValidator(_in_utc)]
+
+
+def _a_string(value: Any) -> Any:
+    # RFC 3339 is text: a JSON number would be read as seconds since 1970 (0 became 1970-01-01).
+    if not isinstance(value, str | datetime):
+        raise ValueError("must be an RFC 3339 time (a string with an offset)")
+    return value
+
+
+def _not_in_future(value: datetime) -> datetime:
+    if not not_in_future(value, datetime.now(UTC)):
+        raise ValueError("must not lie in the future")
+    return value
+
+
+Timestamp = Annotated[AwareDatetime, BeforeValidator(_a_string), AfterValidator(_in_utc)]
+# When something was said or seen: in the past, give or take the clocks' skew.
+PastTimestamp = Annotated[Timestamp, AfterValidator(_not_in_future)]
 AppId = Annotated[
     str,
     Field(pattern=APP_ID_RE, description=f"An id chosen by the app, matching `{APP_ID_RE}`.", examples=["alice"]),
@@ -218,7 +236,9 @@ class MessageIn(Body):
     tool_calls: Annotated[Any, AfterValidator(_reject_nul), AfterValidator(_storable)] = None
     tool_call_id: Annotated[str, Field(max_length=128, pattern=NO_NUL)] | None = None
     metadata: Metadata | None = None
-    created_at: Timestamp | None = Field(default=None, description="When the client saw it; RFC 3339 with offset.")
+    created_at: PastTimestamp | None = Field(
+        default=None, description="When the client saw it; RFC 3339 with offset, not in the future."
+    )
 
     def as_new_message(self) -> NewMessage:
         """What the append service takes (the REST handler and the MCP tool share it)."""

@@ -84,6 +84,10 @@ def test_it_validates_messages(api) -> None:
         [{"role": "robot", "content": "x"}],
         [{"role": "user", "content": "x", "kind": "whisper"}],
         [{"role": "user", "content": "x", "created_at": "2026-01-02T03:04:05"}],
+        # A number is no RFC 3339 time (it was read as seconds since 1970), and a time to come is no message seen.
+        [{"role": "user", "content": "x", "created_at": 0}],
+        [{"role": "user", "content": "x", "created_at": 1767225600}],
+        [{"role": "user", "content": "x", "created_at": "9999-12-30T00:00:00Z"}],
         [{"role": "user", "content": "nul \u0000 byte"}],
         [{"role": "user", "content": "x", "metadata": {"k": "nul \u0000"}}],
         [{"role": "user", "content": "x" * (64 * 1024 + 1)}],
