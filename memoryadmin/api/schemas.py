@@ -152,7 +152,17 @@ Reason = Annotated[str, Field(max_length=1000, pattern=NO_NUL)]
 RequiredReason = Annotated[
     str, Field(min_length=1, max_length=1000, pattern=NOT_BLANK, description="Why; kept by the audit trail.")
 ]
-Metadata = Annotated[dict[str, Any], AfterValidator(_reject_nul), AfterValidator(_storable)]
+Metadata = Annotated[
+    dict[str, Any],
+    Field(
+        description=(
+            "Any JSON object the app keeps with it: no NUL in any string, every number strictly between "
+            "-2^63 and 2^63, nested at most 32 levels (422 otherwise)."
+        )
+    ),
+    AfterValidator(_reject_nul),
+    AfterValidator(_storable),
+]
 Topics = Annotated[
     list[Annotated[str, Field(max_length=MAX_TOPIC_CHARS, pattern=NO_NUL)]], Field(max_length=MAX_LABELS)
 ]
@@ -178,7 +188,15 @@ class FieldError(Schema):
 
 
 class ErrorDetail(Schema):
-    code: str = Field(examples=["validation_error"])
+    code: str = Field(
+        examples=["validation_error"],
+        description=(
+            "Stable, for programs. 400: `bad_request`, `invalid_id`, `invalid_cursor` (a cursor from another "
+            "list or query, or altered), `invalid_precondition`, `user_id_required`; 404 `not_found`; "
+            "409: `conflict`, `duplicate`, `tombstoned`, `pinned`, `session_deleted`; 412 `precondition_failed`; "
+            "422 `validation_error`; the rest are named in docs/api.md."
+        ),
+    )
     message: str
     details: dict[str, Any] = Field(
         default_factory=dict,

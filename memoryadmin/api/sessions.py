@@ -11,6 +11,7 @@ from ninja import Path, Query, Router, Status
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
 from memoryadmin.api.renderers import rendered
 from memoryadmin.api.schemas import (
+    NO_NUL,
     AppendIn,
     AppendOut,
     AppId,
@@ -44,7 +45,7 @@ from memoryadmin.conversations.working_memory import (
     working_memory_put,
 )
 from memoryadmin.core.app_ids import APP_ID_RE
-from memoryadmin.core.errors import InvalidInput, NotFound
+from memoryadmin.core.errors import NotFound
 from memoryadmin.memories.queries import session_context
 from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.services import session_memories_forget
@@ -262,15 +263,13 @@ def state_remove(request: HttpRequest, session_id: str = SessionIdPath):
 def context_read(
     request: HttpRequest,
     session_id: str = SessionIdPath,
-    query: str | None = Query(None, max_length=2000),
+    query: str | None = Query(None, max_length=2000, pattern=NO_NUL),
     token_budget: int = Query(4000, ge=0, le=1_000_000),
     memory_limit: int = Query(10, ge=0, le=100),
     include_injected: bool = False,
 ):
     namespace = namespace_of(request)
     session = session_get(namespace, session_id)
-    if query is not None and "\x00" in query:
-        raise InvalidInput("query must not contain NUL characters", details={"field": "query"})
     context = session_context(
         namespace,
         session,

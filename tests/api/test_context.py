@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from django.test import Client
+
 from memoryadmin.memories.services import memory_create
 from tests.conftest import SYSTEM
 
@@ -52,3 +54,14 @@ def test_a_summary_stands_for_older_messages(api, namespace) -> None:
 
 def test_context_of_a_missing_session_is_404(api) -> None:
     assert api.get("/api/v1/sessions/nope/context").status_code == 404
+
+
+def test_a_nul_in_the_query_is_refused_as_the_schema_says(api, namespace) -> None:
+    api.post("/api/v1/sessions/s1/messages", {"user_id": "alice", "messages": [{"role": "user", "content": "hi"}]})
+    response = api.get("/api/v1/sessions/s1/context?query=tea%00time")
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "validation_error"
+    schema = Client().get("/api/v1/openapi.json").json()
+    context = schema["paths"]["/api/v1/sessions/{session_id}/context"]["get"]
+    query = next(p for p in context["parameters"] if p["name"] == "query")
+    assert any("pattern" in option for option in query["schema"]["anyOf"])
