@@ -184,6 +184,12 @@ def memory_owners(namespace: Namespace, ids: Iterable[uuid.UUID]) -> dict[uuid.U
     return {pk: user_id for pk, namespace_id, user_id in rows if namespace_id == namespace.pk}
 
 
+def memory_heads(namespace: Namespace, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple[str, int]]:
+    """memory id -> (user_id, revision), for the ids that are memories of this namespace."""
+    rows = Memory.objects.filter(pk__in=list(set(ids))).values_list("pk", "namespace_id", "user_id", "revision")
+    return {pk: (user_id, revision) for pk, namespace_id, user_id, revision in rows if namespace_id == namespace.pk}
+
+
 def memory_is_same(m: Memory, r: dict[str, Any]) -> bool:
     return (
         m.text == r["text"]

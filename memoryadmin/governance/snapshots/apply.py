@@ -121,6 +121,22 @@ class Applier:
     def tombstoned(self, r: dict[str, Any]) -> bool:
         return r["line"] in self.committed.tombstoned or (r["user_id"], r["fingerprint"]) in self.restored_tombstones
 
+    def forgotten_in_fields(self, batch: list[dict[str, Any]], owners: dict[uuid.UUID, str] | None = None) -> set[int]:
+        """The records of a batch that carry a forgotten text in a field other than `text` (a label, a reason,
+        a string of their metadata): a tombstone keeps the text out of every field. One statement a batch."""
+        keys = []
+        for i, r in enumerate(batch):
+            user_id = r["user_id"] if owners is None else owners.get(r["memory_id"])
+            if user_id is not None:
+                keys.extend((i, user_id, fingerprint) for fingerprint in r["field_fingerprints"])
+        found = memory_records.tombstoned_keys(self.namespace, keys)
+        found.update(i for i, user_id, fingerprint in keys if (user_id, fingerprint) in self.restored_tombstones)
+        return found
+
+    def elsewhere(self, user_id: str) -> bool:
+        """A person's snapshot reaches that person's memories only, whatever ids its records name."""
+        return self.person is not None and user_id != self.person
+
     # per type
 
     def apply(self, kind: str, batch: list[dict[str, Any]]) -> None:
@@ -232,11 +248,12 @@ class Applier:
     def _apply_memory(self, batch: list[dict[str, Any]]) -> None:
         current = memory_records.memories_by_pk(r["id"] for r in batch)
         inserts: list[dict[str, Any]] = []
-        for r in batch:
+        forgotten = self.forgotten_in_fields(batch)
+        for i, r in enumerate(batch):
             if self.erased_after(r["user_id"], r["updated_at"]):
                 self.outcome("memory", "skipped_erased", str(r["id"]))
                 continue
-            if self.tombstoned(r):
+            if self.tombstoned(r) or i in forgotten:
                 self.outcome("memory", "suppressed", str(r["id"]))
                 continue
             existing = current.get(r["id"])
@@ -266,18 +283,24 @@ class Applier:
                 self.outcome("memory", "unchanged")
 
     def _apply_revision(self, batch: list[dict[str, Any]]) -> None:
-        owners = memory_records.memory_owners(self.namespace, (r["memory_id"] for r in batch))
+        heads = memory_records.memory_heads(self.namespace, (r["memory_id"] for r in batch))
+        owners = {pk: user_id for pk, (user_id, _) in heads.items()}
         existing = memory_records.revisions_taken(owners)
         # A revision may hold a text that was forgotten since: it does not come back as history either.
         forbidden = memory_records.tombstoned_keys(
             self.namespace,
             [(i, owners[r["memory_id"]], r["fingerprint"]) for i, r in enumerate(batch) if r["memory_id"] in owners],
-        )
+        ) | self.forgotten_in_fields(batch, owners)
         rows = []
         for i, r in enumerate(batch):
             user_id = owners.get(r["memory_id"])
             if user_id is None:
                 self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: no memory")
+            elif self.elsewhere(user_id):
+                self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: another person's memory")
+            elif r["revision"] > heads[r["memory_id"]][1]:
+                # History the memory does not have: its next edit would find that revision taken.
+                self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: beyond the memory's revision")
             elif self.erased_after(user_id, r["created_at"]):
                 self.outcome("revision", "skipped_erased", f"{r['memory_id']} r{r['revision']}")
             elif i in forbidden or (user_id, r["fingerprint"]) in self.restored_tombstones:
@@ -304,6 +327,8 @@ class Applier:
             message_pk = messages.get((session[0], r["seq"])) if session else None
             if user_id is None or message_pk is None:
                 self.outcome("evidence", "skipped", f"{label}: no memory or message")
+            elif self.elsewhere(user_id):
+                self.outcome("evidence", "skipped", f"{label}: another person's memory")
             elif self.erased_after(user_id, r["created_at"]):
                 self.outcome("evidence", "skipped_erased", label)
             elif (r["memory_id"], message_pk) in existing:
@@ -317,13 +342,18 @@ class Applier:
     def _apply_pin(self, batch: list[dict[str, Any]]) -> None:
         owners = memory_records.memory_owners(self.namespace, (r["memory_id"] for r in batch))
         existing = memory_records.pins_taken(owners)
+        forgotten = self.forgotten_in_fields(batch, owners)
         inserts = []
-        for r in batch:
+        for i, r in enumerate(batch):
             user_id = owners.get(r["memory_id"])
             if user_id is None:
                 self.outcome("pin", "skipped", f"{r['memory_id']}: no memory")
+            elif self.elsewhere(user_id):
+                self.outcome("pin", "skipped", f"{r['memory_id']}: another person's memory")
             elif self.erased_after(user_id, r["created_at"]):
                 self.outcome("pin", "skipped_erased", str(r["memory_id"]))
+            elif i in forgotten:
+                self.outcome("pin", "suppressed", str(r["memory_id"]))
             elif r["memory_id"] in existing:
                 self.outcome("pin", "unchanged")
             else:

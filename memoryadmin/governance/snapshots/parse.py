@@ -7,7 +7,7 @@ functions and limits apply.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -24,6 +24,8 @@ from memoryadmin.memories.services import clean_labels, clean_text
 
 # A session's counter is the next message's seq: a snapshot may not set it where appends could overflow it.
 MAX_SESSION_MESSAGES = 1_000_000_000
+# Far beyond any memory's edits, and far below the column's end: the next edit must fit.
+MAX_REVISION = 1_000_000
 # Django's `.values` builds a new list on every access; a restore asks millions of times.
 TOMBSTONE_REASONS = tuple(TombstoneReason.values)
 ROLES = tuple(Role.values)
@@ -215,7 +217,7 @@ def _parse_memory(f: Fields) -> dict[str, Any]:
         "created_at": f.when("created_at"),
         "updated_at": f.when("updated_at"),
         "last_accessed_at": f.when("last_accessed_at", nullable=True),
-        "revision": f.number("revision", minimum=1),
+        "revision": f.number("revision", minimum=1, maximum=MAX_REVISION),
         "fingerprint": text_fingerprint(text),
         **_parse_supersession(f),
     }
@@ -252,7 +254,7 @@ def _parse_revision(f: Fields) -> dict[str, Any]:
     text = f.text("text", max_len=1_000_000) or ""
     return {
         "memory_id": f.uuid("memory_id"),
-        "revision": f.number("revision", minimum=1),
+        "revision": f.number("revision", minimum=1, maximum=MAX_REVISION),
         "text": text,
         "fingerprint": text_fingerprint(text),
         "memory_type": memory_type,
@@ -283,14 +285,40 @@ def _parse_pin(f: Fields) -> dict[str, Any]:
     }
 
 
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _fingerprinting(parse: Callable[[Fields], dict[str, Any]], *fields: str) -> Callable[[Fields], dict[str, Any]]:
+    """`parse`, and the fingerprints of every other text its record carries (`field_fingerprints`): a
+    tombstone keeps a forgotten text out of labels, reasons and metadata too, not only out of `text`."""
+
+    def parse_with_fingerprints(f: Fields) -> dict[str, Any]:
+        record = parse(f)
+        texts = {text for field in fields for text in _strings(record[field]) if text.strip()}
+        record["field_fingerprints"] = sorted({text_fingerprint(text) for text in texts})
+        return record
+
+    return parse_with_fingerprints
+
+
 PARSERS: dict[str, Callable[[Fields], dict[str, Any]]] = {
     "tombstone": _parse_tombstone,
     "session": _parse_session,
     "message": _parse_message,
-    "memory": _parse_memory,
-    "revision": _parse_revision,
+    "memory": _fingerprinting(_parse_memory, "topics", "entities", "metadata", "subject"),
+    "revision": _fingerprinting(_parse_revision, "topics", "entities", "metadata", "reason"),
     "evidence": _parse_evidence,
-    "pin": _parse_pin,
+    "pin": _fingerprinting(_parse_pin, "reason"),
 }
 
 
