@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -358,8 +359,17 @@ def audit_redact_subject(*, namespace_id: int, user_id: str) -> int:
         return cursor.rowcount
 
 
+BLANKED_WITHOUT_ERASURE = "its reason was blanked, and only an erasure of its person may blank one"
+NOT_FOUNDED = "the chain does not begin with its namespace's creation"
+EMPTIED = "the chain is empty, though its namespace exists: every chain begins with its namespace's creation"
+
+
 def verify_audit_chain(
-    namespace_id: int | None = None, *, all_chains: bool = True, anchors: Iterable[Anchor] = ()
+    namespace_id: int | None = None,
+    *,
+    all_chains: bool = True,
+    anchors: Iterable[Anchor] = (),
+    founded: Iterable[int] = (),
 ) -> ChainReport:
     """Walk the chain(s) in id order and report every break, not only the first.
 
@@ -367,7 +377,11 @@ def verify_audit_chain(
     content does not match its keyed digest. The walk goes on from each event's stored
     digest, so every independent change is reported once. `anchors` (checkpoints,
     receipts) must each still be in the chain with the digest recorded outside it:
-    a chain rewritten, cut short or emptied fails there.
+    a chain rewritten, cut short or emptied fails there. The chains of `founded`
+    (the namespaces that exist) must begin with their namespace's creation, so one
+    emptied or cut from its start fails even without checkpoints. A reason may be
+    blanked (its keyed digest stays) only by an erasure: the event must be the
+    person's, and that person's `erasure.complete` must follow it in its chain.
     """
     qs = AuditEvent.objects.order_by("id")
     if not all_chains:
@@ -380,7 +394,21 @@ def verify_audit_chain(
     last_hash: dict[int | None, str] = {}
     checked = 0
     seen_anchors = 0
+    unfounded = {ns for ns in founded if all_chains or ns == namespace_id}
+    # Blanked reasons waiting for their person's erasure to complete, by (chain, subject).
+    blanked: dict[tuple[int | None, str], list[int]] = defaultdict(list)
     for event in qs.iterator(chunk_size=2000):
+        if event.namespace_id not in last_hash and event.namespace_id in unfounded:
+            unfounded.discard(event.namespace_id)
+            if event.action != "namespace.create":
+                walk.add(event.pk, event.namespace_id, NOT_FOUNDED)
+        if event.action == "erasure.complete" and event.subject_hash:
+            blanked.pop((event.namespace_id, event.subject_hash), None)
+        if not event.reason and event.reason_digest:
+            if event.subject_hash:
+                blanked[(event.namespace_id, event.subject_hash)].append(event.pk)
+            else:
+                walk.add(event.pk, event.namespace_id, BLANKED_WITHOUT_ERASURE)
         expected_prev = last_hash.get(event.namespace_id, GENESIS)
         if event.prev_hash != expected_prev:
             walk.add(event.pk, event.namespace_id, "previous hash does not match the event before it")
@@ -397,4 +425,9 @@ def verify_audit_chain(
         checked += 1
     for anchor in sorted(expected.values(), key=lambda a: a.event_id):
         walk.add(anchor.event_id, anchor.namespace_id, f"is missing, though {anchor.source} recorded it")
+    for (chain, _), event_ids in sorted(blanked.items(), key=lambda item: item[1][0]):
+        for event_id in event_ids:
+            walk.add(event_id, chain, BLANKED_WITHOUT_ERASURE)
+    for chain in sorted(unfounded):
+        walk.add(None, chain, EMPTIED)
     return ChainReport(checked, tuple(walk.breaks), walk.broken, seen_anchors + len(expected))

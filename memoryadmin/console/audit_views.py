@@ -103,10 +103,12 @@ def audit_chain(request: HttpRequest) -> HttpResponse:
         anchors, anchor_error = [], str(exc)
     if namespace is None and rights_of(request).limited:
         namespace = namespaces[0] if namespaces else None
+    # Every namespace's chain begins with its creation: one emptied shows even without checkpoints.
+    founded = [ns.pk for ns in namespaces]
     if namespace is None:
-        report = verify_audit_chain(anchors=anchors)
+        report = verify_audit_chain(anchors=anchors, founded=founded)
     else:
-        report = verify_audit_chain(namespace.pk, all_chains=False, anchors=anchors)
+        report = verify_audit_chain(namespace.pk, all_chains=False, anchors=anchors, founded=founded)
     template = "console/audit_chain.html#chain" if request.htmx else "console/audit_chain.html"
     context = {"report": report, "namespace": namespace, "checked": True, "anchor_error": anchor_error}
     context["checkpoints"] = bool(settings.AUDIT_CHECKPOINT_DIR)

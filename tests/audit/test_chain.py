@@ -265,3 +265,38 @@ def test_the_console_chain_page_lists_every_break_and_uses_the_checkpoints(names
     html = viewer.get("/audit/chain/").content.decode()
     assert f"#{events[1].pk}" in html and f"#{events[-1].pk}" in html
     assert "content does not match its hash" in html and "is missing" in html
+
+
+def test_a_reason_blanked_by_anyone_but_an_erasure_does_not_verify(namespace) -> None:
+    said = [
+        audit_record(actor=SYSTEM, action="test.event", namespace_id=namespace.pk, reason="because Carol said so"),
+        audit_record(actor=SYSTEM, action="test.event", namespace_id=namespace.pk, user_id="dave", reason="Dave asked"),
+        audit_record(actor=SYSTEM, action="test.event", namespace_id=namespace.pk, user_id="erin", reason="Erin asked"),
+    ]
+    # Erin was erased: her event's reason blanked by the erasure, which then recorded its completion.
+    tamper("UPDATE audit_auditevent SET reason = '' WHERE id = %s", [said[2].pk])
+    audit_record(actor=SYSTEM, action="erasure.complete", namespace_id=namespace.pk, user_id="erin")
+    assert verify_audit_chain(namespace.pk, all_chains=False).ok
+    # Someone with direct access blanks reasons: one of nobody in particular, one of a person never erased.
+    tamper("UPDATE audit_auditevent SET reason = '' WHERE id IN (%s, %s)", [said[0].pk, said[1].pk])
+    report = verify_audit_chain(namespace.pk, all_chains=False)
+    assert [b.event_id for b in report.breaks] == [said[0].pk, said[1].pk]
+    assert all("blanked" in b.problem for b in report.breaks)
+
+
+def test_an_emptied_chain_of_an_existing_namespace_does_not_verify(namespace, other_namespace) -> None:
+    from tests.console.conftest import _client, _user
+
+    record(namespace, 2)
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET LOCAL memoryadmin.audit_truncate = 'allowed'")
+        cursor.execute("TRUNCATE audit_auditevent")
+    with pytest.raises(CommandError, match="broken"):
+        call_command("verify_audit_chain")
+    html = _client(_user("victor", "viewer")).get("/audit/chain/").content.decode()
+    assert "Intact" not in html and "is empty" in html
+    # Cut from its start only: the chain no longer begins with the namespace's creation.
+    audit_record(actor=SYSTEM, action="test.event", namespace_id=other_namespace.pk)
+    report = verify_audit_chain(founded=[other_namespace.pk])
+    assert [b.problem for b in report.breaks] == ["the chain does not begin with its namespace's creation"]
