@@ -248,3 +248,33 @@ def test_a_log_line_of_any_handler_never_carries_a_link() -> None:
     line = logging.Formatter("%(message)s").format(record)
     assert "abc.def:ghi" not in line
     assert "/privacy/[link]/erase/" in line and "/privacy/[link]/download/" in line
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["/privacy/./{t}/", "/PRIVACY/{t}/", "/privacy//{t}/download/", "/privacy/%2e/{t}/", "/privacy/x/../{t}/erase/"],
+)
+def test_no_spelling_of_a_link_path_reaches_a_log(browser, namespace, caplog, spelling) -> None:
+    token = link_for(namespace).strip("/").split("/")[-1]
+    with caplog.at_level(logging.INFO):
+        browser.get(spelling.format(t=token))
+    assert caplog.records, "each of these paths answers 4xx, which Django logs"
+    for record in caplog.records:
+        assert token not in record.getMessage()
+    assert any("/privacy/[link]/" in record.getMessage() for record in caplog.records)
+
+
+def test_the_log_filter_redacts_the_normalised_path() -> None:
+    from memoryadmin.privacy.log_filters import redact
+
+    for spelt, logged in [
+        ("GET /privacy/./abc/download/?cursor=x", "GET /privacy/[link]/download/?cursor=x"),
+        ("Not Found: /PRIVACY/abc/", "Not Found: /privacy/[link]/"),
+        ("/%70rivacy/abc/", "/privacy/[link]/"),
+        ("/privacy/%252e/abc/", "/privacy/[link]/"),
+        ("https://example.org/privacy/x/../abc/erase/ 302", "https://example.org/privacy/[link]/erase/ 302"),
+        ("/privacy/abc/%0Aforged%20line", "/privacy/[link]/%0Aforged%20line"),
+    ]:
+        assert redact(spelt) == logged, spelt
+    untouched = "GET /api/v1/privacy-links/5b0c?reason=x 204 and /static/app.css"
+    assert redact(untouched) == untouched
