@@ -41,9 +41,8 @@ from memoryadmin.governance.privacy_links import (
     privacy_link_create,
     privacy_link_in,
     privacy_link_revoke,
-    rights_of_scopes,
 )
-from memoryadmin.governance.queries import privacy_links_page
+from memoryadmin.governance.queries import privacy_links_made_by, privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream, snapshot_restore
 
 router = Router(tags=["governance"])
@@ -374,10 +373,12 @@ def _link_info(link: PrivacyLink, now: datetime) -> dict[str, Any]:
     "/subjects/{user_id}/privacy-link",
     auth=write_auth,
     response=responses({200: PrivacyLinkOut}),
-    summary="A signed link for the person to see, download, forget or erase their own memory",
+    summary="A link for the person to see, download, forget or erase their own memory",
     description=(
         "Its rights are fixed now and never exceed this key's scopes: 403 `forbidden` when `rights` asks for more. "
-        "The link is listed with the person and can be revoked on its own; every use is audited."
+        "At every use they are bounded again by the key: once the key is revoked the link no longer opens. "
+        "The URL's token is random and names nothing; only its hash is kept. The link is listed with the person "
+        "and with this key (`GET /privacy-links`) and can be revoked on its own; every use is audited."
     ),
 )
 def privacy_link(request: HttpRequest, user_id: str = UserIdPath, payload: PrivacyLinkIn | None = None):
@@ -386,7 +387,7 @@ def privacy_link(request: HttpRequest, user_id: str = UserIdPath, payload: Priva
         namespace=namespace_of(request),
         user_id=user_id,
         actor=actor_of(request),
-        grantable=rights_of_scopes(request.auth.scopes),  # type: ignore[attr-defined]
+        key=request.auth,  # type: ignore[arg-type]
         rights=payload.rights,
         ttl_seconds=payload.ttl_seconds,
     )
@@ -404,6 +405,22 @@ def privacy_link(request: HttpRequest, user_id: str = UserIdPath, payload: Priva
 )
 def privacy_link_list(request: HttpRequest, user_id: str = UserIdPath, limit: Limit = 50, cursor: Cursor | None = None):
     page = privacy_links_page(namespace=namespace_of(request), user_id=user_id, cursor=cursor, limit=limit)
+    now = timezone.now()
+    return {"items": [_link_info(link, now) for link in page.items], "next_cursor": page.next_cursor}
+
+
+@router.get(
+    "/privacy-links",
+    auth=write_auth,
+    response=responses({200: PrivacyLinkPage}),
+    summary="The privacy links this key made, newest first",
+    description=(
+        "Every person's, so the links a key handed out can be found and revoked should the key leak. "
+        "Revoking the key (in the console) ends them all."
+    ),
+)
+def privacy_link_list_mine(request: HttpRequest, limit: Limit = 50, cursor: Cursor | None = None):
+    page = privacy_links_made_by(key=request.auth, cursor=cursor, limit=limit)  # type: ignore[arg-type]
     now = timezone.now()
     return {"items": [_link_info(link, now) for link in page.items], "next_cursor": page.next_cursor}
 

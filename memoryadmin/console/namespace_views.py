@@ -7,6 +7,7 @@ import json
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console import queries
@@ -15,9 +16,13 @@ from memoryadmin.console.forms import ApiKeyForm, NamespaceCreateForm, Namespace
 from memoryadmin.console.scope import namespace_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.config import validate_extraction_config
+from memoryadmin.governance.privacy_links import api_key_revoke_with_links
+from memoryadmin.governance.queries import privacy_links_made_by
 from memoryadmin.tenancy.access_log import access_summary
 from memoryadmin.tenancy.models import ApiKey, Namespace
-from memoryadmin.tenancy.services import api_key_create, api_key_revoke, namespace_create, namespace_update
+from memoryadmin.tenancy.services import api_key_create, namespace_create, namespace_update
+
+PRIVACY_LINKS_SHOWN = 50
 
 
 def _namespaces_page(request: HttpRequest, form: NamespaceCreateForm, status: int = 200) -> HttpResponse:
@@ -146,7 +151,14 @@ def api_key(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
     ns = get_object_or_404(Namespace, slug=slug)
     key = get_object_or_404(ApiKey, pk=key_id, namespace=ns)
     summary = access_summary(key_hash=key.key_hash)
-    return render(request, "console/api_key.html", {"namespace": ns, "key": key, "access": summary})
+    context = {
+        "namespace": ns,
+        "key": key,
+        "access": summary,
+        "made_links": privacy_links_made_by(key=key, limit=PRIVACY_LINKS_SHOWN),
+        "now": timezone.now(),
+    }
+    return render(request, "console/api_key.html", context)
 
 
 @require_POST
@@ -156,7 +168,7 @@ def api_key_revoke_view(request: HttpRequest, slug: str, key_id: int) -> HttpRes
     key = get_object_or_404(ApiKey, pk=key_id, namespace=ns)
     form = ReasonForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
-    api_key_revoke(key=key, actor=actor_of(request), reason=reason)
+    api_key_revoke_with_links(key=key, actor=actor_of(request), reason=reason)
     if not request.htmx:
         messages.success(request, f"Key {key.prefix}… revoked.")
         return redirect("console:namespace", ns.slug)

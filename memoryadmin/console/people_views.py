@@ -11,23 +11,25 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import ReasonForm
 from memoryadmin.core.errors import NotFound, ServiceError
 from memoryadmin.core.pagination import InvalidCursor
+from memoryadmin.governance.privacy_links import (
+    operator_deactivate_with_links,
+    operator_namespaces_set_with_links,
+    operator_role_set_with_links,
+)
+from memoryadmin.governance.queries import privacy_links_made_by
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.tenancy.queries import Operator, operator_get, operators_page
-from memoryadmin.tenancy.services import (
-    operator_create,
-    operator_deactivate,
-    operator_namespaces_set,
-    operator_reactivate,
-    operator_role_set,
-)
+from memoryadmin.tenancy.services import operator_create, operator_reactivate
 
 PAGE_SIZE = 50
+PRIVACY_LINKS_SHOWN = 50
 ROLE_CHOICES = [
     ("viewer", "viewer: reads everything"),
     ("operator", "operator: also pins, edits, forgets, reviews and exports"),
@@ -116,6 +118,8 @@ def person_new(request: HttpRequest) -> HttpResponse:
 def _person_context(person: Operator, **extra: Any) -> dict[str, Any]:
     return {
         "person": person,
+        "made_links": privacy_links_made_by(user=person.user, limit=PRIVACY_LINKS_SHOWN),
+        "now": timezone.now(),
         "role_form": RoleForm(initial={"role": person.role}),
         "namespaces_form": NamespacesForm(initial={"namespaces": [ns.slug for ns in person.namespaces]}),
         "reason_form": ReasonForm(),
@@ -155,7 +159,7 @@ def person_role(request: HttpRequest, username: str) -> HttpResponse:
     if not form.is_valid():
         return _answer(request, username, role_form=form)
     try:
-        operator_role_set(user=user, role=form.cleaned_data["role"], actor=actor_of(request))
+        operator_role_set_with_links(user=user, role=form.cleaned_data["role"], actor=actor_of(request))
     except ServiceError as exc:
         return _answer(request, username, error=exc.message)
     return _answer(request, username, note=f"{username} is now {form.cleaned_data['role']}.")
@@ -169,7 +173,9 @@ def person_namespaces(request: HttpRequest, username: str) -> HttpResponse:
     if not form.is_valid():
         return _answer(request, username, namespaces_form=form)
     try:
-        chosen = operator_namespaces_set(user=user, namespaces=form.cleaned_data["namespaces"], actor=actor_of(request))
+        chosen = operator_namespaces_set_with_links(
+            user=user, namespaces=form.cleaned_data["namespaces"], actor=actor_of(request)
+        )
     except ServiceError as exc:
         return _answer(request, username, error=exc.message)
     where = ", ".join(sorted(ns.slug for ns in chosen)) if chosen else "every namespace"
@@ -183,7 +189,7 @@ def person_deactivate(request: HttpRequest, username: str) -> HttpResponse:
     form = ReasonForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
-        operator_deactivate(user=user, actor=actor_of(request), reason=reason)
+        operator_deactivate_with_links(user=user, actor=actor_of(request), reason=reason)
     except ServiceError as exc:
         return _answer(request, username, error=exc.message)
     return _answer(request, username, note=f"{username} is deactivated: signed out and unable to sign in.")

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import actor_of, rights_of, role_required
+from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.conversations.queries import sessions_page
@@ -26,7 +26,6 @@ from memoryadmin.governance.privacy_links import (
     privacy_link_create,
     privacy_link_in,
     privacy_link_revoke,
-    rights_of_role,
 )
 from memoryadmin.governance.queries import erasures_page, privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream
@@ -139,7 +138,7 @@ def subject_privacy_link(request: HttpRequest, namespace_id: int, user_id: str) 
         user_id=user_id,
         ttl_seconds=PRIVACY_LINK_TTL_SECONDS,
         actor=actor_of(request),
-        grantable=rights_of_role(rights_of(request).role),
+        operator=request.user,  # type: ignore[arg-type]
     )
     context = {
         "namespace": namespace,

@@ -173,11 +173,13 @@ class PrivacyRight(models.TextChoices):
 
 
 class PrivacyLink(models.Model):
-    """A signed link handed to a data subject. The token names this row; the row decides what it may do.
+    """A link handed to a data subject. Its token is random; only its hash is kept, to find this row.
 
-    Its rights are fixed when it is made, bounded by the scopes of the key (or the role of the
-    operator) that made it. The person is kept only as an HMAC, like the erasure ledger: the
-    link outlives an erasure it asked for (to show the receipt) without holding the user id.
+    The rights it was made with are bounded by the scopes of the key (or the role of the operator)
+    that made it, and at every use by what that maker may still grant (`made_by_key`,
+    `made_by_user`). The person is kept only as an HMAC, like the erasure ledger, and as their user
+    id sealed under the token (`subject_sealed`), which only the link's holder can open: the link
+    outlives an erasure it asked for (to show the receipt) without the database holding the user id.
     """
 
     PERSONAL_DATA = "ledger"
@@ -187,8 +189,18 @@ class PrivacyLink(models.Model):
         "tenancy.Namespace", on_delete=models.CASCADE, related_name="privacy_links", db_index=False
     )
     subject_hash = models.CharField(max_length=64)
+    # SHA-256 of the token; empty for links made before tokens were random (they no longer open).
+    token_hash = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    subject_sealed = models.BinaryField(default=b"", blank=True)
     rights = ArrayField(models.CharField(max_length=10, choices=PrivacyRight.choices))
     created_by = models.CharField(max_length=220)
+    # Who made it, followed at every use. A key or account deleted since: the link no longer opens.
+    made_by_key = models.ForeignKey(
+        "tenancy.ApiKey", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
+    )
+    made_by_user = models.ForeignKey(
+        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
+    )
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -198,6 +210,8 @@ class PrivacyLink(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["namespace", "subject_hash", "-created_at", "-id"], name="privacylink_ns_subject"),
+            models.Index(fields=["made_by_key", "-created_at", "-id"], name="privacylink_key"),
+            models.Index(fields=["made_by_user", "-created_at", "-id"], name="privacylink_user"),
         ]
 
     def __str__(self) -> str:

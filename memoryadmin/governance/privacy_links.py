@@ -1,38 +1,59 @@
 """Links that let a person see, download, forget or erase their own memory without an account.
 
-A link is a row (`PrivacyLink`) and a token that names it: the namespace, the
-user id, the row's id and its expiry, signed with Django's signing (SECRET_KEY,
-a salt of its own). The token proves who it is for; the row says what it may do.
-So a link's rights are fixed when it is made and can never exceed what its maker
+A link is a row (`PrivacyLink`) and a token: 32 random bytes that name nothing.
+Only the token's SHA-256 is stored, to find the row; the person's user id is
+stored sealed under the token (so only the link's holder can read it back) and
+as an HMAC that proves the unsealed id is theirs. A URL therefore says nothing
+about whom, which namespace or which link it is for.
+
+A link's rights are fixed when it is made and can never exceed what its maker
 could do: a key's scopes (`read` -> see and download, `write` -> forget, `erase`
--> erase) or an operator's role. A link is listed with the person, revocable on
-its own, and every use of it is audited.
+-> erase) or an operator's role. At every use they are bounded again by what
+the maker may grant *now*: a revoked key or a deactivated operator's link no
+longer opens, a demoted admin's loses its erase page. Revoking a key, or
+demoting, limiting or deactivating an operator, ends or narrows the links they
+made at once, each change audited (`privacy_link.revoke`, `privacy_link.narrow`).
+A link is listed with the person, with its maker, revocable on its own, and
+every use of it is audited.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import secrets
 import uuid
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core import signing
+from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, AuditEntry, audit_record, audit_record_many
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.models import ApiKey, Namespace
+from memoryadmin.tenancy.roles import rights_of_user, role_of
+from memoryadmin.tenancy.services import (
+    api_key_revoke,
+    operator_deactivate,
+    operator_namespaces_set,
+    operator_role_set,
+)
 
-SALT = "memoryadmin.privacy-link"
 MIN_TTL_SECONDS = 60
 MAX_TTL_SECONDS = 30 * 24 * 3600
-MAX_TOKEN_CHARS = 1000
+TOKEN_BYTES = 32
+# What secrets.token_urlsafe(TOKEN_BYTES) gives; anything else is refused before the database is asked.
+TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{43}")
+SEAL_LABEL = b"memoryadmin.privacy-link.subject\0"
 RIGHTS = tuple(PrivacyRight.values)
 # What each API key scope lets its holder hand on, and each operator role.
 SCOPE_RIGHTS = {"read": PrivacyRight.READ, "write": PrivacyRight.FORGET, "erase": PrivacyRight.ERASE}
@@ -113,19 +134,60 @@ def clean_rights(asked: Collection[str] | None, grantable: Collection[str]) -> l
     return rights
 
 
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _sealed(token: str, data: bytes) -> bytes:
+    """`data` XORed with a keystream drawn from the token: sealing and unsealing are the same.
+
+    Each token is 32 random bytes used for one link only, so no keystream is ever used twice;
+    what is unsealed is checked against the link's subject HMAC before it is believed.
+    """
+    stream = hashlib.shake_256(SEAL_LABEL + token.encode()).digest(len(data))
+    return bytes(a ^ b for a, b in zip(data, stream, strict=True))
+
+
+def maker_grantable(link: PrivacyLink) -> tuple[str, ...] | None:
+    """What the link's maker may grant now; None when it was made by the system (no maker to follow).
+
+    A key: its scopes while it is not revoked. An operator: their role's rights while their
+    account is active and may see the link's namespace. A maker since deleted: nothing.
+    """
+    kind = link.created_by.partition(":")[0]
+    if link.made_by_key_id is not None or kind == "api_key":
+        key = link.made_by_key
+        if key is None or not key.is_active or key.namespace_id != link.namespace_id:
+            return ()
+        return rights_of_scopes(key.scopes)
+    if link.made_by_user_id is not None or kind == "operator":
+        user = link.made_by_user
+        if user is None or not user.is_active:
+            return ()
+        role, limits = rights_of_user(user)
+        if limits is not None and link.namespace_id not in limits:
+            return ()
+        return rights_of_role(role)
+    return None
+
+
 def privacy_link_create(
     *,
     namespace: Namespace,
     user_id: str,
     actor: Actor,
-    grantable: Collection[str],
+    key: ApiKey | None = None,
+    operator: User | None = None,
+    grantable: Collection[str] | None = None,
     rights: Collection[str] | None = None,
     ttl_seconds: int = 86400,
 ) -> tuple[str, PrivacyLink]:
     """(url, link). The url is absolute when PUBLIC_BASE_URL is set, else a path to join to the host.
 
-    `grantable` is what the maker may hand on (`rights_of_scopes`, `rights_of_role`);
-    `rights` what is asked for, all of `grantable` when None.
+    The maker is the API `key` or the console `operator` whose rights the link follows for its
+    whole life; what they may hand on (`grantable`) is derived from them. A link with neither
+    (made by the system) needs `grantable` and keeps the rights it is made with.
+    `rights` is what is asked for, all of `grantable` when None.
     """
     validate_app_id(user_id, "user_id")
     if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int):
@@ -134,15 +196,26 @@ def privacy_link_create(
         raise InvalidInput(
             f"ttl_seconds must be between {MIN_TTL_SECONDS} and {MAX_TTL_SECONDS}", details={"field": "ttl_seconds"}
         )
+    if key is not None:
+        grantable = rights_of_scopes(key.scopes)
+    elif operator is not None:
+        grantable = rights_of_role(role_of(operator))
+    elif grantable is None:
+        raise ValueError("a privacy link needs a maker (key or operator) or what it may grant")
     chosen = clean_rights(rights, grantable)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
     now = timezone.now()
     expires_at = (now + timedelta(seconds=ttl_seconds)).replace(microsecond=0)
     with transaction.atomic():
         link = PrivacyLink.objects.create(
             namespace=namespace,
             subject_hash=subject_hmac(namespace.pk, user_id),
+            token_hash=token_hash(token),
+            subject_sealed=_sealed(token, user_id.encode()),
             rights=chosen,
             created_by=str(actor),
+            made_by_key=key,
+            made_by_user=operator,
             created_at=now,
             expires_at=expires_at,
         )
@@ -155,9 +228,6 @@ def privacy_link_create(
             user_id=user_id,
             data={"rights": chosen, "expires_at": expires_at.isoformat()},
         )
-    token = signing.dumps(
-        {"l": str(link.pk), "n": namespace.pk, "u": user_id, "e": int(expires_at.timestamp())}, salt=SALT
-    )
     path = reverse("privacy:home", args=[token])
     return getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/") + path, link
 
@@ -195,29 +265,33 @@ def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") ->
 
 
 def privacy_link_open(token: str) -> PrivacySubject:
-    """The person a link stands for and what it allows.
+    """The person a link stands for and what it allows now.
 
-    LinkInvalid when it was tampered with or names no link; LinkExpired when too old;
-    LinkRevoked when withdrawn.
+    LinkInvalid when the token names no link; LinkExpired when too old; LinkRevoked when
+    withdrawn, or when its maker may no longer grant any of its rights.
     """
-    if not token or len(token) > MAX_TOKEN_CHARS:
+    if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
+        raise LinkInvalid("this link is not valid")
+    link = (
+        PrivacyLink.objects.select_related("namespace", "made_by_key", "made_by_user")
+        .filter(token_hash=token_hash(token))
+        .first()
+    )
+    if link is None:
         raise LinkInvalid("this link is not valid")
     try:
-        payload = signing.loads(token, salt=SALT)
-    except signing.BadSignature:
+        user_id = _sealed(token, bytes(link.subject_sealed)).decode()
+    except (UnicodeDecodeError, ValueError):
         raise LinkInvalid("this link is not valid") from None
-    try:
-        link_id = uuid.UUID(str(payload["l"]))
-        namespace_id, user_id, expires = int(payload["n"]), str(payload["u"]), int(payload["e"])
-    except (KeyError, TypeError, ValueError):
-        raise LinkInvalid("this link is not valid") from None
-    link = PrivacyLink.objects.select_related("namespace").filter(pk=link_id, namespace_id=namespace_id).first()
-    if link is None or link.subject_hash != subject_hmac(namespace_id, user_id):
+    if link.subject_hash != subject_hmac(link.namespace_id, user_id):
         raise LinkInvalid("this link is not valid")
-    expires_at = datetime.fromtimestamp(expires, tz=UTC)
-    if min(expires_at, link.expires_at) <= timezone.now():
+    if link.expires_at <= timezone.now():
         raise LinkExpired("this link has expired")
     if link.revoked_at is not None:
+        raise LinkRevoked("this link was withdrawn")
+    grantable = maker_grantable(link)
+    rights = [right for right in link.rights if grantable is None or right in grantable]
+    if not rights:
         raise LinkRevoked("this link was withdrawn")
     return PrivacySubject(
         namespace=link.namespace,
@@ -225,7 +299,7 @@ def privacy_link_open(token: str) -> PrivacySubject:
         expires_at=link.expires_at,
         token=token,
         link_id=link.pk,
-        rights=frozenset(link.rights),
+        rights=frozenset(rights),
     )
 
 
@@ -242,3 +316,107 @@ def privacy_link_use(*, subject: PrivacySubject, page: str) -> None:
             user_id=subject.user_id,
             data={"page": page},
         )
+
+
+# --- a maker's rights change: the links they made follow ------------------------------------------
+
+
+def _links_follow(
+    links: QuerySet[PrivacyLink], grantable_in: Callable[[PrivacyLink], Collection[str]], *, actor: Actor, reason: str
+) -> list[AuditEntry]:
+    """Narrow the live links among `links` to what their maker may still grant; end those left with nothing.
+
+    Returns the audit events to record: the caller records them after its own change, so the
+    audit chain's lock is taken after every row lock.
+    """
+    now = timezone.now()
+    entries = []
+    live = links.filter(revoked_at__isnull=True, expires_at__gt=now).select_for_update().order_by("pk")
+    for link in live:
+        keep = [right for right in link.rights if right in grantable_in(link)]
+        if keep == link.rights:
+            continue
+        # The person's events (by their hash): an erasure blanks their reasons with the rest.
+        where = {
+            "target_type": "privacy_link",
+            "target_id": str(link.pk),
+            "namespace_id": link.namespace_id,
+            "subject_hash": link.subject_hash,
+        }
+        if keep:
+            PrivacyLink.objects.filter(pk=link.pk).update(rights=keep)
+            entries.append(
+                AuditEntry(
+                    actor=actor,
+                    action="privacy_link.narrow",
+                    reason=reason,
+                    data={"from": link.rights, "to": keep},
+                    **where,
+                )
+            )
+        else:
+            PrivacyLink.objects.filter(pk=link.pk).update(revoked_at=now, revoked_by=str(actor))
+            entries.append(AuditEntry(actor=actor, action="privacy_link.revoke", reason=reason, **where))
+    return entries
+
+
+def api_key_revoke_with_links(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
+    """Revoke a key, and with it every live privacy link it made."""
+    with transaction.atomic():
+        entries = _links_follow(
+            PrivacyLink.objects.filter(made_by_key=key),
+            lambda link: (),
+            actor=actor,
+            reason=f"the key that made it ({key.prefix}) was revoked",
+        )
+        key = api_key_revoke(key=key, actor=actor, reason=reason)
+        audit_record_many(entries)
+    return key
+
+
+def operator_role_set_with_links(*, user: User, role: str, actor: Actor) -> User:
+    """Give `user` another role; the links they made keep only what the new role may grant."""
+    with transaction.atomic():
+        limits = None if role == "admin" else rights_of_user(user)[1]
+        granted = rights_of_role(role)
+        entries = _links_follow(
+            PrivacyLink.objects.filter(made_by_user=user),
+            lambda link: granted if limits is None or link.namespace_id in limits else (),
+            actor=actor,
+            reason=f"its maker ({user.username}) is now {role}",
+        )
+        user = operator_role_set(user=user, role=role, actor=actor)
+        audit_record_many(entries)
+    return user
+
+
+def operator_namespaces_set_with_links(*, user: User, namespaces: Iterable[Namespace], actor: Actor) -> list[Namespace]:
+    """Limit an operator to `namespaces` (none: all); their links elsewhere end."""
+    namespaces = list(namespaces)
+    wanted = {ns.pk for ns in namespaces}
+    with transaction.atomic():
+        entries = _links_follow(
+            PrivacyLink.objects.filter(made_by_user=user).exclude(namespace_id__in=wanted)
+            if wanted
+            else PrivacyLink.objects.none(),
+            lambda link: (),
+            actor=actor,
+            reason=f"its maker ({user.username}) no longer sees this namespace",
+        )
+        chosen = operator_namespaces_set(user=user, namespaces=namespaces, actor=actor)
+        audit_record_many(entries)
+    return chosen
+
+
+def operator_deactivate_with_links(*, user: User, actor: Actor, reason: str = "") -> User:
+    """Deactivate an account, and with it every live privacy link it made."""
+    with transaction.atomic():
+        entries = _links_follow(
+            PrivacyLink.objects.filter(made_by_user=user),
+            lambda link: (),
+            actor=actor,
+            reason=f"its maker ({user.username}) was deactivated",
+        )
+        user = operator_deactivate(user=user, actor=actor, reason=reason)
+        audit_record_many(entries)
+    return user

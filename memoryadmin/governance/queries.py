@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 
 from memoryadmin.core.fingerprints import subject_hmac
@@ -19,7 +20,7 @@ from memoryadmin.governance.models import (
     SnapshotRestore,
 )
 from memoryadmin.memories.models import Memory, MemoryEvidence, Pin
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.models import ApiKey, Namespace
 
 
 def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None = None, limit: int = 50) -> Page[Memory]:
@@ -102,6 +103,25 @@ def privacy_links_page(
     return keyset_page(
         qs,
         tag="privacy-links",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=clamp_limit(limit),
+    )
+
+
+def privacy_links_made_by(
+    *, key: ApiKey | None = None, user: User | None = None, cursor: str | None = None, limit: int = 50
+) -> Page[PrivacyLink]:
+    """The privacy links one key or one operator made, newest first (privacylink_key, privacylink_user):
+    what to look through when a key leaks or an account is misused."""
+    if (key is None) == (user is None):
+        raise ValueError("name one maker: a key or a user")
+    maker = {"made_by_key": key} if key is not None else {"made_by_user": user}
+    qs = PrivacyLink.objects.filter(**maker)
+    return keyset_page(
+        qs.select_related("namespace"),
+        tag="privacy-links-made",
         key=("created_at", "id"),
         types=(datetime, uuid.UUID),
         cursor=cursor,

@@ -3,10 +3,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from importlib import import_module
 
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import Group, User
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -242,8 +245,26 @@ def operator_role_set(*, user: User, role: str, actor: Actor) -> User:
     return user
 
 
+def _operator_sessions_end(user: User) -> int:
+    """Delete every session `user` is signed in with, so reactivating the account revives none of them.
+
+    Django only refuses an inactive user's session; the session itself stays and is accepted again
+    once the account is active. Sessions are stored by user id inside their encoded data, so the
+    live ones are read through (few: one per signed-in browser).
+    """
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    if not hasattr(store, "get_model_class"):
+        raise ImproperlyConfigured("operator deactivation needs database-backed sessions (SESSION_ENGINE)")
+    live = store.get_model_class().objects.filter(expire_date__gt=timezone.now())
+    ended = [s.session_key for s in live.iterator() if s.get_decoded().get(SESSION_KEY) == str(user.pk)]
+    for session_key in ended:
+        store(session_key=session_key).delete()
+    return len(ended)
+
+
 def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
-    """Sign `user` out for good: an inactive account cannot sign in and its sessions stop working."""
+    """Sign `user` out for good: an inactive account cannot sign in, and its sessions are deleted,
+    so reactivating it needs a new sign-in."""
     if actor == Actor.operator(user.username):
         raise Conflict("you cannot deactivate your own account", code="self")
     with transaction.atomic():
@@ -255,6 +276,7 @@ def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
             raise Conflict(f"{user.username} is the last active admin", code="last_admin")
         user.is_active = False
         user.save(update_fields=["is_active"])
+        sessions = _operator_sessions_end(user)
         audit_record(
             actor=actor,
             action="operator.deactivate",
@@ -262,6 +284,7 @@ def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
             target_type="user",
             target_id=user.username,
             reason=reason,
+            data={"sessions_ended": sessions},
         )
     return user
 

@@ -177,3 +177,16 @@ def test_the_access_log_carries_no_privacy_link(web) -> None:
     text = log.read_text()
     assert "/privacy/[link]/" in text, text[-2000:]
     assert token not in text
+
+
+def test_the_access_log_carries_no_privacy_link_however_its_path_is_spelt(web) -> None:
+    base, log = web
+    token = "Q2xhcmx5LW5vdC1hLXJlYWwtbGluay10b2tlbi1hdCBhbGw"
+    for spelling in ("/privacy/./{t}/", "/PRIVACY/{t}/", "/privacy//{t}/download/", "/Privacy/%2e/{t}/"):
+        path = spelling.format(t=token).encode()
+        answer = raw_request(base, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 "), answer[:200]
+    time.sleep(0.5)
+    text = log.read_text()
+    assert text.count("/privacy/[link]/") >= 4, text[-2000:]
+    assert token not in text

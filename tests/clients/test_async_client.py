@@ -70,6 +70,8 @@ def test_revisions_tombstones_and_privacy_links_awaited(asgi_server, namespace, 
             link = await client.subjects.privacy_link("alice", rights=["read", "forget"])
             await client.subjects.revoke_privacy_link(link.link_id)
             links = [entry async for entry in client.subjects.iter_privacy_links("alice")]
+            made = [entry.link_id async for entry in client.subjects.iter_privacy_links_made()]
+            assert made == [link.link_id]
             return {
                 "current": stale.value.current_revision,
                 "tombstones": [t.reason for t in tombstones],

@@ -227,6 +227,8 @@ def test_privacy_links_are_made_within_the_keys_scopes_listed_and_revoked(
     statuses = {link.link_id: link.status for link in client.subjects.privacy_links("alice").items}
     assert statuses == {reading.link_id: "revoked", everything.link_id: "active"}
     assert client.subjects.privacy_links("bob").items == []
+    made = list(client.subjects.iter_privacy_links_made(page_size=1))
+    assert [link.link_id for link in made] == [reading.link_id, everything.link_id]
     with pytest.raises(errors.InvalidIdError):
         client.subjects.revoke_privacy_link("not-a-link")
 

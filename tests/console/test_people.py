@@ -83,6 +83,19 @@ def test_a_deactivated_operator_is_signed_out_at_once(admin_client, operator_cli
     assert Client().login(username="olivia", password=PASSWORD)
 
 
+def test_reactivating_an_operator_does_not_revive_their_old_session(admin_client, operator_client, olivia):
+    assert operator_client.get(reverse("console:sessions")).status_code == 200
+    admin_client.post(reverse("console:person_deactivate", args=["olivia"]), {"reason": "left"})
+    admin_client.post(reverse("console:person_reactivate", args=["olivia"]))
+    r = operator_client.get(reverse("console:sessions"))
+    assert r.status_code == 302 and r["Location"].startswith("/login/")
+    fresh = Client()
+    assert fresh.login(username="olivia", password=PASSWORD)
+    assert fresh.get(reverse("console:sessions")).status_code == 200
+    event = AuditEvent.objects.get(action="operator.deactivate", target_id="olivia")
+    assert event.data == {"sessions_ended": 1}
+
+
 def test_it_checks_the_account_exists(admin_client):
     assert admin_client.get(reverse("console:person", args=["nobody"])).status_code == 404
     assert admin_client.post(reverse("console:person_role", args=["nobody"]), {"role": "viewer"}).status_code == 404

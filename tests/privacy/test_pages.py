@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
 import json
 import logging
 import sys
@@ -16,7 +19,7 @@ from django.utils import timezone
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink
-from memoryadmin.governance.privacy_links import RIGHTS, SALT, privacy_link_create
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory, Tombstone
 from tests.conftest import SYSTEM, ApiClient
 from tests.governance.conftest import populate
@@ -168,15 +171,29 @@ def test_a_tampered_link_shows_a_clear_page_and_nothing_else(browser, namespace)
     populate(namespace, "alice")
     path = link_for(namespace)
     token = path.split("/")[2]
-    forged = signing.dumps({"n": namespace.pk, "u": "bob", "e": 4_000_000_000}, salt=SALT)
-    for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), forged[: forged.rindex(":")] + ":x" * 3):
+    # What a link used to be: a signed payload naming the person. No such token opens anything.
+    old_style = signing.dumps({"n": namespace.pk, "u": "alice", "e": 4_000_000_000}, salt="memoryadmin.privacy-link")
+    for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), token[::-1], old_style, "x" * 43):
         response = browser.get(f"/privacy/{bad}/")
         assert response.status_code == 403
         html = response.content.decode()
         assert "This link is not valid" in html and "alice" not in html and "topic" not in html
-    unsigned = signing.dumps({"n": namespace.pk, "u": "alice", "e": 4_000_000_000}, salt="another-salt")
-    assert browser.get(f"/privacy/{unsigned}/").status_code == 403
-    assert browser.get(f"/privacy/{unsigned}/download/").status_code == 403
+        assert browser.get(f"/privacy/{bad}/download/").status_code == 403
+
+
+def test_a_link_names_nothing_and_only_its_hash_is_kept(api, namespace) -> None:
+    body = api.post("/api/v1/subjects/alice-0042/privacy-link").json()
+    token = urlparse(body["url"]).path.split("/")[2]
+    link = PrivacyLink.objects.get(pk=body["link_id"])
+    readable = token
+    for decode in (base64.urlsafe_b64decode, base64.b64decode):
+        with contextlib.suppress(ValueError):
+            readable += decode(token.split(":")[0] + "==").decode("latin-1")
+    for named in ("alice", "0042", str(link.pk), link.pk.hex, f'"n":{namespace.pk}', namespace.slug):
+        assert named not in readable, named
+    stored = {f.attname: getattr(link, f.attname) for f in PrivacyLink._meta.concrete_fields}
+    assert token not in repr(stored) and b"alice" not in bytes(link.subject_sealed)
+    assert link.token_hash == hashlib.sha256(token.encode()).hexdigest()
 
 
 def test_an_expired_link_shows_a_clear_page(browser, namespace) -> None:
@@ -231,3 +248,33 @@ def test_a_log_line_of_any_handler_never_carries_a_link() -> None:
     line = logging.Formatter("%(message)s").format(record)
     assert "abc.def:ghi" not in line
     assert "/privacy/[link]/erase/" in line and "/privacy/[link]/download/" in line
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["/privacy/./{t}/", "/PRIVACY/{t}/", "/privacy//{t}/download/", "/privacy/%2e/{t}/", "/privacy/x/../{t}/erase/"],
+)
+def test_no_spelling_of_a_link_path_reaches_a_log(browser, namespace, caplog, spelling) -> None:
+    token = link_for(namespace).strip("/").split("/")[-1]
+    with caplog.at_level(logging.INFO):
+        browser.get(spelling.format(t=token))
+    assert caplog.records, "each of these paths answers 4xx, which Django logs"
+    for record in caplog.records:
+        assert token not in record.getMessage()
+    assert any("/privacy/[link]/" in record.getMessage() for record in caplog.records)
+
+
+def test_the_log_filter_redacts_the_normalised_path() -> None:
+    from memoryadmin.privacy.log_filters import redact
+
+    for spelt, logged in [
+        ("GET /privacy/./abc/download/?cursor=x", "GET /privacy/[link]/download/?cursor=x"),
+        ("Not Found: /PRIVACY/abc/", "Not Found: /privacy/[link]/"),
+        ("/%70rivacy/abc/", "/privacy/[link]/"),
+        ("/privacy/%252e/abc/", "/privacy/[link]/"),
+        ("https://example.org/privacy/x/../abc/erase/ 302", "https://example.org/privacy/[link]/erase/ 302"),
+        ("/privacy/abc/%0Aforged%20line", "/privacy/[link]/%0Aforged%20line"),
+    ]:
+        assert redact(spelt) == logged, spelt
+    untouched = "GET /api/v1/privacy-links/5b0c?reason=x 204 and /static/app.css"
+    assert redact(untouched) == untouched

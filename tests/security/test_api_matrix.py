@@ -107,6 +107,7 @@ CALLS: dict[str, tuple[str, Any]] = {
     "privacy_link": ("", None),
     "tombstone_list": ("?user_id={user_id}", None),
     "privacy_link_list": ("", None),
+    "privacy_link_list_mine": ("", None),
     "privacy_link_remove": ("?reason=sent+to+the+wrong+address", None),
     "tombstone_lift_one": ("?reason=asked+by+support", None),
 }

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core import signing
 from django.test import Client
 from django.urls import reverse
@@ -12,10 +14,11 @@ from django.urls import reverse
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink
-from memoryadmin.governance.privacy_links import RIGHTS, SALT, privacy_link_create
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory
+from memoryadmin.tenancy.services import api_key_revoke
 from tests.conftest import SYSTEM, ApiClient
-from tests.security.conftest import World, signed_in
+from tests.security.conftest import World, make_operator, signed_in
 
 
 def link(world_ns, user_id: str) -> str:
@@ -72,18 +75,27 @@ def test_erasing_through_a_link_erases_only_its_person(world: World) -> None:
 
 def test_a_tampered_link_shows_nothing(world: World) -> None:
     token = token_of(link(world.a, "alice"))
-    payload = signing.loads(token, salt=SALT)
-    forged = signing.dumps({**payload, "u": "bob"}, salt=SALT, key="not-the-secret-key")
-    for bad in (forged, token[:-2] + ("AA" if not token.endswith("AA") else "BB")):
+    # The signed payloads links once were, naming bob: whatever the key, they name no link.
+    forged = signing.dumps({"n": world.a.pk, "u": "bob", "e": 4102444800}, salt="memoryadmin.privacy-link")
+    for bad in (
+        forged,
+        signing.dumps({"n": world.a.pk, "u": "bob"}),
+        token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
+    ):
         response = Client().get(reverse("privacy:home", args=[bad]))
         assert response.status_code == 403
         assert b"Bob plays chess" not in response.content
         assert b"green tea" not in response.content
 
 
-def test_a_link_signed_for_another_purpose_is_refused(world: World) -> None:
-    other_purpose = signing.dumps({"n": world.a.pk, "u": "bob", "e": 4102444800})
-    assert Client().get(reverse("privacy:home", args=[other_purpose])).status_code == 403
+def test_a_link_whose_sealed_person_was_swapped_is_refused(world: World) -> None:
+    """The row's sealed user id is checked against its HMAC: changing it in the database opens nothing."""
+    url, made = privacy_link_create(namespace=world.a, user_id="alice", actor=SYSTEM, grantable=RIGHTS)
+    sealed = bytes(made.subject_sealed)
+    swapped = bytes(a ^ b ^ c for a, b, c in zip(sealed, b"alice", b"bob\0\0", strict=True))
+    PrivacyLink.objects.filter(pk=made.pk).update(subject_sealed=swapped)
+    response = Client().get(urlparse(url).path)
+    assert response.status_code == 403 and b"Bob plays chess" not in response.content
 
 
 def test_an_erasure_request_is_found_only_by_its_person(world: World) -> None:
@@ -235,3 +247,118 @@ def test_each_privacy_page_needs_the_right_it_uses(world: World, rights: tuple[s
         )
     )
     assert uses == {page for page, _, needs in PAGES if not needs or set(needs) & set(rights)}
+
+
+# --- a link follows its maker's rights -------------------------------------------------------------
+
+
+def console_link(client: Client, world: World, user_id: str = "alice") -> str:
+    """The path of a link made on the person's console page (shown once, in the answer)."""
+    response = client.post(f"/subjects/{world.a.pk}/{user_id}/privacy-link/")
+    assert response.status_code == 200
+    found = re.search(r"/privacy/([^/\"<\s]+)/", response.content.decode())
+    assert found, "the new link is shown"
+    return found.group(0)
+
+
+def test_a_link_stops_opening_once_the_key_that_made_it_is_revoked(world: World, make_key, operators) -> None:
+    key, raw = make_key(world.a, "read,write,erase")
+    client = ApiClient(raw)
+    made = api_link(client)
+    home = path_of(made["url"])
+    assert Client().get(home).status_code == 200
+    revoked = signed_in(operators["admin"]).post(
+        reverse("console:api_key_revoke", args=[world.a.slug, key.pk]), {"reason": "leaked"}
+    )
+    assert revoked.status_code == 302
+    assert client.get("/api/v1/subjects/alice/privacy-links").status_code == 401
+    for page in ("", "download/", "erase/"):
+        response = Client().get(home + page)
+        assert response.status_code == 410, page
+        assert b"green tea" not in response.content
+    Client().post(home + "erase/", {"confirm": "erase"})
+    assert not ErasureRequest.objects.filter(namespace=world.a).exclude(pk=world.erasure.pk).exists()
+    event = AuditEvent.objects.get(action="privacy_link.revoke", target_id=made["link_id"])
+    assert event.actor == "adam" and key.prefix in event.reason
+    assert PrivacyLink.objects.get(pk=made["link_id"]).revoked_at is not None
+
+
+def test_a_link_follows_its_key_however_the_key_was_revoked(world: World, make_key) -> None:
+    key, raw = make_key(world.a, "read,write,erase")
+    home = path_of(api_link(ApiClient(raw))["url"])
+    api_key_revoke(key=key, actor=SYSTEM)
+    assert Client().get(home).status_code == 410
+
+
+def test_an_admins_link_loses_erase_when_demoted_and_ends_when_made_viewer(world: World, operators) -> None:
+    ada = make_operator("ada", "admin")
+    home = console_link(signed_in(ada), world)
+    assert Client().get(home + "erase/").status_code == 200
+    adam = signed_in(operators["admin"])
+    assert adam.post(reverse("console:person_role", args=["ada"]), {"role": "operator"}).status_code == 302
+    page = Client().get(home)
+    assert page.status_code == 200 and b"Alice likes green tea" in page.content
+    assert b"/erase/" not in page.content
+    assert Client().get(home + "erase/").status_code == 403
+    assert Client().post(home + "erase/", {"confirm": "erase"}).status_code == 403
+    narrowed = AuditEvent.objects.get(action="privacy_link.narrow")
+    assert narrowed.data == {"from": ["read", "forget", "erase"], "to": ["read", "forget"]}
+    assert adam.post(reverse("console:person_role", args=["ada"]), {"role": "viewer"}).status_code == 302
+    assert Client().get(home).status_code == 410
+    assert AuditEvent.objects.filter(action="privacy_link.revoke", actor="adam").count() == 1
+    # Made admin again, ada's old link stays ended: rights once taken are not handed back.
+    adam.post(reverse("console:person_role", args=["ada"]), {"role": "admin"})
+    assert Client().get(home).status_code == 410
+
+
+def test_an_operators_link_follows_their_role_however_it_changed(world: World, operators) -> None:
+    home = console_link(signed_in(operators["operator"]), world)
+    operators["operator"].groups.set([Group.objects.get(name="viewer")])
+    assert Client().get(home).status_code == 410
+
+
+def test_a_deactivated_operators_links_end_for_good(world: World, operators) -> None:
+    otto = operators["operator"]
+    home = console_link(signed_in(otto), world)
+    adam = signed_in(operators["admin"])
+    adam.post(reverse("console:person_deactivate", args=["otto"]), {"reason": "left"})
+    assert Client().get(home).status_code == 410
+    assert AuditEvent.objects.filter(action="privacy_link.revoke", actor="adam").count() == 1
+    adam.post(reverse("console:person_reactivate", args=["otto"]))
+    assert Client().get(home).status_code == 410
+
+
+def test_an_operator_limited_elsewhere_no_longer_opens_links_here(world: World, operators) -> None:
+    home = console_link(signed_in(operators["operator"]), world)
+    adam = signed_in(operators["admin"])
+    adam.post(reverse("console:person_namespaces", args=["otto"]), {"namespaces": [world.b.slug]})
+    assert Client().get(home).status_code == 410
+
+
+def test_a_key_lists_the_links_it_made_and_nothing_else(world: World, make_key) -> None:
+    client = ApiClient(make_key(world.a, "read,write")[1])
+    other = ApiClient(make_key(world.a, "read,write")[1])
+    first, second = api_link(client), api_link(client, user_id="bob")
+    theirs = api_link(other)
+    page = client.get("/api/v1/privacy-links?limit=1").json()
+    assert [item["link_id"] for item in page["items"]] == [second["link_id"]]
+    rest = client.get(f"/api/v1/privacy-links?cursor={page['next_cursor']}").json()
+    assert [item["link_id"] for item in rest["items"]] == [first["link_id"]] and rest["next_cursor"] is None
+    assert theirs["link_id"] not in str(rest) + str(page)
+    assert [i["link_id"] for i in other.get("/api/v1/privacy-links").json()["items"]] == [theirs["link_id"]]
+    assert ApiClient(make_key(world.a, "read")[1]).get("/api/v1/privacy-links").status_code == 403
+
+
+def test_the_console_lists_the_links_of_a_key_and_of_an_account(world: World, make_key, operators) -> None:
+    key, raw = make_key(world.a, "read,write")
+    by_key = api_link(ApiClient(raw))
+    console_link(signed_in(operators["operator"]), world)
+    by_otto = PrivacyLink.objects.get(made_by_user=operators["operator"])
+    adam = signed_in(operators["admin"])
+    key_page = adam.get(reverse("console:api_key", args=[world.a.slug, key.pk])).content.decode()
+    assert f'id="pl-{by_key["link_id"]}"' in key_page and f'id="pl-{by_otto.pk}"' not in key_page
+    person_page = adam.get(reverse("console:person", args=["otto"])).content.decode()
+    assert f'id="pl-{by_otto.pk}"' in person_page and f'id="pl-{by_key["link_id"]}"' not in person_page
+    adam.post(reverse("console:api_key_revoke", args=[world.a.slug, key.pk]))
+    key_page = adam.get(reverse("console:api_key", args=[world.a.slug, key.pk])).content.decode()
+    assert "revoked" in key_page.split(f'id="pl-{by_key["link_id"]}"')[1].split("</tr>")[0]

@@ -481,6 +481,12 @@ def privacy_links_list(user_id: str, *, limit: int | None, cursor: str | None) -
     )
 
 
+def privacy_links_made(*, limit: int | None, cursor: str | None) -> Call:
+    return Call(
+        "GET", f"{API}/privacy-links", _model(Page[PrivacyLinkInfo]), params=_clean({"limit": limit, "cursor": cursor})
+    )
+
+
 def privacy_link_revoke(link_id: str, *, reason: str | None) -> Call:
     return Call("DELETE", f"{API}/privacy-links/{_seg(link_id)}", _nothing, params=_clean({"reason": reason}))
 

@@ -483,7 +483,7 @@ class Subjects(_Resource):
     def privacy_link(
         self, user_id: str, *, ttl_seconds: int | None = None, rights: Sequence[Right] | None = None
     ) -> PrivacyLink:
-        """A signed link for the person to see, download, forget or erase their own memory. ``rights`` never
+        """A link for the person to see, download, forget or erase their own memory. ``rights`` never
         exceed the key's scopes (ForbiddenError); left out, the link gets every right the key can grant."""
         return self._run(calls.privacy_link(user_id, ttl_seconds=ttl_seconds, rights=rights))
 
@@ -495,6 +495,13 @@ class Subjects(_Resource):
 
     def iter_privacy_links(self, user_id: str, *, page_size: int | None = None) -> Iterator[PrivacyLinkInfo]:
         return _pages(lambda cursor: self.privacy_links(user_id, limit=page_size, cursor=cursor))
+
+    def privacy_links_made(self, *, limit: int | None = None, cursor: str | None = None) -> Page[PrivacyLinkInfo]:
+        """One page of the links this key made, every person's, newest first: what to revoke should it leak."""
+        return self._run(calls.privacy_links_made(limit=limit, cursor=cursor))
+
+    def iter_privacy_links_made(self, *, page_size: int | None = None) -> Iterator[PrivacyLinkInfo]:
+        return _pages(lambda cursor: self.privacy_links_made(limit=page_size, cursor=cursor))
 
     def revoke_privacy_link(self, link_id: str, *, reason: str | None = None) -> None:
         """The link stops working at once; the person's other links stay."""
