@@ -8,7 +8,8 @@ REST API: one budget per key, and one budget of unknown keys per client address)
 and, for the tools, the scope.
 
 The server is stateless (no MCP session is kept between HTTP requests), so any
-worker process can answer any request, and responses are plain JSON.
+worker process can answer any request, and responses are plain JSON. It has
+nothing to push, so it opens no event stream: GET (and DELETE) is 405.
 """
 
 from __future__ import annotations
@@ -158,6 +159,16 @@ class McpHttpApp:
             return
         if refusal := _head_refusal(scope):
             await _answer(send, refusal.status, _error(refusal.code, refusal.message, refusal.details))
+            return
+        if scope["method"] != "POST":
+            # Stateless: no MCP session to end (DELETE) and nothing the server would push on a stream
+            # (GET), which would otherwise stay open for ever, one file descriptor each. MCP allows 405.
+            await _answer(
+                send,
+                405,
+                _error("method_not_allowed", "MCP is served by POST /mcp only; this server offers no event stream."),
+                {"Allow": "POST"},
+            )
             return
         if not self.started:
             await _answer(

@@ -269,6 +269,21 @@ def test_a_host_outside_allowed_hosts_is_refused(asgi_server, namespace, make_ke
     assert response.json()["error"]["code"] == "bad_request"
 
 
+def test_no_request_holds_an_endless_event_stream_open(asgi_server, namespace, make_key) -> None:
+    """A stateless server has nothing to push: GET /mcp is 405 at once (as MCP allows), not a stream kept
+    open for ever, a file descriptor and a buffer each, as many as a key cares to open."""
+    _, raw = make_key(namespace)
+    headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {raw}"}
+    with httpx.Client(timeout=10) as client:
+        for _ in range(3):
+            response = client.get(f"{asgi_server.url}/mcp", headers=headers)
+            assert response.status_code == 405
+            assert response.headers["Allow"] == "POST"
+            assert response.json()["error"]["code"] == "method_not_allowed"
+        deleted = client.delete(f"{asgi_server.url}/mcp", headers=headers)
+        assert deleted.status_code == 405
+
+
 def test_the_rest_api_is_served_by_the_same_process(asgi_server, namespace, make_key) -> None:
     _, raw = make_key(namespace)
     remember(namespace, "Alice runs marathons")
