@@ -111,3 +111,25 @@ def test_every_operation_answers_hundreds_of_generated_requests_within_its_contr
     api_schema, method, path, seeds, fuzz_key
 ) -> None:
     fuzz(api_schema, method, path, seeds, fuzz_key, THOROUGH_EXAMPLES)
+
+
+NARROW_EXAMPLES = 25
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scopes", ["read", "read,write"])
+@pytest.mark.parametrize("tag", TAGS)
+def test_a_key_with_fewer_scopes_meets_the_contract_on_every_operation(
+    api_schema, tag, scopes, seeds, namespace, make_key
+) -> None:
+    """A read key and a read+write key: refusals are documented 403s, never a 5xx or a body off its schema."""
+    key = make_key(namespace, scopes)[1]
+    failures = []
+    for (method, path), op_tag in sorted(registered_operations().items()):
+        if op_tag != tag:
+            continue
+        try:
+            fuzz(api_schema, method, path, seeds, key, NARROW_EXAMPLES)
+        except Exception as exc:
+            failures.append(f"{method} {path}:\n{exc}")
+    assert not failures, "\n\n".join(failures)
