@@ -114,6 +114,19 @@ def _call(
         return resolved, _explained(tool, exc)
 
 
+def _key_or_none(resolve_key: KeyResolver) -> ApiKey | None:
+    """The calling key, or None when there is none to be found (a call would say why)."""
+    close_old_connections()
+    try:
+        resolved = resolve_key()
+    except Exception:
+        logger.warning("the key of a tool listing could not be resolved", exc_info=True)
+        return None
+    finally:
+        close_old_connections()
+    return resolved if isinstance(resolved, ApiKey) else None
+
+
 def _explained(tool: Tool, exc: Exception) -> ToolError:
     error = tool_error(exc)
     if error is None:
@@ -145,7 +158,11 @@ def build_server(
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listing)
+        # Only what the calling key may call: an agent is not offered tools that would answer `forbidden`.
+        key = await run_sync(_key_or_none, key_resolver(ctx))
+        if key is None:
+            return types.ListToolsResult(tools=listing)
+        return types.ListToolsResult(tools=[tool for tool in listing if key.has_scope(TOOLS[tool.name].scope)])
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams

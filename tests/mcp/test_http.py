@@ -11,6 +11,7 @@ from mcp.shared.exceptions import MCPError
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.mcp.tools import TOOLS as TOOL_DEFINITIONS
 from memoryadmin.memories.models import Memory, Tombstone
 from memoryadmin.memories.services import memory_create, memory_update
 from memoryadmin.tenancy.access_log import access_summary
@@ -161,6 +162,13 @@ def test_another_namespaces_objects_do_not_exist(namespace, other_namespace, mak
     )
     assert Memory.objects.filter(pk=theirs.pk).exists()
     assert Message.objects.filter(session__namespace=namespace).count() == 1
+
+
+def test_a_key_is_offered_only_the_tools_its_scopes_allow(namespace, make_key, mcp_for) -> None:
+    reader = {tool.name for tool in mcp_for(make_key(namespace, "read")[1]).tools()}
+    writer = {tool.name for tool in mcp_for(make_key(namespace, "read,write")[1]).tools()}
+    assert reader == {tool.name for tool in TOOL_DEFINITIONS.values() if tool.scope == "read"}
+    assert writer == set(TOOL_DEFINITIONS) and reader < writer
 
 
 def test_a_read_only_key_is_refused_on_every_writing_tool(namespace, make_key, mcp_for) -> None:
