@@ -113,9 +113,10 @@ def test_an_operator_approves_and_rejects_candidates_from_the_keyboard(
     first.refresh_from_db()
     assert first.status == "active"
 
-    # The next candidate took the focus; "r" rejects it.
+    # The next candidate took the focus; "r" and Enter reject it.
     wait(driver).until(lambda d: "is-focused" in d.find_element(By.ID, f"r-{second.pk}").get_attribute("class"))
     driver.find_element(By.TAG_NAME, "body").send_keys("r")
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
     wait(driver).until(ec.alert_is_present()).accept()
     wait(driver).until(ec.text_to_be_present_in_element((By.ID, f"r-{second.pk}"), "Rejected"))
     assert not Memory.objects.filter(pk=second.pk).exists()
