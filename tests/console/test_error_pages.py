@@ -113,3 +113,21 @@ def test_every_missing_or_walled_memory_is_the_same_console_page(
     assert [r.status_code for r in lists] == [404, 404]
     assert "<h1>Not found</h1>" in _page_of(lists[0])
     assert _page_of(lists[0]) == _page_of(lists[1])
+
+
+@pytest.mark.parametrize("debug", [True, False], ids=["debug", "production"])
+def test_an_address_that_names_nothing_is_the_same_console_page(settings, debug, viewer_client) -> None:
+    settings.DEBUG = debug
+    missing = viewer_client.get(f"/memories/{uuid.uuid4()}/")
+    for path in ("/memories/not-an-id/", "/no-such-page/", "/subjects/not-a-number/u1/"):
+        response = viewer_client.get(path)
+        assert response.status_code == 404, path
+        assert "<h1>Not found</h1>" in response.content.decode(), path
+        assert "urlpatterns" not in response.content.decode(), path
+    # The same page as a missing memory's (but for the navigation's current section).
+    assert _page_of(viewer_client.get("/no-such-page/")) == _page_of(missing).replace(' aria-current="page"', "")
+
+
+def test_an_address_without_its_slash_is_still_sent_to_it(viewer_client) -> None:
+    response = viewer_client.get("/memories")
+    assert response.status_code == 301 and response["Location"] == "/memories/"
