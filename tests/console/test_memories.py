@@ -248,3 +248,15 @@ def test_its_created_column_sorts_both_ways(viewer_client, make_memory):
     assert 'href="?ns=alpha"' in oldest.content.decode()
     # A search is ordered by relevance: no column to sort by.
     assert "reverse_url" not in viewer_client.get("/memories/?ns=alpha&q=jazz").context
+
+
+def test_its_summary_says_the_order_shown(viewer_client, make_memory):
+    make_memory("User likes jazz")
+
+    def summary(query: str) -> str:
+        html = viewer_client.get("/memories/?ns=alpha" + query).content.decode()
+        return html[html.index('id="list-summary"') : html.index("</p>", html.index('id="list-summary"'))]
+
+    assert "Newest first." in summary("")
+    assert "Oldest first." in summary("&order=oldest") and "Newest" not in summary("&order=oldest")
+    assert "Best match first." in summary("&q=jazz") and "Newest" not in summary("&q=jazz")
