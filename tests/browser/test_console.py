@@ -188,3 +188,17 @@ def test_a_viewer_sees_no_destructive_buttons_and_a_forged_post_is_refused(
     assert status == 403
     assert Memory.objects.filter(pk=memory.pk).exists()
     assert not Tombstone.objects.exists()
+
+
+def test_acting_on_a_memory_deleted_meanwhile_says_so_in_words(settings, sign_in, live_server, olivia, make_memory):
+    # As `make run` serves the console: Django's debug page must not stand in for the console's answer.
+    settings.DEBUG = True
+    memory = make_memory("User likes jazz")
+    driver = sign_in("olivia")
+    driver.get(live_server.url + "/memories/")
+    Memory.objects.filter(pk=memory.pk).delete()
+    driver.find_element(By.CSS_SELECTOR, f"#m-{memory.pk} form[action$='/pin/'] button").click()
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#flash .flash.error"))
+    assert driver.find_element(By.ID, "flash").text == (
+        "This no longer exists: it may have been deleted meanwhile. Reload the page to see what is left."
+    )
