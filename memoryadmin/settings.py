@@ -136,6 +136,7 @@ BROWSER_MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "memoryadmin.console.login_throttle.LoginThrottleMiddleware",
     "memoryadmin.console.middleware.NoStoreMiddleware",
+    "memoryadmin.console.middleware.NotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "memoryadmin.urls"

@@ -81,11 +81,16 @@ def role_required(role: str) -> Callable[[View], View]:
                 return redirect_to_login(request.get_full_path())
             if not rights_of(request).at_least(role):
                 return forbidden(request, role)
-            # The scope wall: whatever the view, an object or `ns` of a namespace the operator is
-            # not limited to is a 404, before the view reads anything.
-            if rights_of(request).limited:
-                _wall(request, rights_of(request), kwargs)
-            return view(request, *args, **kwargs)
+            try:
+                # The scope wall: whatever the view, an object or `ns` of a namespace the operator is
+                # not limited to is a 404, before the view reads anything.
+                if rights_of(request).limited:
+                    _wall(request, rights_of(request), kwargs)
+                return view(request, *args, **kwargs)
+            except Http404:
+                # Answered here, not by Django: with DEBUG on, its technical page would say why
+                # ("not in your namespaces", "no such memory"), and so which ids exist.
+                return not_found(request)
 
         # Read by the security tests' role matrix, so no view escapes it.
         wrapped.required_role = role  # type: ignore[attr-defined]
@@ -105,6 +110,14 @@ def _wall(request: HttpRequest, rights: Rights, kwargs: dict[str, Any]) -> None:
     # An object that does not exist (None) is left to the view, which answers 404 itself.
     if any(owner is not None and not rights.sees(owner) for owner in owners) or (slug and owners[-1] is None):
         raise Http404("not in your namespaces")
+
+
+def not_found(request: HttpRequest) -> HttpResponse:
+    """The one page of whatever is missing or out of the operator's reach, whatever DEBUG is."""
+    # Imported here: the error pages read the operator's rights from this module.
+    from memoryadmin.console.error_views import not_found as page
+
+    return page(request)
 
 
 def actor_of(request: HttpRequest) -> Actor:

@@ -15,10 +15,18 @@ from memoryadmin.console.access import rights_of
 PRIVACY_PREFIX = "/privacy/"
 
 
-def _page(request: HttpRequest, status: int, title: str, message: str, *, form_expired: bool = False) -> HttpResponse:
+def _page(
+    request: HttpRequest,
+    status: int,
+    title: str,
+    message: str,
+    *,
+    form_expired: bool = False,
+    in_page: str | None = None,
+) -> HttpResponse:
     if getattr(request, "htmx", False):
         # An action inside a page: the console shows the words as a message (console.js).
-        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+        return HttpResponse(in_page or message, status=status, content_type="text/plain; charset=utf-8")
     if request.path.startswith(PRIVACY_PREFIX):
         problem = {"form_expired": True} if form_expired else {"missing": True}
         return render(request, "privacy/link_problem.html", problem, status=status)
@@ -31,7 +39,14 @@ def _page(request: HttpRequest, status: int, title: str, message: str, *, form_e
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _page(request, 404, "Not found", "There is nothing at this address: it may have been deleted or mistyped.")
+    return _page(
+        request,
+        404,
+        "Not found",
+        "There is nothing at this address: it may have been deleted or mistyped.",
+        # A row or card acted on that was deleted elsewhere since the page was shown.
+        in_page="This no longer exists: it may have been deleted meanwhile. Reload the page to see what is left.",
+    )
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

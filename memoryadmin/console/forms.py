@@ -66,6 +66,11 @@ class ApiKeyForm(forms.Form):
         choices=[(s, s) for s in SCOPES], widget=forms.CheckboxSelectMultiple, initial=["read", "write"]
     )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Shown beside the namespace's settings, which have a `name` too: its fields' ids differ.
+        kwargs.setdefault("auto_id", "id_key_%s")
+        super().__init__(*args, **kwargs)
+
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(max_length=500, required=False, widget=forms.TextInput(attrs={"placeholder": "reason"}))

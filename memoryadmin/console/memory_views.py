@@ -78,6 +78,9 @@ def memories(request: HttpRequest) -> HttpResponse:
                 page = memories_search(
                     namespace,
                     query=data["q"],
+                    # Operators' syntax, as the search box says: "a phrase", -excluded, OR. What an
+                    # operator excludes must stay out: "all shown" and a bulk Forget act on the list.
+                    syntax="websearch",
                     user_id=data["user"] or None,
                     memory_types=[data["type"]] if data["type"] else None,
                     topics=[data["topic"]] if data["topic"] else None,

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
@@ -93,7 +94,19 @@ def subject_erasures(request: HttpRequest, namespace_id: int, user_id: str) -> H
     namespace, user_id = _subject(namespace_id, user_id)
     if not request.htmx:
         return redirect("console:subject", namespace.pk, user_id)
-    return render(request, "console/subject.html#erasures", _erasures(namespace, user_id))
+    context = _erasures(namespace, user_id)
+    if not context["erasing"]:
+        # Only a running erasure's list asks: it has ended, and so has most of the page (the
+        # person's sessions and memories, the note that it is pending). The page is read again.
+        return _ended(request, context)
+    return render(request, "console/subject.html#erasures", context)
+
+
+def _ended(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    latest = context["past_erasures"][0] if context["past_erasures"] else None
+    if latest is not None:
+        messages.info(request, f"Erasure {latest.pk} of {context['user_id']} is {latest.status}.")
+    return HttpResponseClientRefresh()
 
 
 def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
@@ -193,9 +206,13 @@ def subject_erase(request: HttpRequest, namespace_id: int, user_id: str) -> Http
                 messages.success(request, note)
                 erasures_url = _erasures_url()
                 return redirect(erasures_url or reverse("console:subject", args=[namespace.pk, user_id]))
+            erasures = _erasures(namespace, user_id)
+            if not erasures["erasing"]:
+                # Done already (a worker running tasks at once): the page shows the end, not a pending note.
+                return _ended(request, erasures)
             context.update({"erasure": erasure, "note": note, "erasures_url": _erasures_url()})
             # The list of the person's erasures is swapped in too, out of band, and follows this one.
-            context.update({**_erasures(namespace, user_id), "oob": True})
+            context.update({**erasures, "oob": True})
             status = 200
     if request.htmx:
         return render(request, "console/subject.html#erase", context, status=status)

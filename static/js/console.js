@@ -92,11 +92,20 @@
       return;
     }
     if (!current || "aer".indexOf(key) === -1 || key === "") return;
-    var button = current.querySelector('[data-key="' + key + '"]');
-    if (button) {
+    // A key names a button to press, or a field to write in first (the reason of a rejection).
+    var control = current.querySelector('[data-key="' + key + '"]');
+    if (control) {
       event.preventDefault();
-      button.click();
+      if (control.tagName === "INPUT") control.focus();
+      else control.click();
     }
+  });
+  // "Edit and approve" opens its form in the card: the cursor goes to the text.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var slot = event.detail && event.detail.target;
+    if (!slot || !slot.classList || !slot.classList.contains("review-slot")) return;
+    var text = slot.querySelector("textarea");
+    if (text) text.focus();
   });
   // After a card is answered it stops being a candidate card; the next one takes the focus.
   var lastIndex = -1;

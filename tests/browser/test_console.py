@@ -113,9 +113,10 @@ def test_an_operator_approves_and_rejects_candidates_from_the_keyboard(
     first.refresh_from_db()
     assert first.status == "active"
 
-    # The next candidate took the focus; "r" rejects it.
+    # The next candidate took the focus; "r" and Enter reject it.
     wait(driver).until(lambda d: "is-focused" in d.find_element(By.ID, f"r-{second.pk}").get_attribute("class"))
     driver.find_element(By.TAG_NAME, "body").send_keys("r")
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
     wait(driver).until(ec.alert_is_present()).accept()
     wait(driver).until(ec.text_to_be_present_in_element((By.ID, f"r-{second.pk}"), "Rejected"))
     assert not Memory.objects.filter(pk=second.pk).exists()
@@ -187,3 +188,17 @@ def test_a_viewer_sees_no_destructive_buttons_and_a_forged_post_is_refused(
     assert status == 403
     assert Memory.objects.filter(pk=memory.pk).exists()
     assert not Tombstone.objects.exists()
+
+
+def test_acting_on_a_memory_deleted_meanwhile_says_so_in_words(settings, sign_in, live_server, olivia, make_memory):
+    # As `make run` serves the console: Django's debug page must not stand in for the console's answer.
+    settings.DEBUG = True
+    memory = make_memory("User likes jazz")
+    driver = sign_in("olivia")
+    driver.get(live_server.url + "/memories/")
+    Memory.objects.filter(pk=memory.pk).delete()
+    driver.find_element(By.CSS_SELECTOR, f"#m-{memory.pk} form[action$='/pin/'] button").click()
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#flash .flash.error"))
+    assert driver.find_element(By.ID, "flash").text == (
+        "This no longer exists: it may have been deleted meanwhile. Reload the page to see what is left."
+    )

@@ -49,3 +49,26 @@ def test_a_running_erasure_shows_its_end_on_the_subject_page(sign_in, live_serve
     assert section.find_element(By.PARTIAL_LINK_TEXT, "Receipt")
     assert section.get_attribute("hx-trigger") is None
     assert policy_violations(driver) == []
+
+
+def test_the_subject_page_follows_an_erasure_to_its_end(
+    sign_in, live_server, alice, namespace, make_memory, make_session
+):
+    make_memory("User likes jazz", user_id="u1")
+    make_session("s1", user_id="u1")
+    driver = sign_in("alice")
+    driver.get(f"{live_server.url}/subjects/{namespace.pk}/u1/")
+    driver.find_element(By.CSS_SELECTOR, "#erase summary").click()
+    driver.find_element(By.CSS_SELECTOR, "#erase input[name=confirm]").send_keys("u1")
+    driver.find_element(By.CSS_SELECTOR, "#erase button.danger").click()
+    wait(driver).until(ec.text_to_be_present_in_element((By.ID, "erase"), "is pending"))
+
+    erasure_execute(erasure_id=ErasureRequest.objects.get().pk)
+    # The whole page shows the end: nothing of theirs is listed any more, nor said to be pending.
+    wait(driver, 8).until(lambda d: "User likes jazz" not in d.find_element(By.ID, "main").text)
+    main = driver.find_element(By.ID, "main").text
+    assert "is pending" not in main and "Erasing…" not in main
+    assert "No memory about u1." in main and "No session." in main
+    assert "completed" in driver.find_element(By.ID, "subject-erasures").text
+    assert driver.find_elements(By.CSS_SELECTOR, "#subject-erasures[hx-trigger]") == []
+    assert policy_violations(driver) == []

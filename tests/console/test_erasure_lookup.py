@@ -54,8 +54,12 @@ def test_a_running_erasure_polls_until_it_is_done(viewer_client, namespace, htmx
     r = viewer_client.get(url, headers=htmx)
     assert r.status_code == 200 and b"Erasing" in r.content and b"<html" not in r.content
     erasure_execute(erasure_id=pending.pk)
+    # Done: the poll stops, and the whole page is read again (the person's data is gone from it too).
     r = viewer_client.get(url, headers=htmx)
-    assert b"completed" in r.content and b"every 2s" not in r.content, "polling stops once done"
+    assert r.status_code == 200 and r["HX-Refresh"] == "true"
+    page = viewer_client.get(reverse("console:subject", args=[namespace.pk, "u1"])).content.decode()
+    assert f"Erasure {pending.pk} of u1 is completed." in page
+    assert "completed" in page and "every 2s" not in page
     assert viewer_client.get(url).status_code == 302
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from django.urls import reverse
 
 from memoryadmin.audit.models import AuditEvent
@@ -148,3 +150,13 @@ def test_it_says_why_a_namespace_was_not_created(admin_client, namespace):
     r = admin_client.post(reverse("console:namespace_new"), {"slug": "Not OK"})
     assert r.status_code == 422 and b"lowercase letters" in r.content
     assert not Namespace.objects.filter(slug="Not OK").exists()
+
+
+def test_its_two_forms_name_their_fields_apart(admin_client, namespace):
+    html = admin_client.get("/namespaces/alpha/").content.decode()
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
+    # The key form's "Name" is the key's name, not the namespace's.
+    key_form = html[html.index(reverse("console:api_key_new", args=["alpha"])) :]
+    label_for = re.search(r'<label for="([^"]+)">Name</label>', key_form).group(1)
+    assert re.search(rf'<input type="text" name="name"[^>]*id="{label_for}"', key_form)
