@@ -6,6 +6,7 @@ the detail summary), and a plain form post with a redirect back.
 
 from __future__ import annotations
 
+import re
 import uuid
 from itertools import pairwise
 from typing import Any
@@ -62,6 +63,10 @@ def _filter_query(request: HttpRequest, **changes: str | None) -> str:
     return urlencode({key: value for key, value in params.items() if value})
 
 
+# A quoted phrase, a word excluded with a leading "-", or OR between words.
+_OPERATORS = re.compile(r'"|(?:^|\s)-\w|\sOR\s')
+
+
 @vary_on_headers("HX-Request")
 @role_required("viewer")
 def memories(request: HttpRequest) -> HttpResponse:
@@ -78,9 +83,10 @@ def memories(request: HttpRequest) -> HttpResponse:
                 page = memories_search(
                     namespace,
                     query=data["q"],
-                    # Operators' syntax, as the search box says: "a phrase", -excluded, OR. What an
-                    # operator excludes must stay out: "all shown" and a bulk Forget act on the list.
-                    syntax="websearch",
+                    # Operators' syntax when the query uses it, as the search box says: "a phrase",
+                    # -excluded, OR; what an operator excludes must stay out ("all shown" and a bulk
+                    # Forget act on the list). Plain words and questions are searched by meaning too.
+                    syntax="websearch" if _OPERATORS.search(data["q"]) else "natural",
                     user_id=data["user"] or None,
                     memory_types=[data["type"]] if data["type"] else None,
                     topics=[data["topic"]] if data["topic"] else None,

@@ -157,6 +157,21 @@ def test_it_searches_without_n_plus_one(viewer_client, make_memory, django_asser
     assert len(response.context["items"]) == 30
 
 
+def test_its_search_answers_a_question_and_shows_why_each_memory_matched(viewer_client, make_memory):
+    make_memory("User drives a red automobile")
+    make_memory("User works as a nurse in Lyon")
+    make_memory("User drinks green tea")
+    response = viewer_client.get("/memories/?q=Which+car+is+the+user%27s%3F")
+    items = response.context["items"]
+    assert items[0].text == "User drives a red automobile"
+    html = response.content.decode()
+    row = html[html.index("User drives a red automobile") :]
+    why = row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
+    # The query's word and the memory's closest word, and the embedding similarity.
+    assert "car ≈ <mark>automobile</mark>" in why
+    assert "meaning" in why and "score" in why
+
+
 def test_its_search_reads_operators_syntax_and_shows_why_each_memory_matched(viewer_client, make_memory):
     make_memory("User drives a red automobile")
     make_memory("User drives a blue bus")
