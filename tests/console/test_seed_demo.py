@@ -15,7 +15,7 @@ from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.extraction.models import ExtractionRun
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Tombstone
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.models import ApiKey, Namespace
 from tests.conftest import redis_test_url
 from tests.deploy.conftest import free_port
 
@@ -111,3 +111,17 @@ def test_prepare_demo_prints_the_logins_and_a_key_that_works() -> None:
     key = printed.split("(read, write, erase):\n", 1)[1].split()[0]
     response = Client(headers={"Authorization": f"Bearer {key}"}).get("/api/v1/memories?user_id=user-000")
     assert response.status_code == 200
+
+
+def test_each_make_run_replaces_its_key_instead_of_adding_one() -> None:
+    seed(*SMALL)
+
+    def printed_key() -> str:
+        out = io.StringIO()
+        call_command("prepare_demo", stdout=out, stderr=io.StringIO())
+        return out.getvalue().split("(read, write, erase):\n", 1)[1].split()[0]
+
+    first, second = printed_key(), printed_key()
+    assert Client(headers={"Authorization": f"Bearer {first}"}).get("/api/v1/memories").status_code == 401
+    assert Client(headers={"Authorization": f"Bearer {second}"}).get("/api/v1/memories").status_code == 200
+    assert ApiKey.objects.filter(name="make-run", revoked_at__isnull=True).count() == 1
