@@ -105,11 +105,23 @@ def is_bad_id(err: dict[str, Any], *, id_fields: Collection[str] = APP_ID_FIELDS
     return err.get("type") in _SHAPE_ERRORS and str(loc[-1]) in id_fields
 
 
+def _id_rule(err: dict[str, Any]) -> str:
+    """What the id should have been, from what the validator expected of it."""
+    kind = str(err.get("type", ""))
+    if kind.startswith("uuid"):
+        return "a UUID"
+    if kind.startswith("int"):
+        return "an integer"
+    return f"an id matching {APP_ID_RE}"
+
+
 def invalid_id_error(errors: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     """The message and details of the 400 `invalid_id` answer for these malformed ids."""
     details = field_errors(errors)
-    named = ", ".join(f["field"] for f in details["fields"])
-    return f"Malformed id ({named}): app ids match {APP_ID_RE}, memory ids are UUIDs.", details
+    rules = "; ".join(
+        f"{field['field']} must be {_id_rule(err)}" for field, err in zip(details["fields"], errors, strict=True)
+    )
+    return f"Malformed id: {rules}.", details
 
 
 def install_error_handlers(api: NinjaAPI) -> None:

@@ -29,6 +29,9 @@ MALFORMED = {
 WITH_IDS = [r for r in ROUTES if r.path_ids]
 
 
+UUID_IDS = {"memory_id", "link_id", "erasure_id", "run_id"}
+
+
 @pytest.fixture
 def served_schema(db) -> dict:
     return Client().get("/api/v1/openapi.json").json()
@@ -46,6 +49,10 @@ def test_a_malformed_id_is_400_invalid_id_on_every_route_that_takes_one(route: R
     response = call(ApiClient(make_key(namespace, ",".join(SCOPES))[1]), route, ids)
     error = assert_error(response, 400, "invalid_id")
     assert_fields(error, *route.path_ids)
+    # The message says what each id should have been: a link id is no "memory id".
+    for name in route.path_ids:
+        rule = "a UUID" if name in UUID_IDS else "an integer" if name == "tombstone_id" else "an id matching"
+        assert f"{name} must be {rule}" in error["message"], error["message"]
 
 
 def test_a_service_refusal_names_its_field_the_same_way(api) -> None:
