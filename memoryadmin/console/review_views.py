@@ -22,6 +22,11 @@ PAGE_SIZE = 20
 def review(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
+    if namespace is not None and not request.GET.get("ns") and not queries.review_queue_size([namespace.pk]).value:
+        # Not asked for by name and nothing waits there: open where candidates do wait, the most first.
+        waiting = queries.candidates_by_namespace([ns.pk for ns in namespaces])
+        if waiting:
+            namespace = max(namespaces, key=lambda ns: (waiting.get(ns.pk, 0), -namespaces.index(ns)))
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "items": []}
     status = 200
     if namespace is not None:

@@ -86,3 +86,15 @@ def test_an_empty_queue_says_where_candidates_wait(viewer_client, namespace, mak
     assert [(ns.slug, n) for ns, n in response.context["elsewhere"]] == [("charlie", 2)]
     assert '<a href="/review/?ns=charlie">charlie (2)</a>' in response.content.decode()
     assert "elsewhere" not in viewer_client.get("/review/?ns=charlie").context
+
+
+def test_the_queue_opens_where_candidates_wait(viewer_client, namespace, make_namespace, make_candidate):
+    make_namespace("bravo")
+    charlie = make_namespace("charlie")
+    make_candidate("User prefers aisle seats", ns=charlie)
+    # Without ?ns=, the first namespace (alpha) has none: the queue opens on the one that has some.
+    response = viewer_client.get("/review/")
+    assert response.context["namespace"] == charlie
+    assert [item.memory.text for item in response.context["items"]] == ["User prefers aisle seats"]
+    # Asked for by name, a namespace is shown even when empty.
+    assert viewer_client.get("/review/?ns=alpha").context["namespace"] == namespace
