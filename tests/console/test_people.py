@@ -139,3 +139,9 @@ def test_an_account_made_before_the_rules_can_still_be_managed(admin_client):
     r = admin_client.post(reverse("console:person_role", args=["ops/night"]), {"role": "viewer"})
     assert r.status_code in (200, 302)
     assert role_of(User.objects.get(username="ops/night")) == "viewer"
+
+
+def test_a_sign_in_within_the_minute_reads_just_now(admin_client, olivia):
+    Client().login(username="olivia", password=PASSWORD)
+    html = admin_client.get(reverse("console:people")).content.decode()
+    assert "just now" in html and "0\xa0minutes" not in html and "0 minutes" not in html

@@ -6,11 +6,14 @@ import difflib
 import json
 import re
 import uuid
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import template
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.timesince import timesince
 
 from memoryadmin.console.queries import Activity, Estimate
 
@@ -125,6 +128,16 @@ def word_diff(before: str, after: str) -> SafeString:
         else:
             parts.append(format_html("<ins>{}</ins>", added))
     return format_html_join("", "{}", ((part,) for part in parts))
+
+
+@register.filter
+def ago(value: datetime | None) -> str:
+    """How long ago, in words: "3 hours ago", and "just now" within a minute (not "0 minutes ago")."""
+    if value is None:
+        return ""
+    if timezone.now() - value < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(value)} ago"
 
 
 @register.filter
