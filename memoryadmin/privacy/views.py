@@ -149,8 +149,28 @@ def receipt(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID
     erasure = _erasure_of(subject, erasure_id)
     if erasure is None:
         return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
-    deleted = [(store.replace("_", " "), n) for store, n in sorted((erasure.counts or {}).items())]
-    return render(request, "privacy/receipt.html", {"subject": subject, "erasure": erasure, "deleted": deleted})
+    return render(
+        request, "privacy/receipt.html", {"subject": subject, "erasure": erasure, "deleted": _in_words(erasure.counts)}
+    )
+
+
+# What an erasure counts, in the words of the person it was about: stores that are parts of one thing
+# (a memory's search entry, its versions) are told with it; what was not theirs to see is not listed.
+_WORDS = {
+    "sessions": "Conversations",
+    "messages": "Messages",
+    "memories": "Things remembered about you",
+    "revisions": "Earlier versions of those",
+    "evidence": "Links from what was remembered to what you said",
+    "pins": "Marks to keep something remembered",
+    "tombstones": "Notes of what you asked us to forget",
+    "working_memory_keys": "Notes kept during a conversation",
+    "audit_reasons": "Remarks about you in our records (blanked)",
+}
+
+
+def _in_words(counts: dict[str, int] | None) -> list[tuple[str, int]]:
+    return [(words, (counts or {}).get(store, 0)) for store, words in _WORDS.items() if (counts or {}).get(store)]
 
 
 def _erasure_of(subject: PrivacySubject, erasure_id: uuid.UUID) -> ErasureRequest | None:

@@ -156,6 +156,11 @@ def test_erase_everything_then_shows_the_receipt(browser, namespace, eager_celer
     home = browser.get(path).content.decode()
     assert "We remember nothing about you" in home
     assert f'href="{download}"' in home, "the receipt stays at hand on the person's page"
+    # Said in words a person reads, not the names of our tables; and no promise of an audit trail anyone can read.
+    assert "Conversations" in html and "Things remembered about you" in html
+    for internal in ("audit reasons", "vectors", "snapshot uploads", "working memory keys", "extraction"):
+        assert internal not in html.lower(), internal
+    assert "anyone can check" not in html
 
 
 def test_a_receipt_of_someone_else_is_not_shown(browser, namespace) -> None:
