@@ -68,12 +68,37 @@ def _required_namespace(request: HttpRequest) -> Namespace:
 
 class PolicyForm(forms.Form):
     enabled = forms.BooleanField(required=False, label="Run on schedule")
-    max_age_days = forms.FloatField(required=False, min_value=0, max_value=1_000_000, label="Older than (days)")
-    max_inactive_days = forms.FloatField(required=False, min_value=0, max_value=1_000_000, label="Unused for (days)")
-    hard_age_multiplier = forms.FloatField(
-        min_value=1, max_value=1_000_000, initial=12.0, label="Hard age (× max age, used or not)"
+    max_age_days = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1_000_000,
+        label="Older than (days)",
+        help_text="With “Unused for”, a memory must be both this old and unused that long.",
     )
-    budget = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1, label="Keep at most (freshest)")
+    max_inactive_days = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1_000_000,
+        label="Unused for (days)",
+        help_text="Days since a search or a read last returned it.",
+    )
+    hard_age_multiplier = forms.FloatField(
+        min_value=1,
+        max_value=1_000_000,
+        initial=12.0,
+        label="Hard age (× max age, used or not)",
+        help_text=(
+            "A memory older than this many times “Older than” goes even if it is still used: with 30 days "
+            "and 12, after 360 days. Used only when both fields above are set."
+        ),
+    )
+    budget = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**31 - 1,
+        label="Keep at most (freshest)",
+        help_text="Beyond this many memories, the least fresh go (recently used or made counts as fresh; pinned stay).",
+    )
     memory_type_allowlist = forms.MultipleChoiceField(
         required=False,
         choices=MemoryType.choices,

@@ -67,6 +67,12 @@ def test_the_pages_need_a_role(norole_client, namespace, name) -> None:
     assert norole_client.get(reverse(f"console:{name}")).status_code == 403
 
 
+def test_the_policy_form_explains_its_hard_age_and_budget(viewer_client, namespace) -> None:
+    html = viewer_client.get(reverse("console:forgetting") + "?ns=alpha").content.decode()
+    assert "even if it is still used: with 30 days and 12, after 360 days" in html
+    assert "Beyond this many memories, the least fresh go" in html
+
+
 def test_an_unknown_namespace_is_404(viewer_client, namespace) -> None:
     assert viewer_client.get(reverse("console:forgetting") + "?ns=nope").status_code == 404
 
