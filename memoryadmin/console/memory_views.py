@@ -105,6 +105,10 @@ def memories(request: HttpRequest) -> HttpResponse:
                     # Shown under the row: why this memory matched.
                     hit.memory.search_score, hit.memory.why = hit.score, hit.explain
                     items.append(hit.memory)
+                if cursor is None:
+                    # A ranked search is not counted (that would rank every match): what it found, or
+                    # that there is more than one page of it.
+                    context["search_found"] = {"count": len(items), "more": bool(page.next_cursor)}
             else:
                 page = memories_page(
                     namespace,

@@ -275,3 +275,13 @@ def test_its_summary_says_the_order_shown(viewer_client, make_memory):
     assert "Newest first." in summary("")
     assert "Oldest first." in summary("&order=oldest") and "Newest" not in summary("&order=oldest")
     assert "Best match first." in summary("&q=jazz") and "Newest" not in summary("&q=jazz")
+
+
+def test_a_search_says_how_many_memories_it_found(viewer_client, make_memory):
+    make_memory("User drives a red automobile")
+    make_memory("User drives a blue bus")
+    make_memory("User drinks green tea")
+    html = viewer_client.get("/memories/?q=drives").content.decode()
+    assert "2 memories match the search." in html
+    html = viewer_client.get("/memories/?q=%22green+tea%22").content.decode()
+    assert "1 memory matches the search." in html
