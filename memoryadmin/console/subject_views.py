@@ -35,6 +35,12 @@ from memoryadmin.memories.queries import memories_page
 from memoryadmin.tenancy.models import Namespace
 
 PRIVACY_LINK_TTL_SECONDS = 24 * 3600
+PRIVACY_LINK_LIFETIMES = [
+    (3600, "an hour"),
+    (PRIVACY_LINK_TTL_SECONDS, "a day"),
+    (7 * 86400, "a week"),
+    (30 * 86400, "30 days"),
+]
 PRIVACY_LINKS_SHOWN = 20
 SUBJECT_ERASURES_SHOWN = 20
 
@@ -122,6 +128,8 @@ def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
             Tombstone.objects.filter(namespace=namespace, user_id=user_id).order_by("-created_at", "-id")[:50]
         ),
         "erase_form": EraseForm(user_id=user_id),
+        "link_lifetimes": PRIVACY_LINK_LIFETIMES,
+        "default_lifetime": PRIVACY_LINK_TTL_SECONDS,
     }
 
 
@@ -145,24 +153,33 @@ def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> Htt
 @role_required("operator")
 def subject_privacy_link(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
     namespace, user_id = _subject(namespace_id, user_id)
-    # What the link may do is bounded by what this operator may do: an admin's may erase.
-    url, link = privacy_link_create(
-        namespace=namespace,
-        user_id=user_id,
-        ttl_seconds=PRIVACY_LINK_TTL_SECONDS,
-        actor=actor_of(request),
-        operator=request.user,  # type: ignore[arg-type]
-    )
-    context = {
-        "namespace": namespace,
-        "user_id": user_id,
-        "link": request.build_absolute_uri(url),
-        "new_link": link,
-        **_links(namespace, user_id),
-    }
+    context: dict[str, Any] = {"namespace": namespace, "user_id": user_id}
+    status = 200
+    # The form says what the link allows and for how long; a post without the form's fields (an older
+    # page) asks for all this operator may grant, for a day.
+    rights = request.POST.getlist("rights") if {"rights", "ttl_seconds"} & set(request.POST) else None
+    ttl = request.POST.get("ttl_seconds", str(PRIVACY_LINK_TTL_SECONDS))
+    try:
+        if ttl not in {str(seconds) for seconds, _ in PRIVACY_LINK_LIFETIMES}:
+            raise InvalidInput("choose one of the lifetimes offered", details={"field": "ttl_seconds"})
+        # What the link may do is bounded by what this operator may do: an admin's may erase.
+        url, link = privacy_link_create(
+            namespace=namespace,
+            user_id=user_id,
+            rights=rights,
+            ttl_seconds=int(ttl),
+            actor=actor_of(request),
+            operator=request.user,  # type: ignore[arg-type]
+        )
+    except ServiceError as exc:
+        context["link_error"] = exc.message
+        status = exc.status
+    else:
+        context.update(link=request.build_absolute_uri(url), new_link=link)
+    context.update(_links(namespace, user_id))
     if request.htmx:
-        return render(request, "console/subject.html#privacy_link", context)
-    return render(request, "console/subject.html", {**_subject_context(namespace, user_id), **context})
+        return render(request, "console/subject.html#privacy_link", context, status=status)
+    return render(request, "console/subject.html", {**_subject_context(namespace, user_id), **context}, status=status)
 
 
 @require_POST

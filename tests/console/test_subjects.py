@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 from memoryadmin.audit.models import AuditEvent
-from memoryadmin.governance.models import ErasureRequest
+from memoryadmin.governance.models import ErasureRequest, PrivacyLink
 from memoryadmin.memories.services import memory_forget
 from tests.console.conftest import SYSTEM
 
@@ -95,6 +95,25 @@ class TestPrivacyLink:
         assert response.status_code == 200
         assert "http://testserver/privacy/" in response.content.decode()
         assert AuditEvent.objects.filter(action="privacy_link.create", actor="olivia").exists()
+
+    def test_the_operator_chooses_what_it_allows_and_for_how_long(self, operator_client, admin_client, namespace, htmx):
+        page = operator_client.get(subject_url(namespace)).content.decode()
+        assert 'name="rights" value="forget"' in page and 'name="rights" value="erase"' not in page
+        assert 'name="ttl_seconds"' in page
+        response = operator_client.post(
+            subject_url(namespace, action="privacy-link"), {"rights": ["read"], "ttl_seconds": "3600"}, headers=htmx
+        )
+        assert response.status_code == 200
+        link = PrivacyLink.objects.get()
+        assert link.rights == ["read"]
+        assert 3590 <= (link.expires_at - link.created_at).total_seconds() <= 3600
+        # Nothing ticked, a lifetime not offered, a right beyond the role: said, and no link made.
+        for body in ({"ttl_seconds": "3600"}, {"rights": ["read"], "ttl_seconds": "999999999"}, {"rights": ["erase"]}):
+            refused = operator_client.post(subject_url(namespace, action="privacy-link"), body, headers=htmx)
+            assert refused.status_code in (403, 422), body
+            assert 'role="alert"' in refused.content.decode()
+        assert PrivacyLink.objects.count() == 1
+        assert 'name="rights" value="erase"' in admin_client.get(subject_url(namespace)).content.decode()
 
     def test_it_requires_the_operator_role(self, viewer_client, namespace):
         assert viewer_client.post(subject_url(namespace, action="privacy-link")).status_code == 403
