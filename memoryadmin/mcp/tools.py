@@ -45,6 +45,7 @@ from memoryadmin.conversations.queries import session_get
 from memoryadmin.conversations.representations import message_dict
 from memoryadmin.conversations.services import session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_get, working_memory_patch, working_memory_put
+from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound
 from memoryadmin.memories.models import MemorySource
 from memoryadmin.memories.queries import TimeFilters, memories_search, memory_get, session_context
@@ -78,7 +79,9 @@ class Arguments(BaseModel):
 
 
 MemoryId = Annotated[uuid.UUID, Field(description="The memory's id (a UUID), as returned by other tools.")]
-SessionId = Annotated[AppId, Field(description="The app's id of the conversation (session).")]
+# An app id, exemplified as a conversation's (AppId's example is a person's).
+ConversationId = Annotated[str, Field(pattern=APP_ID_RE, examples=["support-chat-42"])]
+SessionId = Annotated[ConversationId, Field(description="The app's id of the conversation (session).")]
 
 
 # --- search_memory ---------------------------------------------------------------------------------
@@ -90,11 +93,14 @@ class SearchMemoryIn(Arguments):
         Field(
             min_length=1,
             max_length=2000,
-            description='What to look for, in web-search syntax: words, "a phrase", `or`, -excluded.',
+            description=(
+                "What to look for, as a person would ask it: a question or a few words; dates and periods "
+                '("last May", "yesterday") are understood. Matches by words and by meaning.'
+            ),
         ),
     ]
     user_id: AppId | None = Field(None, description="Only memories about this person (recommended).")
-    session_id: AppId | None = Field(None, description="Only memories taken from this session.")
+    session_id: ConversationId | None = Field(None, description="Only memories taken from this session.")
     agent_id: AppId | None = Field(None, description="Only memories of this agent.")
     memory_types: list[MemoryType] | None = Field(None, description="Only these kinds of memory.")
     topics: Topics | None = Field(None, description="Only memories with any of these topics.")
@@ -152,7 +158,7 @@ def search_memory(caller: Caller, args: SearchMemoryIn) -> dict[str, Any]:
 class AddMemoryIn(Arguments):
     text: Annotated[Text, Field(min_length=1, description="The fact, preference or event, as one statement.")]
     user_id: AppId = Field(description="The person the memory is about.")
-    session_id: AppId | None = Field(None, description="The conversation it came from, if any.")
+    session_id: ConversationId | None = Field(None, description="The conversation it came from, if any.")
     agent_id: AppId | None = None
     memory_type: MemoryType = Field("semantic", description="semantic (a fact), episodic, preference or summary.")
     topics: Topics | None = None

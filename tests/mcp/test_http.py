@@ -328,3 +328,13 @@ def test_a_number_beyond_64_bits_is_refused_in_working_memory(namespace, make_ke
         error = mcp.error("set_working_memory", {"session_id": "s1", "state": state})
         assert error["code"] in {"validation_error", "invalid_input"}
     assert mcp.ok("get_working_memory", {"session_id": "s1"})["state"] == {"a": 1}
+
+
+def test_a_session_id_is_exemplified_as_a_conversation_not_a_person(namespace, make_key, mcp_for) -> None:
+    tools = {tool.name: tool for tool in mcp_for(make_key(namespace)[1]).tools()}
+    for name in ("search_memory", "add_memory", "append_messages", "get_context"):
+        examples = tools[name].input_schema["properties"]["session_id"].get("examples") or []
+        options = tools[name].input_schema["properties"]["session_id"].get("anyOf", [])
+        examples = examples + [e for option in options for e in option.get("examples", [])]
+        assert examples and "alice" not in examples, (name, examples)
+    assert "web-search" not in tools["search_memory"].input_schema["properties"]["query"]["description"]
