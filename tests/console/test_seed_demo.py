@@ -125,3 +125,9 @@ def test_each_make_run_replaces_its_key_instead_of_adding_one() -> None:
     assert Client(headers={"Authorization": f"Bearer {first}"}).get("/api/v1/memories").status_code == 401
     assert Client(headers={"Authorization": f"Bearer {second}"}).get("/api/v1/memories").status_code == 200
     assert ApiKey.objects.filter(name="make-run", revoked_at__isnull=True).count() == 1
+
+
+def test_a_demo_smaller_than_its_namespaces_still_seeds() -> None:
+    _, err = seed("--users", "2", "--sessions", "4", "--messages-per-session", "4", "--memories", "10")
+    assert err == ""
+    assert Namespace.objects.exists()

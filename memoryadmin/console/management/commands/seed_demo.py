@@ -378,7 +378,10 @@ class Command(BaseCommand):
     def _tool_sessions(self, namespaces: list[Namespace], users: list[tuple[Namespace, str, str]]) -> None:
         """One session per namespace where the agent calls a tool, with injected guidance in between."""
         for namespace in namespaces:
-            _, user_id, name = next(u for u in users if u[0] == namespace)
+            person = next((u for u in users if u[0] == namespace), None)
+            if person is None:
+                continue  # a small demo (--users) may leave a namespace without people
+            _, user_id, name = person
             call = {
                 "id": f"call-{namespace.slug}",
                 "type": "function",
