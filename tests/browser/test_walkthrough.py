@@ -385,3 +385,26 @@ def test_the_privacy_page_fits_a_phone_with_long_words(phone, live_server, names
     phone.get(live_server.url + urlparse(url).path)
     assert LONG_WORD[:40] in phone.find_element(By.ID, "main").text
     assert overflow(phone) <= 0, sticking_out(phone)
+
+
+@pytest.fixture
+def laptop(browser):
+    browser.set_window_size(1366, 768)
+    yield browser
+    browser.set_window_size(1400, 1000)
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_the_navigation_never_hides_a_link_in_a_scroller(laptop, alice, namespace, sign_in, live_server, width):
+    driver = sign_in("alice")
+    driver.set_window_size(width, 768)
+    driver.get(live_server.url + "/memories/")
+    nav = driver.find_element(By.CSS_SELECTOR, ".topbar nav")
+    assert driver.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", nav)
+    people = driver.find_element(By.LINK_TEXT, "People")
+    assert driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(), n = arguments[1].getBoundingClientRect();"
+        "return r.left >= n.left && r.right <= n.right && r.right <= window.innerWidth",
+        people,
+        nav,
+    )
