@@ -3,7 +3,7 @@
     python manage.py seed_demo && python manage.py runserver 127.0.0.1:8000
     python docs/screenshots/make.py --base-url http://127.0.0.1:8000
 
-Desktop shots are 1400 px wide; the `-phone` ones are 390 px, a phone's width.
+Desktop shots are 1,366 px wide (a common laptop); the `-phone` ones are 390 px, a phone's width.
 
 Needs Chromium and chromedriver (Debian: apt-get install chromium chromium-driver).
 """
@@ -21,7 +21,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 HERE = Path(__file__).resolve().parent
-WIDTH = 1400
+WIDTH = 1366
 PHONE_WIDTH = 390
 
 
