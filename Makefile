@@ -47,9 +47,10 @@ run: setup
 	@mkdir -p var
 	@HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$${WEB_CONCURRENCY:-1} $(BIN)/python bin/procfile.py start
 
-# Chromium and its driver for the browser tests: installed when this machine can (Debian, root).
+# Chromium and its driver for the browser tests, jq and curl for the docs' walkthroughs: installed when this machine can (Debian, root).
 browser:
 	@bin/ensure-browser
+	@bin/ensure-docs-tools
 
 test: browser deps-dev
 	$(BIN)/ruff check .
