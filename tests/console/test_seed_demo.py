@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -131,3 +132,10 @@ def test_a_demo_smaller_than_its_namespaces_still_seeds() -> None:
     _, err = seed("--users", "2", "--sessions", "4", "--messages-per-session", "4", "--memories", "10")
     assert err == ""
     assert Namespace.objects.exists()
+
+
+def test_the_demo_reads_like_what_people_say() -> None:
+    seed(*SMALL)
+    texts = list(Memory.objects.values_list("text", flat=True))
+    assert texts
+    assert not [t for t in texts if re.search(r"\ba [aeiou]|on day \d|session on", t)], texts[:5]

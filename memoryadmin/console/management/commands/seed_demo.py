@@ -66,6 +66,12 @@ FIRST_NAMES = [
     "Ximena",
     "Yusuf",
 ]
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+
+
 CITIES = ["Lyon", "Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Austin", "Porto", "Seoul", "Melbourne"]
 EMPLOYERS = ["Acme Corp", "a small bakery", "the city hospital", "a robotics startup", "a law firm", "the university"]
 JOBS = ["nurse", "data engineer", "teacher", "product designer", "accountant", "carpenter"]
@@ -115,7 +121,11 @@ def user_facts(rng: random.Random, name: str) -> list[tuple[str, str, str]]:
     return [
         (f"Hi, my name is {name}.", f"User's name is {name}", MemoryType.SEMANTIC),
         (f"I live in {city}.", f"User lives in {city}", MemoryType.SEMANTIC),
-        (f"I work at {employer} as a {job}.", f"User works at {employer} as a {job}", MemoryType.SEMANTIC),
+        (
+            f"I work at {employer} as {_a(job)}.",
+            f"User works at {employer} as {_a(job)}",
+            MemoryType.SEMANTIC,
+        ),
         (f"I really love {like}.", f"User loves {like}", MemoryType.PREFERENCE),
         (f"I prefer {like2}.", f"User prefers {like2}", MemoryType.PREFERENCE),
         (f"I hate {dislike}.", f"User dislikes {dislike}", MemoryType.PREFERENCE),
@@ -321,16 +331,17 @@ class Command(BaseCommand):
     ) -> int:
         """What extraction found in the sessions, then other memories up to `wanted`: a batch per namespace."""
         now = timezone.now()
-        episodes = [
-            "asked about {x}",
-            "planned a trip involving {x}",
-            "complained about {x}",
-            "finished a session on {x}",
-        ]
+        # What happened, in words that fit what it is about; the day it happened makes each one its own.
+        episodes = {
+            **dict.fromkeys(CITIES, ("asked about flights to {x}", "booked a hotel in {x}", "got back from {x}")),
+            **dict.fromkeys(LIKES, ("asked for options with {x}", "said {x} made the trip", "asked again for {x}")),
+            **dict.fromkeys(DISLIKES, ("complained about {x}", "asked to avoid {x}", "was unhappy about {x}")),
+        }
 
         def dated(namespace: Namespace, new: NewMemory) -> tuple[Namespace, NewMemory]:
             new.topics = [rng.choice(TOPICS[namespace.slug])]
-            new.created_at = now - timedelta(days=rng.randint(0, 700))
+            if new.created_at is None:
+                new.created_at = now - timedelta(days=rng.randint(0, 700))
             return namespace, new
 
         def others(count: int) -> list[tuple[Namespace, NewMemory]]:
@@ -338,12 +349,14 @@ class Command(BaseCommand):
             for _ in range(count):
                 namespace, user_id, _name = rng.choice(users)
                 thing = rng.choice(LIKES + DISLIKES + CITIES)
+                when = now - timedelta(days=rng.randint(0, 700))
                 new = NewMemory(
                     user_id=user_id,
-                    text=f"User {rng.choice(episodes).format(x=thing)} on day {rng.randint(1, 720)}",
+                    text=f"User {rng.choice(episodes[thing]).format(x=thing)} on {when.day} {when:%B %Y}",
                     memory_type=rng.choice([MemoryType.EPISODIC, MemoryType.EPISODIC, MemoryType.SEMANTIC]),
                     entities=[thing],
                     pinned=rng.random() < 0.05,
+                    created_at=when,
                 )
                 items.append(dated(namespace, new))
             return items
