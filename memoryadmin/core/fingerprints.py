@@ -43,5 +43,19 @@ def text_fingerprint(text: str) -> str:
     return _hmac("text\x00" + normalise_text(text))
 
 
+# Spaces other than the ASCII one (no-break, narrow, figure, thin, ideographic…): one between two letters may
+# split a word without showing. Read as a space by the fingerprint, so it cannot be told from one between words.
+_SPACE_IN_A_WORD = re.compile(r"(?<=\w)[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000](?=\w)")
+
+
+def text_fingerprints(text: str) -> tuple[str, ...]:
+    """The text's fingerprint and, when such a space sits between two letters, the fingerprint of the text with
+    it removed: a tombstone is checked against both, so "li\u00a0kes" cannot bring back "likes". The stored
+    fingerprint stays the first, so tombstones written before keep matching."""
+    fingerprint = text_fingerprint(text)
+    joined = _SPACE_IN_A_WORD.sub("", text)
+    return (fingerprint,) if joined == text else (fingerprint, text_fingerprint(joined))
+
+
 def subject_hmac(namespace_id: int | None, user_id: str) -> str:
     return _hmac(f"subject\x00{namespace_id}\x00{user_id}")

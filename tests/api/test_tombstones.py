@@ -92,3 +92,20 @@ def test_create_api_key_grants_the_tombstones_scope(namespace) -> None:
     raw = out.getvalue().strip().splitlines()[-1]
     assert ApiKey.objects.get(prefix=raw.split("_")[1]).scopes == ["read", "tombstones"]
     assert ApiClient(raw).get("/api/v1/tombstones").status_code == 200
+
+
+SPACES_IN_A_WORD = ["\u00a0", "\u202f", "\u2007", "\u2009", "\u3000"]
+
+
+@pytest.mark.parametrize("space", SPACES_IN_A_WORD, ids=["nbsp", "narrow-nbsp", "figure", "thin", "ideographic"])
+def test_a_space_that_splits_a_word_does_not_bring_a_forgotten_text_back(api, space) -> None:
+    created = api.post("/api/v1/memories", {"user_id": "alice", "text": "Bob likes chess"}).json()
+    assert api.delete(f"/api/v1/memories/{created['id']}").status_code == 204
+    variant = f"Bob li{space}kes chess"
+    again = api.post("/api/v1/memories", {"user_id": "alice", "text": variant})
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "tombstoned")
+    other = api.post("/api/v1/memories", {"user_id": "alice", "text": "Bob likes go"}).json()
+    edited = api.patch(f"/api/v1/memories/{other['id']}", {"text": variant})
+    assert (edited.status_code, edited.json()["error"]["code"]) == (409, "tombstoned")
+    # Between two words it is a space like any other: a different text is not refused for it.
+    assert api.post("/api/v1/memories", {"user_id": "alice", "text": f"Bob likes{space}checkers"}).status_code == 201

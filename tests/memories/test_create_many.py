@@ -138,6 +138,19 @@ def test_tombstoned_texts_are_suppressed_and_leave_nothing(namespace) -> None:
     assert AuditEvent.objects.count() == before + 1
 
 
+def test_a_space_that_splits_a_word_is_suppressed_in_a_batch_as_one_by_one(namespace) -> None:
+    memory_forget(memory=remember(namespace, "User lives in Lyon"), actor=SYSTEM)
+    results = assert_same_as_one_by_one(
+        namespace,
+        [
+            NewMemory(user_id="alice", text="User li\u00a0ves in Lyon"),
+            NewMemory(user_id="alice", text="User lives in Ly\u202fon"),
+            NewMemory(user_id="alice", text="User lives\u00a0in Paris"),
+        ],
+    )
+    assert [r.outcome for r in results] == [Outcome.SUPPRESSED, Outcome.SUPPRESSED, Outcome.CREATED]
+
+
 def test_near_duplicates_merge_into_stored_and_earlier_memories_under_the_cohesion_gate(namespace) -> None:
     remember(namespace, "User enjoys sailing on Lake Geneva with friends and family", topics=["sailing"])
     results = assert_same_as_one_by_one(

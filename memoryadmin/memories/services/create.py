@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.fingerprints import text_fingerprints
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
@@ -109,8 +110,8 @@ def memory_create(
 
     with transaction.atomic():
         # A forget of the same text waits for this create, or this create for it.
-        lock_texts(namespace.pk, [(user_id, fingerprint)])
-        if is_tombstoned(namespace.pk, user_id, fingerprint):
+        lock_texts(namespace.pk, [(user_id, f) for f in text_fingerprints(text)])
+        if is_tombstoned(namespace.pk, user_id, fingerprint, text):
             return WriteResult(Outcome.SUPPRESSED, None)
 
         existing = Memory.objects.filter(namespace=namespace, user_id=user_id, fingerprint=fingerprint).first()
@@ -275,14 +276,18 @@ def _create_planned(
     merge_near_duplicates: bool,
     semantic: BatchSemanticDuplicates | None = None,
 ) -> None:
-    lock_texts(namespace.pk, [item.key for _, item in planned])
+    # A text may also be read as another (a space splitting a word): its other fingerprints are locked and
+    # checked against the tombstones too, and a text forbidden under one of them is forbidden.
+    readings = {item.key: [(item.new.user_id, f) for f in text_fingerprints(item.text)] for _, item in planned}
+    lock_texts(namespace.pk, [pair for pairs in readings.values() for pair in pairs])
     users = {item.new.user_id for _, item in planned}
     fingerprints = {item.fingerprint for _, item in planned}
-    tombstoned = set(
-        Tombstone.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints).values_list(
-            "user_id", "fingerprint"
-        )
+    forbidden = set(
+        Tombstone.objects.filter(
+            namespace=namespace, user_id__in=users, fingerprint__in={f for pairs in readings.values() for _, f in pairs}
+        ).values_list("user_id", "fingerprint")
     )
+    tombstoned = {key for key, pairs in readings.items() if any(pair in forbidden for pair in pairs)}
     known: dict[tuple[str, str], Memory] = {
         (m.user_id, m.fingerprint): m
         for m in Memory.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints)

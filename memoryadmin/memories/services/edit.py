@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
-from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
@@ -62,14 +62,14 @@ def memory_update(
         if text is not None:
             text = clean_text(text)
         # The new text is locked as a create of it would be, before the row (the locks' order).
-        lock_texts(memory.namespace_id, [] if text is None else [(memory.user_id, text_fingerprint(text))])
+        lock_texts(memory.namespace_id, [] if text is None else [(memory.user_id, f) for f in text_fingerprints(text)])
         memory = locked_memory(memory)
         check_revision(memory, expected_revision)
         changed: list[str] = []
         if text is not None and text != memory.text:
             fingerprint = text_fingerprint(text)
             if fingerprint != memory.fingerprint:
-                if is_tombstoned(memory.namespace_id, memory.user_id, fingerprint):
+                if is_tombstoned(memory.namespace_id, memory.user_id, fingerprint, text):
                     raise Conflict("a tombstone forbids this text for this user", code="tombstoned")
                 clash = (
                     Memory.objects.filter(

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, AuditEntry, audit_record
 from memoryadmin.core.errors import InvalidInput
-from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.timestamps import not_in_future
 from memoryadmin.memories.models import (
     DatePrecision,
@@ -55,8 +55,10 @@ class WriteResult:
         return self.outcome is Outcome.CREATED
 
 
-def is_tombstoned(namespace_id: int, user_id: str, fingerprint: str) -> bool:
-    return Tombstone.objects.filter(namespace_id=namespace_id, user_id=user_id, fingerprint=fingerprint).exists()
+def is_tombstoned(namespace_id: int, user_id: str, fingerprint: str, text: str | None = None) -> bool:
+    """Whether a tombstone forbids this text: its fingerprint, or (given the text) any it could be read as."""
+    fingerprints = {fingerprint, *(text_fingerprints(text) if text is not None else ())}
+    return Tombstone.objects.filter(namespace_id=namespace_id, user_id=user_id, fingerprint__in=fingerprints).exists()
 
 
 def link_evidence(memory: Memory, message_ids: Sequence[int]) -> int:
