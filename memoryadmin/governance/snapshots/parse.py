@@ -14,7 +14,7 @@ from typing import Any
 from memoryadmin.conversations.models import MessageKind, Role
 from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
 from memoryadmin.core.errors import InvalidInput
-from memoryadmin.core.fingerprints import text_fingerprint
+from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.storable_json import json_problem
 from memoryadmin.core.timestamps import in_utc, not_in_future
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
@@ -305,7 +305,9 @@ def _fingerprinting(parse: Callable[[Fields], dict[str, Any]], *fields: str) -> 
     def parse_with_fingerprints(f: Fields) -> dict[str, Any]:
         record = parse(f)
         texts = {text for field in fields for text in _strings(record[field]) if text.strip()}
-        record["field_fingerprints"] = sorted({text_fingerprint(text) for text in texts})
+        # The text itself as it may also be read (a space splitting a word): its other fingerprints.
+        also = text_fingerprints(record["text"])[1:] if "text" in record else ()
+        record["field_fingerprints"] = sorted({text_fingerprint(text) for text in texts} | set(also))
         return record
 
     return parse_with_fingerprints
