@@ -11,9 +11,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import OLDEST, RequiredReasonForm, TombstoneFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
+from memoryadmin.console.queries import Estimate
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import tombstones_page
 from memoryadmin.memories.services import tombstone_lift
@@ -53,6 +55,24 @@ def tombstone_lift_view(request: HttpRequest, tombstone_id: int) -> HttpResponse
     tombstone_lift(tombstone=tombstone, actor=actor_of(request), reason=form.cleaned_data["reason"])
     note = "Lifted: the same text may be stored again for this user."
     if request.htmx:
-        return render(request, "console/tombstones.html#lifted", {"tombstone": tombstone, "note": note})
+        context = {"tombstone": tombstone, "note": note, "matching": _matching_after(request, tombstone)}
+        return render(request, "console/tombstones.html#lifted", context)
     messages.success(request, note)
     return redirect(reverse("console:tombstones") + "?" + urlencode({"ns": tombstone.namespace.slug}))
+
+
+def _matching_after(request: HttpRequest, tombstone: Tombstone) -> Estimate | None:
+    """The list's count once this one is lifted, for the filters the list shows (sent with the lift as
+    `list_user` and `list_reason`: the lift's own `reason` is why it is lifted)."""
+    filters = TombstoneFilterForm(
+        {"user": request.POST.get("list_user", ""), "reason": request.POST.get("list_reason", "")}
+    )
+    if not filters.is_valid() or not (filters.cleaned_data["user"] or filters.cleaned_data["reason"]):
+        return None
+    page = tombstones_page(
+        tombstone.namespace,
+        user_id=filters.cleaned_data["user"] or None,
+        reason=filters.cleaned_data["reason"] or None,
+        limit=1,
+    )
+    return queries.estimate(page.matching) if page.matching is not None else None

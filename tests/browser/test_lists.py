@@ -63,3 +63,22 @@ def test_an_operator_picks_an_action_and_exports_what_the_log_shows(sign_in, liv
     )
     assert set(actions) == {"memory.create"}
     assert policy_violations(driver) == []
+
+
+def test_an_admin_lifts_a_tombstone_and_the_count_follows(sign_in, live_server, alice, make_memory):
+    from memoryadmin.memories.models import Tombstone
+    from memoryadmin.memories.services import memory_forget
+    from tests.console.conftest import SYSTEM
+
+    first = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    memory_forget(memory=make_memory("User likes rain"), actor=SYSTEM)
+    driver = sign_in("alice")
+    driver.get(live_server.url + "/tombstones/?user=u1")
+    assert "2 match these filters" in driver.find_element(By.ID, "result-count").text
+    row = f"#t-{first.pk}"
+    driver.find_element(By.CSS_SELECTOR, f"{row} input[name=reason]").send_keys("forgotten by mistake")
+    driver.find_element(By.CSS_SELECTOR, f"{row} button.danger").click()
+    wait(driver).until(ec.alert_is_present()).accept()
+    wait(driver).until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, row), "Lifted"))
+    wait(driver).until(ec.text_to_be_present_in_element((By.ID, "result-count"), "1 matches these filters"))
+    assert not Tombstone.objects.filter(pk=first.pk).exists()

@@ -41,6 +41,20 @@ def test_it_lifts_a_tombstone_with_a_reason(admin_client, make_memory, htmx):
     assert (event.actor, event.reason) == ("alice", "forgotten by mistake")
 
 
+def test_the_count_of_a_filtered_list_follows_a_lift(admin_client, make_memory, htmx):
+    first = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
+    memory_forget(memory=make_memory("User likes rain"), actor=SYSTEM)
+    page = admin_client.get("/tombstones/?user=u1").content.decode()
+    assert "2 match these filters" in page and '"list_user": "u1"' in page
+    # The lift is sent with the list's filters (hx-vals), and answers the new count out of band.
+    response = admin_client.post(
+        f"/tombstones/{first.pk}/lift/", {"reason": "by mistake", "list_user": "u1", "list_reason": ""}, headers=htmx
+    )
+    html = response.content.decode()
+    assert 'id="result-count"' in html and 'hx-swap-oob="true"' in html
+    assert "1 matches these filters" in html
+
+
 def test_it_needs_a_reason_to_lift(admin_client, make_memory, htmx):
     tombstone = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
     response = admin_client.post(f"/tombstones/{tombstone.pk}/lift/", {"reason": ""}, headers=htmx)
