@@ -13,7 +13,14 @@ SCRIPT = ROOT / "bin" / "ensure-browser"
 
 
 def run(tmp_path: Path, *, tools: dict[str, str], chromium: Path, driver: Path) -> subprocess.CompletedProcess[str]:
-    """The script with only `tools` on PATH (name -> a script's body, or "" for the machine's own)."""
+    env = {"CHROMIUM_BINARY": str(chromium), "CHROMEDRIVER": str(driver)}
+    return run_script(SCRIPT, tmp_path, tools=tools, env=env)
+
+
+def run_script(
+    script: Path, tmp_path: Path, *, tools: dict[str, str], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`script` with only `tools` on PATH (name -> a script's body, or "" for the machine's own)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     for name, body in tools.items():
@@ -23,8 +30,9 @@ def run(tmp_path: Path, *, tools: dict[str, str], chromium: Path, driver: Path) 
             target.chmod(0o755)
         else:
             target.symlink_to(shutil.which(name))
-    env = {"PATH": str(bin_dir), "CHROMIUM_BINARY": str(chromium), "CHROMEDRIVER": str(driver)}
-    return subprocess.run(["/bin/sh", str(SCRIPT)], env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        ["/bin/sh", str(script)], env={"PATH": str(bin_dir), **(env or {})}, capture_output=True, text=True, check=False
+    )
 
 
 def test_it_does_nothing_when_chromium_and_its_driver_are_there(tmp_path) -> None:

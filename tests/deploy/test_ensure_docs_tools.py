@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 from tests.deploy.conftest import ROOT
+from tests.deploy.test_ensure_browser import run_script
 
 SCRIPT = ROOT / "bin" / "ensure-docs-tools"
 
 
 def run(tmp_path: Path, tools: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    for name, body in tools.items():
-        target = bin_dir / name
-        if body:
-            target.write_text("#!/bin/sh\n" + body)
-            target.chmod(0o755)
-        else:
-            target.symlink_to(shutil.which(name))
-    return subprocess.run(
-        ["/bin/sh", str(SCRIPT)], env={"PATH": str(bin_dir)}, capture_output=True, text=True, check=False
-    )
+    return run_script(SCRIPT, tmp_path, tools=tools)
 
 
 def test_it_does_nothing_when_jq_and_curl_are_there(tmp_path) -> None:
