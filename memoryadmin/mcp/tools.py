@@ -33,7 +33,6 @@ from memoryadmin.api.schemas import (
     MessageIn,
     Metadata,
     Reason,
-    SearchOut,
     StateOut,
     StatePatchIn,
     Text,
@@ -120,6 +119,49 @@ class SearchMemoryIn(Arguments):
     )
     limit: int = Field(10, ge=1, le=MAX_SEARCH_LIMIT, strict=True, description="Hits per page.")
     cursor: Cursor | None = Field(None, description="`next_cursor` of the previous page, for the next one.")
+    detail: Literal["lean", "full"] = Field(
+        "lean",
+        description=(
+            "lean (the default): each hit carries what an answer needs (id, text, user_id, memory_type, pinned, "
+            "revision, stated_at, event_date and its precision). full: every field of the memory, as get_memory."
+        ),
+    )
+
+
+# What a lean hit keeps of a memory: enough to answer, cite a date, and pin or forget it (revision).
+LEAN_FIELDS = (
+    "id",
+    "text",
+    "user_id",
+    "memory_type",
+    "pinned",
+    "revision",
+    "stated_at",
+    "event_date",
+    "event_date_precision",
+)
+
+
+class LeanMemoryOut(BaseModel):
+    id: str
+    text: str
+    user_id: str
+    memory_type: MemoryType
+    pinned: bool
+    revision: int
+    stated_at: str | None = Field(description="When it was said (RFC 3339).")
+    event_date: date | None = Field(description="When the event it records happened, when known.")
+    event_date_precision: DatePrecision | None
+
+
+class SearchHitMcpOut(BaseModel):
+    memory: LeanMemoryOut | MemoryOut = Field(description="The lean memory, or every field with `detail: full`.")
+    score: float
+
+
+class SearchMemoryOut(BaseModel):
+    items: list[SearchHitMcpOut]
+    next_cursor: str | None
 
 
 def search_memory(caller: Caller, args: SearchMemoryIn) -> dict[str, Any]:
@@ -146,10 +188,13 @@ def search_memory(caller: Caller, args: SearchMemoryIn) -> dict[str, Any]:
         limit=args.limit,
         cursor=args.cursor,
     )
-    return {
-        "items": [{"memory": memory_dict(h.memory, pinned=h.memory.pinned), "score": h.score} for h in page.items],
-        "next_cursor": page.next_cursor,
-    }
+    items = []
+    for hit in page.items:
+        memory = memory_dict(hit.memory, pinned=hit.memory.pinned)
+        if args.detail == "lean":
+            memory = {name: memory[name] for name in LEAN_FIELDS}
+        items.append({"memory": memory, "score": hit.score})
+    return {"items": items, "next_cursor": page.next_cursor}
 
 
 # --- add_memory --------------------------------------------------------------------------------------
@@ -444,7 +489,7 @@ TOOLS: dict[str, Tool] = {
             scope="read",
             arguments=SearchMemoryIn,
             handler=search_memory,
-            output=SearchOut,
+            output=SearchMemoryOut,
             read_only=True,
         ),
         Tool(

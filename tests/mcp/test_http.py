@@ -70,6 +70,31 @@ def test_an_older_client_that_starts_with_the_initialize_handshake_is_served_too
     assert hit["memory"]["text"] == "Alice plays the cello"
 
 
+def test_a_search_hit_is_lean_by_default_and_whole_on_request(namespace, make_key, mcp_for) -> None:
+    remember(namespace, "Alice plays the cello")
+    mcp = mcp_for(make_key(namespace)[1])
+    (lean,) = mcp.ok("search_memory", {"query": "cello", "user_id": "alice"})["items"]
+    # What an agent needs to answer, cite a date and act on the memory; not the ~20 fields of the record.
+    assert set(lean["memory"]) == {
+        "id",
+        "text",
+        "user_id",
+        "memory_type",
+        "pinned",
+        "revision",
+        "stated_at",
+        "event_date",
+        "event_date_precision",
+    }
+    assert lean["memory"]["text"] == "Alice plays the cello"
+    (full,) = mcp.ok("search_memory", {"query": "cello", "user_id": "alice", "detail": "full"})["items"]
+    assert full["memory"] == mcp.ok("get_memory", {"memory_id": lean["memory"]["id"]}) | {
+        "last_accessed_at": full["memory"]["last_accessed_at"]
+    }
+    assert {name: full["memory"][name] for name in lean["memory"]} == lean["memory"]
+    assert mcp.error("search_memory", {"query": "cello", "detail": "everything"})["code"] == "validation_error"
+
+
 def test_a_missing_unknown_or_revoked_key_is_refused_with_401(asgi_server, namespace, make_key, mcp_for) -> None:
     key, raw = make_key(namespace)
     api_key_revoke(key=key, actor=SYSTEM)
