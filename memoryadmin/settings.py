@@ -339,6 +339,9 @@ LOGGING = {
     # On the loggers that write request paths too, so the handlers Django sets up itself (its
     # development console) never see a link either.
     "loggers": {
+        # Configured here, Django's own logger drops the handlers Django gives it (a second console under
+        # DEBUG, mail to admins) and reaches the root's one: each record is written once.
+        "django": {"level": "INFO"},
         "django.db.backends": {"level": "WARNING"},
         "django.request": {"filters": ["privacy_links"]},
         "django.server": {"filters": ["privacy_links"]},

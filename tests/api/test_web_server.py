@@ -14,7 +14,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -39,7 +40,13 @@ def free_port() -> int:
 def web(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     port = free_port()
     log = tmp_path_factory.mktemp("web") / "gunicorn.log"
-    env = {**os.environ, "REDIS_URL": redis_test_url(), "DJANGO_SETTINGS_MODULE": "memoryadmin.settings"}
+    # DEBUG as `make run` serves it: Django then adds handlers of its own to its loggers.
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_test_url(),
+        "DJANGO_SETTINGS_MODULE": "memoryadmin.settings",
+        "DEBUG": "true",
+    }
     with log.open("w") as out:
         server = subprocess.Popen(
             [
@@ -168,14 +175,21 @@ def test_mcp_requests_meet_the_api_s_head_limits_with_the_error_body(web) -> Non
     assert_error_body(httpx.post(f"{base}/mcp?q=" + "q" * 40_000, json=PING, headers=MCP_HEADERS), 414, "uri_too_long")
 
 
+def log_once(log: Path, written: Callable[[str], bool]) -> str:
+    """The server's log once `written` holds of it (the server writes it a moment after answering)."""
+    deadline = time.monotonic() + 30
+    while not written(text := log.read_text()):
+        assert time.monotonic() < deadline, text[-2000:]
+        time.sleep(0.05)
+    return text
+
+
 def test_the_access_log_carries_no_privacy_link(web) -> None:
     base, log = web
     token = "eyJsIjoiZmFrZSJ9:1abcde:Zm9yZ2VkLXNpZ25hdHVyZQ"
     assert httpx.get(f"{base}/privacy/{token}/", timeout=10).status_code == 403
     httpx.get(f"{base}/privacy/{token}/download/?cursor=x", timeout=10)
-    time.sleep(0.5)
-    text = log.read_text()
-    assert "/privacy/[link]/" in text, text[-2000:]
+    text = log_once(log, lambda text: "/privacy/[link]/download/" in text)
     assert token not in text
 
 
@@ -186,7 +200,14 @@ def test_the_access_log_carries_no_privacy_link_however_its_path_is_spelt(web) -
         path = spelling.format(t=token).encode()
         answer = raw_request(base, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert answer.startswith(b"HTTP/1.1 "), answer[:200]
-    time.sleep(0.5)
-    text = log.read_text()
-    assert text.count("/privacy/[link]/") >= 4, text[-2000:]
+    text = log_once(log, lambda text: text.count("/privacy/[link]/") >= 4)
     assert token not in text
+
+
+def test_each_request_warning_is_written_once(web) -> None:
+    base, log = web
+    path = f"/api/v1/no-such-route-{uuid.uuid4().hex}"
+    assert httpx.get(f"{base}{path}", timeout=10).status_code == 404
+    # The access line comes after the request's warning: once it is there, the warning is written.
+    text = log_once(log, lambda text: f'"GET {path} HTTP/1.1" 404' in text)
+    assert text.count(f"Not Found: {path}") == 1, text[-2000:]
