@@ -168,7 +168,11 @@ def test_an_erasure_racing_appends_and_extraction_leaves_no_orphans(namespace) -
     for thread in threads:
         thread.start()
     try:
-        time.sleep(0.3)
+        # The erasure starts once both writers are under way, however slowly a busy machine starts them.
+        deadline = time.monotonic() + 60
+        while not (counts["appends"] and counts["runs"]):
+            assert time.monotonic() < deadline, counts
+            time.sleep(0.02)
         first = erasure_execute(erasure_id=erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM).pk)
         time.sleep(0.3)
     finally:
