@@ -9,3 +9,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 app = Celery("memoryadmin")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# A task carries the request id of whatever queued it (memoryadmin.core.request_ids).
+from memoryadmin.core.request_ids import connect_celery  # noqa: E402
+
+connect_celery()

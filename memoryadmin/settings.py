@@ -6,6 +6,7 @@ A bad value fails at start-up with a message naming the variable.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 from pathlib import Path
 
@@ -115,6 +116,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so every request (refusals included) is timed and logged under its X-Request-ID.
+    "memoryadmin.api.observability.ObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memoryadmin.api.middleware.ApiGuardMiddleware",
@@ -328,13 +331,30 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
 
+# Log lines: "plain" text or "json" (one object per line, for a log pipeline); each carries the
+# request id of the request or task it belongs to (memoryadmin.core.request_ids).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "plain").strip().lower()
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be plain or json, got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "memoryadmin.core.request_ids.JsonFormatter"},
+    },
     # Privacy links are bearer tokens in URL paths: no handler ever writes one.
-    "filters": {"privacy_links": {"()": "memoryadmin.privacy.log_filters.RedactPrivacyLinks"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["privacy_links"]}},
+    "filters": {
+        "privacy_links": {"()": "memoryadmin.privacy.log_filters.RedactPrivacyLinks"},
+        "request_id": {"()": "memoryadmin.core.request_ids.RequestIdFilter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["privacy_links", "request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # On the loggers that write request paths too, so the handlers Django sets up itself (its
     # development console) never see a link either.
@@ -347,6 +367,16 @@ LOGGING = {
         "django.server": {"filters": ["privacy_links"]},
     },
 }
+
+# GET /metrics (Prometheus): open to this bearer token, or without one to these networks' addresses.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+try:
+    METRICS_ALLOWED_NETWORKS = [
+        ipaddress.ip_network(network, strict=False)
+        for network in env_list("METRICS_ALLOWED_NETWORKS", ["127.0.0.0/8", "::1/128"])
+    ]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_NETWORKS: {exc}") from exc
 
 # Embeddings for search (see memoryadmin/memories/embeddings.py and docs/search.md).
 EMBEDDER = os.environ.get("EMBEDDER", "wordllama").strip().lower()

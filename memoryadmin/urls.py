@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from memoryadmin.api.api import api
+from memoryadmin.api.observability import METRICS_PATH, metrics
 
 
 class FaviconView(RedirectView):
@@ -20,6 +21,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("privacy/", include("memoryadmin.privacy.urls")),
     path("favicon.ico", FaviconView.as_view()),
+    path(METRICS_PATH.lstrip("/"), metrics, name="metrics"),
     path("", include("memoryadmin.console.urls")),
 ]
 

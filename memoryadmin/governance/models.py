@@ -4,6 +4,7 @@ import uuid
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import Q
 
 
 class ForgettingPolicy(models.Model):
@@ -60,6 +61,8 @@ class ErasureRequest(models.Model):
         indexes = [
             models.Index(fields=["namespace", "subject_hash"], name="erasure_ns_subject"),
             models.Index(fields=["namespace", "-created_at"], name="erasure_ns_created"),
+            # The few requests not done yet (the metrics' gauge, beat's requeue), however long the ledger grows.
+            models.Index(fields=["created_at"], name="erasure_open", condition=Q(status__in=["pending", "running"])),
         ]
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from typing import Any
@@ -23,6 +24,7 @@ from django.db import close_old_connections
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from memoryadmin.core.metrics import HTTP_REQUESTS, observe
 from memoryadmin.mcp.errors import ToolError, forbidden, tool_error
 from memoryadmin.mcp.tools import TOOLS, Caller, Tool
 from memoryadmin.tenancy.access_log import access_record
@@ -84,15 +86,17 @@ def endpoint_of(tool_name: str) -> str:
 
 
 def run_tool(tool: Tool, arguments: dict[str, Any], resolve_key: KeyResolver) -> types.CallToolResult:
-    """Run one call in Django's thread and count it in the key's access log."""
+    """Run one call in Django's thread, count it in the key's access log and time it in the metrics."""
+    started = time.perf_counter()
     close_old_connections()
     try:
         key, outcome = _call(tool, arguments, resolve_key)
     finally:
         close_old_connections()
+    status = outcome.status if isinstance(outcome, ToolError) else 200
     if key is not None:
-        status = outcome.status if isinstance(outcome, ToolError) else 200
         access_record(key_hash=key.key_hash, endpoint=endpoint_of(tool.name), status=status)
+    observe(HTTP_REQUESTS, time.perf_counter() - started, route=endpoint_of(tool.name), status=str(status))
     return _failure(outcome) if isinstance(outcome, ToolError) else _success(outcome)
 
 

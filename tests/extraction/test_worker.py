@@ -6,7 +6,10 @@ import time
 
 import pytest
 
+from memoryadmin.celery import app as celery_app
 from memoryadmin.conversations.models import Message
+from memoryadmin.core import request_ids
+from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.memories.models import Memory, MemoryEvidence
 from tests.extraction.conftest import say, wait_for
@@ -92,3 +95,20 @@ def test_a_forgotten_memory_said_again_in_a_new_session_is_suppressed(namespace,
     assert not Memory.objects.filter(namespace=namespace, user_id="alice").exists()
     (listed,) = api.get("/api/v1/sessions/s2/extraction").json()["items"]
     assert listed["counts"]["suppressed"] == 1
+
+
+@celery_app.task(name="tests.request_id_probe")
+def request_id_probe(key: str) -> None:
+    get_redis().set(key, request_ids.current.get() or "")
+
+
+def test_a_task_runs_under_the_request_id_of_whatever_queued_it(celery_worker) -> None:
+    token = request_ids.current.set("trace-worker-1")
+    try:
+        request_id_probe.delay("probe:given")
+    finally:
+        request_ids.current.reset(token)
+    request_id_probe.delay("probe:none")  # queued outside any request: an id of its own
+    assert wait_for(lambda: get_redis().get("probe:given")) == "trace-worker-1"
+    made = wait_for(lambda: get_redis().get("probe:none"))
+    assert len(made) == 32 and made != "trace-worker-1"

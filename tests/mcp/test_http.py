@@ -7,6 +7,7 @@ import uuid
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
+from prometheus_client.parser import text_string_to_metric_families
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.conversations.models import Message, Session
@@ -270,7 +271,7 @@ def test_writes_are_audited_as_the_key_marked_as_coming_through_mcp(namespace, m
     ]
 
 
-def test_calls_are_counted_in_the_keys_access_log(namespace, make_key, mcp_for) -> None:
+def test_calls_are_counted_in_the_keys_access_log(asgi_server, namespace, make_key, mcp_for) -> None:
     key, raw = make_key(namespace)
     reader_key, reader_raw = make_key(namespace, "read")
     mcp = mcp_for(raw)
@@ -283,6 +284,15 @@ def test_calls_are_counted_in_the_keys_access_log(namespace, make_key, mcp_for) 
     assert summary.rows == [("MCP search_memory", 200, 3), ("MCP get_memory", 404, 1)]
     assert (summary.last_call.endpoint, summary.last_call.status) == ("MCP get_memory", 404)
     assert access_summary(key_hash=reader_key.key_hash).rows == [("MCP add_memory", 403, 1)]
+    # And timed by tool in the metrics, as the REST API's routes are.
+    metrics = {
+        (sample.labels["route"], sample.labels["status"]): sample.value
+        for family in text_string_to_metric_families(httpx.get(f"{asgi_server.url}/metrics").text)
+        for sample in family.samples
+        if sample.name == "memoryadmin_http_request_duration_seconds_count"
+    }
+    assert metrics[("MCP search_memory", "200")] == 3
+    assert (metrics[("MCP get_memory", "404")], metrics[("MCP add_memory", "403")]) == (1, 1)
 
 
 def test_an_unknown_tool_is_a_protocol_error(namespace, make_key, mcp_for) -> None:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.metrics import EXTRACTION_RUNS, increment
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease
@@ -147,7 +148,10 @@ def _finish(run: ExtractionRun, status: str, started: float, error: str) -> Extr
         """,
         [status, error, timezone.now(), int((time.monotonic() - started) * 1000), run.pk],
     )
-    return next(iter(finished), None)
+    row = next(iter(finished), None)
+    if row is not None:
+        transaction.on_commit(lambda: increment(EXTRACTION_RUNS, outcome=status))
+    return row
 
 
 class _ChunkRow(NamedTuple):

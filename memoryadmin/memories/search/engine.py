@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from memoryadmin.core.metrics import SEARCHES, timed
 from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.memories.embeddings import embed_or_none
@@ -57,6 +58,7 @@ class SearchHit:
     explain: dict[str, Any] | None = None
 
 
+@timed(SEARCHES)
 def memories_search(
     namespace: Namespace,
     *,

@@ -1,0 +1,186 @@
+"""What an operator's dashboard reads: a request id on every request, its latency by route, and /metrics.
+
+`ObservabilityMiddleware` comes first, so everything after it (refusals of the API guard and the
+rate limiter included) is timed and logged under the request's id. Latencies are recorded by
+route, the URL pattern and never the path (`GET /api/v1/memories/{memory_id}`), in the shared
+histograms of memoryadmin.core.metrics.
+
+`GET /metrics` answers Prometheus' text format: what every web and worker process recorded
+(kept in Redis, so any web process answers for all of them), and gauges read at scrape time:
+extraction runs waiting and running, the age of the oldest waiting run, the broker's queue,
+erasures not yet done, and whether the database and Redis answer. It is open to a bearer
+token (METRICS_TOKEN) or, without one, to the addresses of METRICS_ALLOWED_NETWORKS
+(loopback by default); anyone else gets a 404, as for a page that does not exist.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import time
+from collections.abc import Callable
+
+import redis
+from django.conf import settings
+from django.core.signals import request_finished
+from django.db import connection, transaction
+from django.db.models import Count
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from memoryadmin.api.access_log import endpoint_of
+from memoryadmin.api.errors import error_response
+from memoryadmin.api.ratelimit import bearer_token
+from memoryadmin.core import request_ids
+from memoryadmin.core.health import check_database, check_redis
+from memoryadmin.core.metrics import HTTP_REQUESTS, Gauge, exposition, observe
+from memoryadmin.core.redis_client import get_redis
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+
+logger = logging.getLogger(__name__)
+
+METRICS_PATH = "/metrics"
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# The broker's queues: Celery's default one is all the app uses.
+QUEUES = ("celery",)
+
+
+class ObservabilityMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request_id = request_ids.accepted_or_new(request.headers.get(request_ids.HEADER))
+        # Held until the response is closed (request_finished), so Django's own warning about a 4xx,
+        # written after the middleware returns, carries the id too.
+        request_ids.current.set(request_id)
+        started = time.perf_counter()
+        response = self.get_response(request)
+        response[request_ids.HEADER] = request_id
+        if request.path != METRICS_PATH:
+            observe(
+                HTTP_REQUESTS,
+                time.perf_counter() - started,
+                route=endpoint_of(request),
+                status=str(response.status_code),
+            )
+        return response
+
+
+@receiver(request_finished)
+def _request_done(**_: object) -> None:
+    request_ids.current.set(None)
+
+
+def _allowed(request: HttpRequest) -> bool:
+    if settings.METRICS_TOKEN:
+        given = bearer_token(request) or ""
+        return hmac.compare_digest(given.encode(), settings.METRICS_TOKEN.encode())
+    try:
+        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    return any(address in network for network in settings.METRICS_ALLOWED_NETWORKS)
+
+
+def _database_gauges() -> list[Gauge]:
+    """Small reads, each served by a partial index: the waiting and running runs, the open erasures."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL statement_timeout = 2000")
+        by_status = dict(
+            ExtractionRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING))
+            .values_list("status")
+            .order_by()
+            .annotate(n=Count("*"))
+            .values_list("status", "n")
+        )
+        oldest = (
+            ExtractionRun.objects.filter(status=RunStatus.QUEUED)
+            .order_by("created_at")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+        erasures = dict(
+            ErasureRequest.objects.filter(status__in=(ErasureStatus.PENDING, ErasureStatus.RUNNING))
+            .values_list("status")
+            .order_by()
+            .annotate(n=Count("*"))
+            .values_list("status", "n")
+        )
+    waited = (timezone.now() - oldest).total_seconds() if oldest is not None else 0.0
+    return [
+        Gauge(
+            "memoryadmin_extraction_runs",
+            "Extraction runs not finished, by status (queued: waiting for a worker).",
+            [({"status": status}, float(by_status.get(status, 0))) for status in (RunStatus.QUEUED, RunStatus.RUNNING)],
+        ),
+        Gauge(
+            "memoryadmin_extraction_oldest_queued_seconds",
+            "How long the oldest queued extraction run has waited (0 when none waits): the extraction lag.",
+            [({}, max(waited, 0.0))],
+        ),
+        Gauge(
+            "memoryadmin_erasures_open",
+            "Erasure requests not done yet, by status.",
+            [
+                ({"status": status}, float(erasures.get(status, 0)))
+                for status in (ErasureStatus.PENDING, ErasureStatus.RUNNING)
+            ],
+        ),
+    ]
+
+
+def _broker_gauge() -> Gauge | None:
+    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        return None
+    try:
+        if settings.CELERY_BROKER_URL == settings.REDIS_URL:
+            client = get_redis()
+        else:
+            client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
+        pipe = client.pipeline(transaction=False)
+        for queue in QUEUES:
+            pipe.llen(queue)
+        lengths = pipe.execute()
+    except RedisError:
+        return None
+    return Gauge(
+        "memoryadmin_celery_queue_length",
+        "Tasks waiting in the broker's queue.",
+        [({"queue": queue}, float(n)) for queue, n in zip(QUEUES, lengths, strict=True)],
+    )
+
+
+def metrics(request: HttpRequest) -> HttpResponse:
+    if request.method not in ("GET", "HEAD"):
+        return error_response(
+            405, "method_not_allowed", f"Method {request.method} is not allowed here.", {"allowed": ["GET"]}
+        )
+    if not _allowed(request):
+        return error_response(404, "not_found", "No such endpoint.")
+    try:
+        with transaction.atomic():
+            database_up = check_database()
+    except Exception:
+        database_up = False
+    redis_up = check_redis()
+    gauges = [
+        Gauge(
+            "memoryadmin_dependency_up",
+            "Whether a dependency answers (1) or not (0).",
+            [({"dependency": "database"}, float(database_up)), ({"dependency": "redis"}, float(redis_up))],
+        )
+    ]
+    if database_up:
+        try:
+            gauges.extend(_database_gauges())
+        except Exception as error:
+            logger.warning("metrics: database gauges unreadable (%s)", error)
+    if (broker := _broker_gauge()) is not None:
+        gauges.append(broker)
+    return HttpResponse(exposition(gauges), content_type=CONTENT_TYPE)
