@@ -9,6 +9,7 @@ import hashlib
 import ipaddress
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -195,8 +196,31 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"REDIS_URL must be a redis:// URL, got {REDIS_URL!r}")
 REDIS_TIMEOUT_SECONDS = env_float("REDIS_TIMEOUT_SECONDS", 1.0, minimum=0.05)
+# Redis with failover: the sentinels that name the master (memoryadmin.core.redis_client). REDIS_URL
+# then gives only the database number and the master's credentials.
+REDIS_SENTINEL_MASTER = os.environ.get("REDIS_SENTINEL_MASTER", "").strip()
+REDIS_SENTINEL_PASSWORD = os.environ.get("REDIS_SENTINEL_PASSWORD", "")
+REDIS_SENTINELS: list[tuple[str, int]] = []
+for _address in env_list("REDIS_SENTINELS", []):
+    _host, _, _port = _address.rpartition(":")
+    if not _host or not _port.isdigit():
+        raise ImproperlyConfigured(f"REDIS_SENTINELS takes host:port pairs separated by commas, got {_address!r}")
+    REDIS_SENTINELS.append((_host.strip("[]"), int(_port)))
+if REDIS_SENTINELS and not REDIS_SENTINEL_MASTER:
+    raise ImproperlyConfigured("REDIS_SENTINELS needs REDIS_SENTINEL_MASTER, the name the sentinels monitor")
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
+# A countdown longer than this would be redelivered early by the Redis broker.
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+if REDIS_SENTINELS and not os.environ.get("CELERY_BROKER_URL"):
+    # kombu's sentinel transport: the same master and database, found the same way.
+    _redis = urlsplit(REDIS_URL)
+    _auth = f"{_redis.username or ''}:{_redis.password}@" if _redis.password else ""
+    _db = _redis.path.strip("/") or "0"
+    CELERY_BROKER_URL = ";".join(f"sentinel://{_auth}{host}:{port}/{_db}" for host, port in REDIS_SENTINELS)
+    CELERY_BROKER_TRANSPORT_OPTIONS["master_name"] = REDIS_SENTINEL_MASTER
+    if REDIS_SENTINEL_PASSWORD:
+        CELERY_BROKER_TRANSPORT_OPTIONS["sentinel_kwargs"] = {"password": REDIS_SENTINEL_PASSWORD}
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -206,8 +230,6 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A countdown longer than this would be redelivered early by the Redis broker.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TIMEZONE = "UTC"
 
 EXTRACTION_DEBOUNCE_SECONDS = env_float("EXTRACTION_DEBOUNCE_SECONDS", 5.0, minimum=0.0)

@@ -136,13 +136,14 @@ def _database_gauges() -> list[Gauge]:
 
 
 def _broker_gauge() -> Gauge | None:
-    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-        return None
+    broker = settings.CELERY_BROKER_URL
     try:
-        if settings.CELERY_BROKER_URL == settings.REDIS_URL:
+        if broker == settings.REDIS_URL or (settings.REDIS_SENTINELS and broker.startswith("sentinel://")):
             client = get_redis()
+        elif broker.startswith(("redis://", "rediss://")):
+            client = redis.Redis.from_url(broker, socket_timeout=2, socket_connect_timeout=2)
         else:
-            client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
+            return None
         pipe = client.pipeline(transaction=False)
         for queue in QUEUES:
             pipe.llen(queue)
