@@ -27,6 +27,7 @@ from memoryadmin.core.storable_json import json_problem
 from memoryadmin.core.timestamps import not_in_future
 from memoryadmin.memories import models
 from memoryadmin.memories.models import MAX_ENTITY_CHARS, MAX_LABELS, MAX_TOPIC_CHARS
+from memoryadmin.memories.search import MAX_QUERY_CHARS
 
 # --- shared pieces -------------------------------------------------------------------------------
 
@@ -497,7 +498,7 @@ class SearchIn(Body):
         str,
         Field(
             min_length=1,
-            max_length=2000,
+            max_length=MAX_QUERY_CHARS,
             pattern=NOT_BLANK,
             description="A question or any text as people write it; web-search syntax with `syntax: websearch`.",
             examples=["What kind of car does Evan drive?"],

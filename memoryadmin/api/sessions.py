@@ -48,6 +48,7 @@ from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.errors import NotFound
 from memoryadmin.memories.queries import session_context
 from memoryadmin.memories.representations import memory_dict
+from memoryadmin.memories.search import MAX_QUERY_CHARS
 from memoryadmin.memories.services import session_memories_forget
 
 router = Router(tags=["sessions"])
@@ -263,7 +264,7 @@ def state_remove(request: HttpRequest, session_id: str = SessionIdPath):
 def context_read(
     request: HttpRequest,
     session_id: str = SessionIdPath,
-    query: str | None = Query(None, max_length=2000, pattern=NO_NUL),
+    query: str | None = Query(None, max_length=MAX_QUERY_CHARS, pattern=NO_NUL),
     token_budget: int = Query(4000, ge=0, le=1_000_000),
     memory_limit: int = Query(10, ge=0, le=100),
     include_injected: bool = False,

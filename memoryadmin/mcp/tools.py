@@ -49,6 +49,7 @@ from memoryadmin.core.errors import Conflict, InvalidInput, NotFound
 from memoryadmin.memories.models import MemorySource
 from memoryadmin.memories.queries import TimeFilters, memories_search, memory_get, session_context
 from memoryadmin.memories.representations import memory_dict
+from memoryadmin.memories.search import MAX_QUERY_CHARS
 from memoryadmin.memories.services import Outcome, memory_create, memory_forget, memory_pin, memory_unpin
 from memoryadmin.tenancy.models import ApiKey, Namespace
 
@@ -91,7 +92,7 @@ class SearchMemoryIn(Arguments):
         str,
         Field(
             min_length=1,
-            max_length=2000,
+            max_length=MAX_QUERY_CHARS,
             description=(
                 "What to look for, as a person would ask it: a question or a few words; dates and periods "
                 '("last May", "yesterday") are understood. Matches by words and by meaning.'
@@ -104,8 +105,12 @@ class SearchMemoryIn(Arguments):
     memory_types: list[MemoryType] | None = Field(None, description="Only these kinds of memory.")
     topics: Topics | None = Field(None, description="Only memories with any of these topics.")
     entities: Entities | None = Field(None, description="Only memories naming any of these entities.")
-    status: Literal["active", "candidate", "any"] | None = Field(
-        None, description="Defaults to active: memories awaiting review are left out unless asked for."
+    status: Literal["active", "candidate", "superseded", "any"] | None = Field(
+        None,
+        description=(
+            "Defaults to active: memories awaiting review (candidate) and memories a newer one replaced "
+            "(superseded: what was true before) are left out unless asked for."
+        ),
     )
     pinned: bool | None = Field(None, strict=True, description="Only pinned (true) or only unpinned (false) memories.")
     created_after: Timestamp | None = Field(None, description="RFC 3339 time with an offset.")
@@ -332,7 +337,10 @@ def append_messages(caller: Caller, args: AppendMessagesIn) -> dict[str, Any]:
 
 class GetContextIn(Arguments):
     session_id: SessionId
-    query: Annotated[str, Field(max_length=2000), Field(description="Defaults to the last user message.")] | None = None
+    query: (
+        Annotated[str, Field(max_length=MAX_QUERY_CHARS), Field(description="Defaults to the last user message.")]
+        | None
+    ) = None
     token_budget: int = Field(
         4000, ge=0, le=1_000_000, strict=True, description="Estimated at four characters a token."
     )

@@ -96,6 +96,15 @@ def test_a_search_hit_is_lean_by_default_and_whole_on_request(namespace, make_ke
     assert mcp.error("search_memory", {"query": "cello", "detail": "everything"})["code"] == "validation_error"
 
 
+def test_search_finds_superseded_memories_only_when_asked(namespace, make_key, mcp_for) -> None:
+    old = remember(namespace, "Alice lives in Lyon")
+    Memory.objects.filter(pk=old.pk).update(status="superseded")
+    mcp = mcp_for(make_key(namespace)[1])
+    assert mcp.ok("search_memory", {"query": "Lyon", "user_id": "alice"})["items"] == []
+    (hit,) = mcp.ok("search_memory", {"query": "Lyon", "user_id": "alice", "status": "superseded"})["items"]
+    assert hit["memory"]["id"] == str(old.pk)
+
+
 def test_a_missing_unknown_or_revoked_key_is_refused_with_401(asgi_server, namespace, make_key, mcp_for) -> None:
     key, raw = make_key(namespace)
     api_key_revoke(key=key, actor=SYSTEM)
