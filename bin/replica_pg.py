@@ -141,6 +141,12 @@ class Replica:
             time.sleep(0.1)
         raise RuntimeError(f"the replica on port {self.port} is not streaming after {timeout} s ({last})")
 
+    def configure(self, **values: str) -> None:
+        """Set these (reloadable) settings, such as recovery_min_apply_delay, and reload."""
+        conf = self.data / "postgresql.conf"
+        conf.write_text(conf.read_text() + "".join(f"{name} = '{value}'\n" for name, value in values.items()))
+        self._pg_ctl("reload")
+
     def pause_replay(self) -> None:
         with self.connect() as connection:
             connection.execute("SELECT pg_wal_replay_pause()")
