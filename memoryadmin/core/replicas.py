@@ -136,9 +136,14 @@ def replica_status(alias: str) -> ReplicaStatus:
     now = time.monotonic()
     known = _statuses.get(alias)
     if known is not None:
-        if known.state == "down" and now < known.retry_at:
-            return known
-        if known.state != "down" and now - known.checked_at < settings.DATABASE_REPLICA_CHECK_SECONDS:
+        if known.state == "down":
+            with _statuses_lock:
+                if now < known.retry_at:
+                    return known
+                # One thread tries the replica again; the others keep skipping it meanwhile, so a
+                # replica that does not answer costs one connect timeout, not one per request.
+                known.retry_at = now + settings.DATABASE_REPLICA_RETRY_SECONDS
+        elif now - known.checked_at < settings.DATABASE_REPLICA_CHECK_SECONDS:
             return known
     return _probe(alias)
 
@@ -354,7 +359,14 @@ def lag_tolerant_stream[T](request: HttpRequest, chunks: Iterable[T]) -> Iterato
 
 
 def _usable(alias: str) -> bool:
-    """Whether the replica still answers (so a failed read was not its fault)."""
+    """Whether the replica still answers (so a failed read was not its fault).
+
+    A connection that never opened (a connect timeout) or was cut is not tried again here: that
+    would cost a second timeout.
+    """
+    current = connections[alias].connection
+    if current is None or getattr(current, "closed", True) or getattr(current, "broken", False):
+        return False
     try:
         with connections[alias].cursor() as cursor:
             cursor.execute("SELECT 1")
