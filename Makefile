@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-slow test-pgvector check-runtime browser setup venv deps deps-dev db static lint bench clean
+.PHONY: run test test-slow test-pgvector test-replica check-runtime browser setup venv deps deps-dev db static lint bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.12 is required (pyenv install 3.12, or set PYTHON=...)"; exit 1; }
@@ -57,7 +57,7 @@ test: browser deps-dev
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not replica"
 
 test-slow: browser deps-dev
 	$(BIN)/pytest -n $(TEST_WORKERS) -m slow; rc=$$?; if [ $$rc -eq 5 ]; then echo "no slow tests selected"; else exit $$rc; fi
@@ -69,6 +69,12 @@ PGVECTOR_TESTS := tests/memories tests/api/test_search.py tests/api/test_memorie
 	tests/governance/test_nothing_comes_back.py tests/extraction/test_batch_writes.py
 test-pgvector: deps-dev
 	$(BIN)/python bin/embedded_pg.py run -- $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not browser" $(PGVECTOR_TESTS)
+
+# The read-replica tests beside a real streaming replica of the test server (bin/replica_pg.py: pg_basebackup
+# into a temporary folder, started on a free port, removed afterwards), in one process, each test named.
+test-replica: deps-dev
+	$(BIN)/python manage.py ensure_database
+	$(BIN)/python bin/replica_pg.py run -- $(BIN)/pytest -m replica -rA -v tests/replicas
 
 # A virtualenv from requirements.txt alone runs web, worker and beat with production settings,
 # and a message appended over HTTP is extracted by that worker.

@@ -5,6 +5,7 @@ A bad value fails at start-up with a message naming the variable.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import ipaddress
 import os
@@ -189,6 +190,47 @@ DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_
 if env_bool("DATABASE_POOL", False):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": env_int("DATABASE_POOL_SIZE", 8, minimum=1)}
+
+# --- Read replicas ---------------------------------------------------------------------------------
+# DATABASE_REPLICA_URLS: streaming replicas of the primary, comma-separated; each is a database alias
+# (replica1, replica2, ...) with the primary's options. Only reads that tolerate lag go there (search,
+# lists, console pages, exports, the dashboard: memoryadmin.core.replicas), and never a caller's read
+# before the replica has replayed that caller's last write. Empty: every read is on the primary.
+DATABASE_REPLICA_URLS = env_list("DATABASE_REPLICA_URLS", [])
+DATABASE_REPLICAS: list[str] = []
+for _number, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
+    try:
+        _replica = dj_database_url.parse(_url, conn_max_age=60, conn_health_checks=True)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS has an invalid URL (#{_number}): {exc}") from None
+    if _replica["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS must point at PostgreSQL (postgres://...)")
+    _replica["CONN_MAX_AGE"] = DATABASES["default"]["CONN_MAX_AGE"]
+    _replica["OPTIONS"] = copy.deepcopy(DATABASES["default"]["OPTIONS"])
+    # The test runner creates no database on a replica (it is read-only): a test database's alias
+    # keeps the replica's host and port and takes the test database's name, which replication brings.
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica{_number}"] = _replica
+    DATABASE_REPLICAS.append(f"replica{_number}")
+# A replica further behind than this is skipped until it catches up.
+DATABASE_REPLICA_MAX_LAG_SECONDS = env_float("DATABASE_REPLICA_MAX_LAG_SECONDS", 10.0, minimum=0.0)
+# How long a caller's write keeps its reads off a replica that has not replayed it. At least the
+# maximum lag, so that a replica used afterwards has replayed the write.
+DATABASE_REPLICA_READ_YOUR_WRITES_SECONDS = env_float(
+    "DATABASE_REPLICA_READ_YOUR_WRITES_SECONDS", max(30.0, 2 * DATABASE_REPLICA_MAX_LAG_SECONDS), minimum=1.0
+)
+if DATABASE_REPLICA_READ_YOUR_WRITES_SECONDS < DATABASE_REPLICA_MAX_LAG_SECONDS:
+    raise ImproperlyConfigured(
+        "DATABASE_REPLICA_READ_YOUR_WRITES_SECONDS must be at least DATABASE_REPLICA_MAX_LAG_SECONDS"
+    )
+# A replica's position and lag are asked again after this long (per process).
+DATABASE_REPLICA_CHECK_SECONDS = env_float("DATABASE_REPLICA_CHECK_SECONDS", 1.0, minimum=0.0)
+# A replica that could not be reached is not tried again before this long (per process).
+DATABASE_REPLICA_RETRY_SECONDS = env_float("DATABASE_REPLICA_RETRY_SECONDS", 10.0, minimum=0.0)
+if DATABASE_REPLICAS:
+    DATABASE_ROUTERS = ["memoryadmin.core.replicas.ReplicaRouter"]
+    MIDDLEWARE.insert(0, "memoryadmin.core.replicas.ReadYourWritesMiddleware")
+# --- end of read replicas --------------------------------------------------------------------------
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

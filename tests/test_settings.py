@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -48,3 +49,58 @@ def test_database_sessions_run_without_jit(db) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SHOW jit")
         assert cursor.fetchone()[0] == "off"
+
+
+def test_a_bad_replica_url_names_the_variable() -> None:
+    result = run_check({"DATABASE_REPLICA_URLS": "postgres://postgres@127.0.0.1/a,mysql://root@127.0.0.1/b"})
+    assert result.returncode != 0
+    assert "DATABASE_REPLICA_URLS must point at PostgreSQL" in result.stderr
+
+
+def test_read_your_writes_must_last_as_long_as_the_lag_allowed() -> None:
+    result = run_check(
+        {
+            "DATABASE_REPLICA_URLS": "postgres://postgres@127.0.0.1:5433/a",
+            "DATABASE_REPLICA_MAX_LAG_SECONDS": "20",
+            "DATABASE_REPLICA_READ_YOUR_WRITES_SECONDS": "5",
+        }
+    )
+    assert result.returncode != 0
+    assert "must be at least DATABASE_REPLICA_MAX_LAG_SECONDS" in result.stderr
+
+
+def test_each_replica_url_is_an_alias_with_the_primarys_options_and_no_test_database() -> None:
+    code = (
+        "import json; from django.conf import settings; d = settings.DATABASES; "
+        "print(json.dumps([settings.DATABASE_REPLICAS, d['replica2']['PORT'], d['replica2']['OPTIONS'] == "
+        "d['default']['OPTIONS'], d['replica1']['TEST'], settings.DATABASE_ROUTERS, settings.MIDDLEWARE[0]]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}} | {
+        "DATABASE_REPLICA_URLS": "postgres://postgres@127.0.0.1:5433/a, postgres://postgres@127.0.0.1:5434/a"
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    aliases, port, same_options, test, routers, first_middleware = json.loads(result.stdout.strip().splitlines()[-1])
+    assert aliases == ["replica1", "replica2"] and port == 5434 and same_options
+    assert test["MIRROR"] == "default"
+    assert routers == ["memoryadmin.core.replicas.ReplicaRouter"]
+    assert first_middleware == "memoryadmin.core.replicas.ReadYourWritesMiddleware"
+
+
+def test_without_replica_urls_every_read_is_on_the_primary_as_before() -> None:
+    code = (
+        "import json; from django.conf import settings; print(json.dumps([list(settings.DATABASES), "
+        "settings.DATABASE_ROUTERS, [m for m in settings.MIDDLEWARE if 'replicas' in m]]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_REPLICA_URLS"}}
+    argv = [sys.executable, "manage.py", "shell", "-c", code]
+    result = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [["default"], [], []]

@@ -14,6 +14,7 @@ from memoryadmin.api.schemas import Cursor, Limit, responses
 from memoryadmin.api.sessions import SessionIdPath
 from memoryadmin.conversations.queries import session_get
 from memoryadmin.core.errors import NotFound
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.extraction.queries import runs_page
 from memoryadmin.extraction.representations import run_dict
 from memoryadmin.extraction.services import extraction_schedule
@@ -77,6 +78,7 @@ def extraction_start(request: HttpRequest, session_id: str = SessionIdPath):
     response=responses({200: RunPage}, 404),
     summary="Extraction runs of a session, newest first",
 )
+@lag_tolerant_view
 def extraction_runs(
     request: HttpRequest, session_id: str = SessionIdPath, limit: Limit = 50, cursor: Cursor | None = None
 ):

@@ -31,6 +31,7 @@ from memoryadmin.api.schemas import (
     responses,
 )
 from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.replicas import lag_tolerant_stream
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
@@ -174,7 +175,8 @@ def _export(request: HttpRequest, user_id: str | None) -> StreamingHttpResponse:
     # The id was checked above, so the stream (which opens its transaction lazily, once the
     # response is being sent) cannot fail on its arguments half-way.
     stem = f"{namespace.slug}-{user_id}" if user_id else namespace.slug
-    return _snapshot_response(snapshot_export_stream(namespace=namespace, user_id=user_id), f"{stem}.jsonl")
+    lines = lag_tolerant_stream(request, snapshot_export_stream(namespace=namespace, user_id=user_id))
+    return _snapshot_response(lines, f"{stem}.jsonl")
 
 
 @router.get(

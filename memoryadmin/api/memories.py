@@ -34,6 +34,7 @@ from memoryadmin.api.schemas import (
     responses,
 )
 from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.models import Memory, MemorySource
 from memoryadmin.memories.queries import (
     Recency,
@@ -125,6 +126,7 @@ def memory_add(request: HttpRequest, payload: MemoryIn, response: HttpResponse):
 
 
 @router.get("/memories", auth=read_auth, response=responses({200: MemoryPage}), summary="Memories, newest first")
+@lag_tolerant_view
 def memory_list(
     request: HttpRequest,
     user_id: AppId | None = None,
@@ -170,6 +172,7 @@ def memory_list(
         "once per memory per 15 minutes)."
     ),
 )
+@lag_tolerant_view
 def memory_search(request: HttpRequest, payload: SearchIn):
     recency = Recency(**payload.recency.model_dump()) if payload.recency else None
     page = memories_search(

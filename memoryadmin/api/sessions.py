@@ -46,6 +46,7 @@ from memoryadmin.conversations.working_memory import (
 )
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.errors import NotFound
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.queries import session_context
 from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.search import MAX_QUERY_CHARS
@@ -87,6 +88,7 @@ def session_read(request: HttpRequest, session_id: str = SessionIdPath):
 @router.get(
     "/sessions", auth=read_auth, response=responses({200: SessionPage}), summary="Sessions, newest activity first"
 )
+@lag_tolerant_view
 def session_list(
     request: HttpRequest,
     user_id: AppId | None = None,
@@ -158,6 +160,7 @@ def messages_append(request: HttpRequest, payload: AppendIn, session_id: str = S
     response=responses({200: MessagePage}, 404),
     summary="Messages in seq order",
 )
+@lag_tolerant_view
 def messages_list(
     request: HttpRequest,
     session_id: str = SessionIdPath,

@@ -10,6 +10,7 @@ from ninja import Field, Path, Router, Schema, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, tombstones_auth
 from memoryadmin.api.schemas import AppId, Cursor, Limit, RequiredReason, responses
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.models import Tombstone, TombstoneReason
 from memoryadmin.memories.queries import tombstone_get, tombstones_page
 from memoryadmin.memories.services import tombstone_lift
@@ -59,6 +60,7 @@ def tombstone_dict(tombstone: Tombstone) -> dict:
     summary="Tombstones, newest first",
     description="Needs the `tombstones` scope. Filter by person and by reason.",
 )
+@lag_tolerant_view
 def tombstone_list(
     request: HttpRequest,
     user_id: AppId | None = None,

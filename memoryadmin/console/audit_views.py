@@ -19,6 +19,7 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, rights_of, role_required
 from memoryadmin.console.forms import AuditFilterForm
 from memoryadmin.console.scope import named_namespace, visible_namespaces
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
@@ -45,6 +46,7 @@ def _query(form: AuditFilterForm, namespace: Namespace | None, **extra: Any) -> 
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def audit(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     namespace = named_namespace(request, namespaces)

@@ -28,6 +28,7 @@ from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFi
 from memoryadmin.console.listing import sort_links
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories import services
 from memoryadmin.memories.models import Memory, MemoryStatus, Pin
 from memoryadmin.memories.queries import (
@@ -69,6 +70,7 @@ _OPERATORS = re.compile(r'"|(?:^|\s)-\w|\sOR\s')
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def memories(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)

@@ -14,7 +14,6 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import Count, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -25,6 +24,7 @@ from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import sessions_per_namespace
 from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.pagination import Page, keyset_page
+from memoryadmin.core.replicas import read_connection, replica_statuses
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.governance.queries import erasures_per_namespace
@@ -48,7 +48,7 @@ class Estimate:
 def planner_rows(queryset: QuerySet[Any]) -> int:
     """How many rows PostgreSQL expects the queryset to return, from its statistics."""
     sql, params = queryset.order_by().values("pk").query.sql_with_params()
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
         plan = cursor.fetchone()[0]
     if isinstance(plan, str):
@@ -228,7 +228,7 @@ def health() -> dict[str, Any]:
     database = check_database()
     redis = check_redis()
     workers = check_workers() if redis else []
-    return {"database": database, "redis": redis, "workers": workers}
+    return {"database": database, "redis": redis, "workers": workers, "replicas": replica_statuses()}
 
 
 def review_queue_size(namespace_ids: Sequence[int]) -> Estimate:
@@ -238,7 +238,7 @@ def review_queue_size(namespace_ids: Sequence[int]) -> Estimate:
 def candidates_by_namespace(namespace_ids: Sequence[int], *, cap: int = EXACT_UP_TO) -> dict[int, int]:
     """Candidates waiting in each namespace, each count stopped at `cap`: one statement, an index range each."""
     table = Memory._meta.db_table
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         # Only the model's own table name is formatted in; the ids and the cap are parameters.
         cursor.execute(
             f"""

@@ -13,12 +13,14 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.replicas import lag_tolerant_view
 
 PAGE_SIZE = 20
 
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def review(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)

@@ -13,6 +13,7 @@ from memoryadmin.console.access import role_required
 from memoryadmin.console.forms import OLDEST, RunFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.core.pagination import Page
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.extraction.models import ExtractionRun
 from memoryadmin.tenancy.models import Namespace
 
@@ -32,6 +33,7 @@ def _runs(namespace: Namespace, filters: dict[str, Any], cursor: str | None) -> 
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def extraction_runs(request: HttpRequest) -> HttpResponse:
     return filtered_list(
         request, form_class=RunFilterForm, model=ExtractionRun, fetch=_runs, template="console/runs.html"

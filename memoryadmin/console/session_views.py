@@ -21,6 +21,7 @@ from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.conversations.services import session_delete, working_memory_clear
 from memoryadmin.conversations.working_memory import working_memory_get
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_schedule
 
@@ -31,6 +32,7 @@ CONTEXT_BEFORE = 5
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def sessions(request: HttpRequest) -> HttpResponse:
     return filtered_list(
         request,
@@ -57,6 +59,7 @@ def _int_param(request: HttpRequest, name: str) -> int:
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
     session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
     after = _int_param(request, "after")

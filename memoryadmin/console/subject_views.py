@@ -21,6 +21,7 @@ from memoryadmin.conversations.queries import sessions_page
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.replicas import lag_tolerant_stream, lag_tolerant_view
 from memoryadmin.governance.erasure import erasure_request
 from memoryadmin.governance.models import ErasureStatus
 from memoryadmin.governance.privacy_links import (
@@ -46,6 +47,7 @@ SUBJECT_ERASURES_SHOWN = 20
 
 
 @role_required("viewer")
+@lag_tolerant_view
 def subjects(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
@@ -134,6 +136,7 @@ def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
 
 
 @role_required("viewer")
+@lag_tolerant_view
 def subject(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
     namespace, user_id = _subject(namespace_id, user_id)
     return render(request, "console/subject.html", _subject_context(namespace, user_id))
@@ -143,7 +146,9 @@ def subject(request: HttpRequest, namespace_id: int, user_id: str) -> HttpRespon
 def subject_export(request: HttpRequest, namespace_id: int, user_id: str) -> HttpResponse:
     namespace, user_id = _subject(namespace_id, user_id)
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    lines = snapshot_export_stream(namespace=namespace, user_id=user_id, actor=actor_of(request))
+    lines = lag_tolerant_stream(
+        request, snapshot_export_stream(namespace=namespace, user_id=user_id, actor=actor_of(request))
+    )
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{namespace.slug}-subject-{stamp}.jsonl"'
     return response

@@ -16,6 +16,7 @@ from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import OLDEST, RequiredReasonForm, TombstoneFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.console.queries import Estimate
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import tombstones_page
 from memoryadmin.memories.services import tombstone_lift
@@ -23,6 +24,7 @@ from memoryadmin.memories.services import tombstone_lift
 
 @vary_on_headers("HX-Request")
 @role_required("viewer")
+@lag_tolerant_view
 def tombstones(request: HttpRequest) -> HttpResponse:
     return filtered_list(
         request,

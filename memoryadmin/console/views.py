@@ -13,12 +13,14 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import DashboardFilterForm
 from memoryadmin.console.scope import named_namespace, visible_namespaces
+from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.embeddings import get_embedder
 from memoryadmin.memories.services.embedding import embedding_job, embedding_job_queue
 from memoryadmin.memories.vectors import pgvector
 
 
 @role_required("viewer")
+@lag_tolerant_view
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Every namespace, or the one of `?ns=`, over the 30 days to today or the days of `?start=&end=`."""
     namespaces = visible_namespaces(request)

@@ -13,13 +13,14 @@ from contextlib import contextmanager
 from typing import Any
 
 import orjson
-from django.db import connection, transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations import records as conversation_records
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.personal_data import holdings
+from memoryadmin.core.replicas import read_alias
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.snapshots.format import FORMAT, RECORD_TYPES, VERSION, line
 from memoryadmin.memories import records as memory_records
@@ -43,11 +44,16 @@ def unexported_holdings() -> list[str]:
 
 @contextmanager
 def _consistent_read() -> Iterator[None]:
-    """One transaction for the whole export: REPEATABLE READ when we open it ourselves."""
-    outermost = not connection.in_atomic_block
-    with transaction.atomic():
+    """One transaction for the whole export: REPEATABLE READ when we open it ourselves.
+
+    On the database reads go to: a replica when the export is read as lag-tolerant.
+    """
+    alias = read_alias()
+    reader = connections[alias]
+    outermost = not reader.in_atomic_block
+    with transaction.atomic(using=alias):
         if outermost:
-            with connection.cursor() as cursor:
+            with reader.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         yield
 

@@ -30,8 +30,8 @@ from datetime import date, datetime
 from typing import Any
 
 import numpy as np
-from django.db import connection
 
+from memoryadmin.core.replicas import read_connection
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT
 from memoryadmin.memories.search.query import Question
@@ -187,7 +187,7 @@ def candidates_fetch(
          ORDER BY m.stated_at DESC LIMIT %s)
         """
         params += [*scope.params, lo, hi, POOL]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
 
@@ -236,7 +236,7 @@ def candidate_rows(ids: list[uuid.UUID], scope: Scope, *, model: str | None) -> 
         code = "v.code"
         join = "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s"
         join_params = [model]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT {columns}, {code} FROM memories_memory m {join} WHERE m.id = ANY(%s) AND {scope.sql}",
             [*join_params, ids, *scope.params],

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.utils import timezone
 
 from memoryadmin.core.metrics import SEARCHES, timed
 from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.replicas import read_connection
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import Memory, MemoryStatus
@@ -264,6 +265,14 @@ def _page_rows(ids: list[uuid.UUID], touch: bool, now: datetime) -> dict[uuid.UU
     """
     if not ids:
         return {}
+    reader = read_connection()
+    if touch and reader.alias != DEFAULT_DB_ALIAS:
+        # The page from a replica; its access stats written on the primary.
+        from memoryadmin.memories.queries import memories_touch
+
+        found = _page_rows(ids, False, now)
+        memories_touch(list(found.values()))
+        return found
     columns = ", ".join(_MEMORIES.columns("m"))
     page_sql = f"""
         SELECT {columns}, EXISTS (SELECT 1 FROM memories_pin p WHERE p.memory_id = m.id) AS pinned
@@ -290,7 +299,7 @@ def _page_rows(ids: list[uuid.UUID], touch: bool, now: datetime) -> dict[uuid.UU
         params += [now, now - ACCESS_TOUCH_INTERVAL]
     else:
         sql = page_sql
-    with connection.cursor() as cursor:
+    with reader.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     found = {}
