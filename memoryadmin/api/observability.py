@@ -8,7 +8,8 @@ histograms of memoryadmin.core.metrics.
 `GET /metrics` answers Prometheus' text format: what every web and worker process recorded
 (kept in Redis, so any web process answers for all of them), and gauges read at scrape time:
 extraction runs waiting and running, the age of the oldest waiting run, the broker's queue,
-erasures not yet done, and whether the database and Redis answer. It is open to a bearer
+erasures not yet done, whether the database and Redis answer, and each read replica's lag and
+whether it is used. It is open to a bearer
 token (METRICS_TOKEN) or, without one, to the addresses of METRICS_ALLOWED_NETWORKS
 (loopback by default); anyone else gets a 404, as for a page that does not exist.
 """
@@ -38,6 +39,7 @@ from memoryadmin.core import request_ids
 from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.metrics import HTTP_REQUESTS, Gauge, exposition, observe
 from memoryadmin.core.redis_client import get_redis
+from memoryadmin.core.replicas import replica_statuses
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 
@@ -184,4 +186,19 @@ def metrics(request: HttpRequest) -> HttpResponse:
             logger.warning("metrics: database gauges unreadable (%s)", error)
     if (broker := _broker_gauge()) is not None:
         gauges.append(broker)
+    if database_up and (replicas := replica_statuses()):
+        gauges.append(
+            Gauge(
+                "memoryadmin_replica_used",
+                "Whether lag-tolerant reads use a read replica (0: skipped, its reads go to the primary).",
+                [({"replica": r["name"], "state": r["state"]}, float(r["used"])) for r in replicas],
+            )
+        )
+        gauges.append(
+            Gauge(
+                "memoryadmin_replica_lag_seconds",
+                "How far a read replica is behind the primary, when it answers.",
+                [({"replica": r["name"]}, float(r["lag_seconds"])) for r in replicas if r["lag_seconds"] is not None],
+            )
+        )
     return HttpResponse(exposition(gauges), content_type=CONTENT_TYPE)

@@ -58,6 +58,9 @@ def test_a_stopped_replica_sends_reads_to_the_primary_and_is_used_again_once_bac
     assert searched(api) == {"Alice goes to Lisbon", "Alice goes to Oslo"}
     assert listed(api) == {"Alice goes to Lisbon", "Alice goes to Oslo"}
     assert replica_health(anon_api) == {"name": REPLICA, "state": "down", "lag_seconds": None, "used": False}
+    # The metrics say so too, for an alert.
+    scraped = Client().get("/metrics").content.decode()
+    assert f'memoryadmin_replica_used{{replica="{REPLICA}",state="down"}} 0' in scraped
 
     replica.start()
     eventually(lambda: replica_health(anon_api)["used"], "the health endpoint says the replica is used again")
@@ -76,6 +79,9 @@ def test_a_replica_lagging_beyond_the_bound_is_skipped(replica, namespace, api, 
 
     lagging = eventually(lambda: (h := replica_health(anon_api))["state"] == "lagging" and h, "the replica lags")
     assert lagging["used"] is False and lagging["lag_seconds"] > 0.3
+    scraped = Client().get("/metrics").content.decode()
+    assert f'memoryadmin_replica_used{{replica="{REPLICA}",state="lagging"}} 0' in scraped
+    assert f'memoryadmin_replica_lag_seconds{{replica="{REPLICA}"}} ' in scraped
     # Skipped: the list is the primary's.
     assert listed(api) == {"Alice goes to Bergen", "Alice goes to Tromso"}
 
