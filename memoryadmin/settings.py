@@ -273,6 +273,9 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# Workers and beat log through LOGGING below, as the web does: the same format (LOG_FORMAT) and each
+# task's line carries the request id of what queued it (memoryadmin.core.request_ids).
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 EXTRACTION_DEBOUNCE_SECONDS = env_float("EXTRACTION_DEBOUNCE_SECONDS", 5.0, minimum=0.0)
 # A running run renews its lease every third of this; beat takes over a run whose lease ran out.
