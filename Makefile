@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-slow test-pgvector check-runtime browser setup venv deps deps-dev db static lint bench clean
+.PHONY: run test test-slow test-pgvector test-pgbouncer check-runtime browser setup venv deps deps-dev db static lint bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.12 is required (pyenv install 3.12, or set PYTHON=...)"; exit 1; }
@@ -69,6 +69,14 @@ PGVECTOR_TESTS := tests/memories tests/api/test_search.py tests/api/test_memorie
 	tests/governance/test_nothing_comes_back.py tests/extraction/test_batch_writes.py
 test-pgvector: deps-dev
 	$(BIN)/python bin/embedded_pg.py run -- $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not browser" $(PGVECTOR_TESTS)
+
+# The API, governance and extraction tests (and the pooler's own) through PgBouncer in transaction mode
+# (Debian's pgbouncer, installed when missing and this machine can; started in a temporary folder in
+# front of 127.0.0.1:5432), with DATABASE_POOLER=transaction. Each test is named in the output.
+PGBOUNCER_TESTS := tests/api tests/governance tests/extraction tests/core tests/deploy/test_beat.py
+test-pgbouncer: deps-dev
+	@bin/ensure-pgbouncer
+	$(BIN)/python bin/pgbouncer_pg.py run -- $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not browser" --reuse-db -v $(PGBOUNCER_TESTS)
 
 # A virtualenv from requirements.txt alone runs web, worker and beat with production settings,
 # and a message appended over HTTP is extracted by that worker.
