@@ -4,7 +4,8 @@ Every interval schedule is aligned to the clock: a task every N seconds is due a
 N seconds since the epoch (UTC), not N seconds after this beat last sent it, so every beat, started
 whenever, computes the same periods. The first beat to reach a period claims it in Redis (SET NX,
 keyed by the task's entry and the period, expiring after two periods) and sends the task; the
-others see the claim and send nothing. The message carries its period (header `beat_period`).
+others see the claim and send nothing. The message carries its period (header `beat_period`). A
+crontab entry's period is the minute it is due in.
 Clocks that disagree by less than a period change nothing; a period whose every beat was down is
 skipped, as with one beat.
 """
@@ -24,6 +25,7 @@ from memoryadmin.core.redis_client import get_redis
 
 logger = get_logger(__name__)
 CLAIM_PREFIX = "beat:period"
+CRONTAB_SECONDS = 60.0
 
 
 class AlignedSchedule(schedule):
@@ -59,12 +61,11 @@ class SingleRunScheduler(PersistentScheduler):
     Entry = AlignedEntry
 
     def apply_entry(self, entry: ScheduleEntry, producer: Any = None) -> None:
-        if not isinstance(entry.schedule, AlignedSchedule):
-            super().apply_entry(entry, producer=producer)
-            return
-        period = entry.schedule.period(entry.schedule.now())
+        # A crontab (Celery's own daily backend_cleanup, say) is due in a given minute on every beat.
+        seconds = entry.schedule.seconds if isinstance(entry.schedule, AlignedSchedule) else CRONTAB_SECONDS
+        period = math.floor(entry.schedule.now().timestamp() / seconds)
         try:
-            claimed = period_claim(entry.name, period, entry.schedule.seconds)
+            claimed = period_claim(entry.name, period, seconds)
         except Exception:
             # Redis is the broker too: a task could not be sent either.
             logger.exception("Scheduler: could not claim period %d of %s", period, entry.name)
