@@ -135,7 +135,10 @@ def main() -> int:
         return round(median(per_round), 3)
 
     def direct_and_pooled(key: str) -> tuple[float, float]:
-        return median([r["direct"][key] for r in rounds]), median([r["pgbouncer"][key] for r in rounds])
+        return (
+            round(median([r["direct"][key] for r in rounds]), 1),
+            round(median([r["pgbouncer"][key] for r in rounds]), 1),
+        )
 
     ratios = {
         "search_throughput": ratio("search_throughput_per_s"),
