@@ -73,7 +73,7 @@ test-pgvector: deps-dev
 # The API, governance and extraction tests (and the pooler's own) through PgBouncer in transaction mode
 # (Debian's pgbouncer, installed when missing and this machine can; started in a temporary folder in
 # front of 127.0.0.1:5432), with DATABASE_POOLER=transaction. Each test is named in the output.
-PGBOUNCER_TESTS := tests/api tests/governance tests/extraction tests/core tests/deploy/test_beat.py
+PGBOUNCER_TESTS := tests/api tests/governance tests/extraction tests/core tests/test_settings.py tests/deploy/test_beat.py
 test-pgbouncer: deps-dev
 	@bin/ensure-pgbouncer
 	$(BIN)/python bin/pgbouncer_pg.py run -- $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not browser" --reuse-db -v $(PGBOUNCER_TESTS)
