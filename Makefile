@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-slow test-pgvector test-replica check-runtime browser setup venv deps deps-dev db static lint bench clean
+.PHONY: run test test-slow test-pgvector test-replica test-pgbouncer check-runtime browser setup venv deps deps-dev db static lint bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.12 is required (pyenv install 3.12, or set PYTHON=...)"; exit 1; }
@@ -75,6 +75,14 @@ test-pgvector: deps-dev
 test-replica: deps-dev
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python bin/replica_pg.py run -- $(BIN)/pytest -m replica -rA -v tests/replicas
+
+# The API, governance and extraction tests (and the pooler's own) through PgBouncer in transaction mode
+# (Debian's pgbouncer, installed when missing and this machine can; started in a temporary folder in
+# front of 127.0.0.1:5432), with DATABASE_POOLER=transaction. Each test is named in the output.
+PGBOUNCER_TESTS := tests/api tests/governance tests/extraction tests/core tests/test_settings.py tests/deploy/test_beat.py
+test-pgbouncer: deps-dev
+	@bin/ensure-pgbouncer
+	$(BIN)/python bin/pgbouncer_pg.py run -- $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow and not browser" --reuse-db -v $(PGBOUNCER_TESTS)
 
 # A virtualenv from requirements.txt alone runs web, worker and beat with production settings,
 # and a message appended over HTTP is extracted by that worker.

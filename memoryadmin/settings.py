@@ -179,9 +179,24 @@ DATABASES["default"].setdefault("OPTIONS", {})
 # long enough to win it back.
 # pgvector's HNSW scans (where the server has pgvector): a search list as long as search's candidate
 # pool, and iterative scans, so filtered searches still fill it. Harmless placeholders elsewhere.
-DATABASES["default"]["OPTIONS"].setdefault(
-    "options", "-c jit=off -c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order"
-)
+DATABASE_SESSION_SETTINGS = {"jit": "off", "hnsw.ef_search": "100", "hnsw.iterative_scan": "relaxed_order"}
+# A transaction pooler (PgBouncer, pool_mode = transaction) hands each transaction whichever server
+# connection is free: nothing may outlive a transaction. Connect options are not forwarded, so the
+# settings above are made per transaction where they matter (memoryadmin.core.session_settings);
+# no statement is prepared (psycopg prepares one after 5 runs, on a connection the next transaction
+# may not get); querysets stream in keyset batches instead of server-side cursors, which Django
+# keeps open across transactions outside one. CONN_MAX_AGE and DATABASE_POOL stay as they are: a
+# client connection to the pooler holds no server connection between transactions.
+DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "none").strip().lower() or "none"
+if DATABASE_POOLER not in {"none", "transaction"}:
+    raise ImproperlyConfigured(f"DATABASE_POOLER must be none or transaction, got {DATABASE_POOLER!r}")
+if DATABASE_POOLER == "transaction":
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+else:
+    DATABASES["default"]["OPTIONS"].setdefault(
+        "options", " ".join(f"-c {name}={value}" for name, value in DATABASE_SESSION_SETTINGS.items())
+    )
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 # The web process serves ASGI, where each request's synchronous code runs in a thread of its own:
 # persistent connections would pile up, one per thread (Django's docs say to disable them under
@@ -287,6 +302,8 @@ EXTRACTION_RETRY_SECONDS = env_int("EXTRACTION_RETRY_SECONDS", 900, minimum=1)
 # At most this many sessions are scheduled by one recovery tick.
 EXTRACTION_RECOVERY_BATCH = env_int("EXTRACTION_RECOVERY_BATCH", 500, minimum=1)
 
+# Each periodic task is sent once per period however many beats run (memoryadmin.beat).
+CELERY_BEAT_SCHEDULER = "memoryadmin.beat:SingleRunScheduler"
 # Every periodic schedule lives here.
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "forgetting-policies": {

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings
+from django.db.backends.postgresql.operations import DatabaseOperations
 from django.test import Client
 
 from memoryadmin.audit.services import Actor
@@ -21,10 +22,18 @@ from memoryadmin.tenancy.services import api_key_create, namespace_create
 
 SYSTEM = Actor.system("tests")
 
-# Transactional tests reset the database with TRUNCATE, which the audit table refuses unless the
-# session allows it (migration audit 0003); only the tests' own connections do.
-_options = settings.DATABASES["default"].setdefault("OPTIONS", {})
-_options["options"] = (_options.get("options", "") + " -c memoryadmin.audit_truncate=allowed").strip()
+# Transactional tests reset the database with TRUNCATE (Django's flush, in one transaction), which
+# the audit table refuses unless the transaction allows it (migration audit 0003): the tests' flush
+# does, with SET LOCAL, which also holds behind a transaction pooler (a connect option would not).
+_sql_flush = DatabaseOperations.sql_flush
+
+
+def _sql_flush_allowing_audit_truncate(self, style, tables, **kwargs):
+    statements = _sql_flush(self, style, tables, **kwargs)
+    return ["SET LOCAL memoryadmin.audit_truncate = 'allowed'", *statements] if statements else statements
+
+
+DatabaseOperations.sql_flush = _sql_flush_allowing_audit_truncate
 
 
 def _worker_index() -> int:

@@ -43,11 +43,20 @@ def test_a_bad_value_names_the_variable() -> None:
     assert "EXTRACTION_DEBOUNCE_SECONDS must be a number" in result.stderr
 
 
+def test_an_unknown_pooler_mode_fails_loudly() -> None:
+    result = run_check({"DATABASE_POOLER": "session"})
+    assert result.returncode != 0
+    assert "DATABASE_POOLER must be none or transaction" in result.stderr
+
+
 def test_database_sessions_run_without_jit(db) -> None:
+    """Connected directly, every statement; behind a transaction pooler, those sent with the settings."""
     from django.db import connection
 
+    from memoryadmin.core.session_settings import execute_with_session_settings
+
     with connection.cursor() as cursor:
-        cursor.execute("SHOW jit")
+        execute_with_session_settings(cursor, "SHOW jit", [])
         assert cursor.fetchone()[0] == "off"
 
 

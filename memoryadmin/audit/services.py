@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.streaming import rows_streamed
 
 GENESIS = "0" * 64
 # A report lists at most this many breaks (and counts them all).
@@ -397,7 +398,7 @@ def verify_audit_chain(
     unfounded = {ns for ns in founded if all_chains or ns == namespace_id}
     # Blanked reasons waiting for their person's erasure to complete, by (chain, subject).
     blanked: dict[tuple[int | None, str], list[int]] = defaultdict(list)
-    for event in qs.iterator(chunk_size=2000):
+    for event in rows_streamed(qs, 2000):
         if event.namespace_id not in last_hash and event.namespace_id in unfounded:
             unfounded.discard(event.namespace_id)
             if event.action != "namespace.create":

@@ -67,10 +67,11 @@ def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any
     return {
         # Sessions in id order, messages in (session id, seq) order: the unique index's order, no
         # sort of millions of rows; a restore inserts sessions in this order, so a re-export matches.
+        # Each order is unique, so it is also the key of a keyset stream (core.streaming).
         "session": sessions.order_by("id").values_list(*SESSION_FIELDS, named=True),
         "message": messages.annotate(sid=F("session__session_id"))
         .order_by("session_id", "seq")
-        .values_list(*MESSAGE_FIELDS, "sid", named=True),
+        .values_list(*MESSAGE_FIELDS, "sid", "session_id", named=True),
     }
 
 

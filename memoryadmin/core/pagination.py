@@ -101,6 +101,19 @@ def clamp_limit(limit: int | None, default: int = DEFAULT_LIMIT) -> int:
     return limit
 
 
+def rows_after[M: Model](
+    qs: QuerySet[M], key: Sequence[str], values: Sequence[Any], *, descending: bool = False
+) -> QuerySet[M]:
+    """The rows of `qs` after `values` in `key` order (fields of its model): a row comparison, so
+    PostgreSQL starts an index scan on `key` right there instead of skipping rows."""
+    table = qs.model._meta.db_table
+    columns = ", ".join(f'"{table}"."{qs.model._meta.get_field(name).column}"' for name in key)
+    marks = ", ".join(["%s"] * len(values))
+    # Only the model's own column names are formatted in; every value is a parameter.
+    after = f"({columns}) {'<' if descending else '>'} ({marks})"
+    return qs.filter(RawSQL(after, list(values), output_field=BooleanField()))  # noqa: S611
+
+
 def keyset_page[M: Model](
     qs: QuerySet[M],
     *,
@@ -111,22 +124,12 @@ def keyset_page[M: Model](
     limit: int,
     descending: bool = True,
 ) -> Page[M]:
-    """One page of `qs` in `key` order (fields of its model, unique together), after the cursor's row.
-
-    The cursor's position is a row comparison, so PostgreSQL starts an index scan on `key`
-    right there instead of skipping rows; one more row than the page is read to know
-    whether another page follows.
-    """
+    """One page of `qs` in `key` order (fields of its model, unique together), after the cursor's row
+    (`rows_after`); one more row than the page is read to know whether another page follows."""
     fields = [qs.model._meta.get_field(name) for name in key]
     matching = qs
     if cursor:
-        values = decode_cursor(cursor, tag, types)
-        table = qs.model._meta.db_table
-        columns = ", ".join(f'"{table}"."{field.column}"' for field in fields)
-        marks = ", ".join(["%s"] * len(values))
-        # Only the model's own column names are formatted in; every value is a parameter.
-        after = f"({columns}) {'<' if descending else '>'} ({marks})"
-        qs = qs.filter(RawSQL(after, values, output_field=BooleanField()))  # noqa: S611
+        qs = rows_after(qs, key, decode_cursor(cursor, tag, types), descending=descending)
     rows = list(qs.order_by(*(f"-{name}" if descending else name for name in key))[: limit + 1])
     next_cursor = None
     if len(rows) > limit:

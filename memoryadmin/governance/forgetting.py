@@ -132,7 +132,7 @@ def forgetting_select(
 ) -> Selection:
     """The dry run: the selection streamed in id order, with the reason for each memory.
 
-    Iterate `rows` inside the transaction (or autocommit block) that called this.
+    Iterate `rows` inside the caller's transaction (its server-side cursor lives in it).
     """
     _clean_scope(user_id, session_id)
     now = now or timezone.now()

@@ -20,6 +20,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.errors import Conflict, InvalidInput, ServiceError
 from memoryadmin.core.redis_client import get_redis
+from memoryadmin.core.streaming import rows_streamed
 from memoryadmin.governance.models import JobStatus, SnapshotChunk, SnapshotRestore
 from memoryadmin.governance.snapshots import snapshot_restore
 from memoryadmin.tenancy.models import Namespace
@@ -129,13 +130,9 @@ def restore_uploads_discard(*, namespace: Namespace, user_id: str) -> int:
 
 def _spool(job: SnapshotRestore) -> BinaryIO:
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - closed by the caller
-    for data in (
-        SnapshotChunk.objects.filter(restore=job)
-        .order_by("index")
-        .values_list("data", flat=True)
-        .iterator(chunk_size=4)
-    ):
-        spool.write(bytes(data))
+    chunks = SnapshotChunk.objects.filter(restore=job).order_by("index").values_list("index", "data", named=True)
+    for chunk in rows_streamed(chunks, 4):
+        spool.write(bytes(chunk.data))
     spool.seek(0)
     return spool  # type: ignore[return-value]
 

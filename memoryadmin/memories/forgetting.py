@@ -200,8 +200,11 @@ class Selection:
 def select_for_forgetting(rules: ForgettingRules) -> Selection:
     """Run the selection with a server-side cursor; rows stream in id order.
 
-    Iterate `rows` inside the transaction (or autocommit block) that called this.
+    Iterate `rows` inside the caller's transaction: the cursor is declared in it and closes with
+    it, so it is safe behind a transaction pooler (outside one, Django would hold it open across
+    transactions, on a server connection a pooler gives the next transaction to anyone).
     """
+    assert connection.in_atomic_block, "select_for_forgetting runs inside the caller's transaction"
     with connection.cursor() as tuning:
         _tune_for_selection(tuning)
     cursor = connection.chunked_cursor()

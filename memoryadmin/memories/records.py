@@ -112,6 +112,7 @@ def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any
         # A person's export holds only messages of their own sessions, even as evidence.
         evidence = evidence.filter(memory__user_id=user_id, message__session__user_id=user_id)
         pins = pins.filter(memory__user_id=user_id)
+    # Each order is unique within the namespace, so it is also the key of a keyset stream (core.streaming).
     return {
         "tombstone": tombstones.order_by("user_id", "fingerprint").values_list(*TOMBSTONE_FIELDS, named=True),
         "memory": memories.annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))

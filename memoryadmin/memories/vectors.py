@@ -89,7 +89,8 @@ def nearest_sql(model: str, vector: np.ndarray, scope_sql: str, limit: int) -> t
     """
     literal = vector_literal(vector)
     if hnsw_index_exists(model):
-        # The HNSW index's expression; hnsw.ef_search and iterative scans are set per connection (settings).
+        # The HNSW index's expression; hnsw.ef_search and iterative scans come from the connection
+        # settings (settings.DATABASE_SESSION_SETTINGS; the caller runs this with execute_with_session_settings).
         distance = f"(v.embedding::vector({len(vector)})) <=> %s::vector({len(vector)})"
     else:
         distance = "v.embedding <=> %s::vector"

@@ -35,4 +35,5 @@ def test_the_project_report_marks_its_hand_measured_sections() -> None:
         "## Extraction: nothing said lost, self-contained memories, updates that fire (issue 22)",
         "## Starting memoryadmin",
         "## Read replicas (issue 26)",
+        "## Past one machine: PgBouncer and several beats (issue 26)",
     ]

@@ -34,25 +34,29 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def blocker_connection() -> psycopg.Connection:
     s = connection.settings_dict
+    # Nothing prepared: behind a transaction pooler the next statement may meet another server connection.
     return psycopg.connect(
-        host=s["HOST"] or None, port=s["PORT"] or None, user=s["USER"], dbname=s["NAME"], autocommit=True
+        host=s["HOST"] or None, port=s["PORT"] or None, user=s["USER"], dbname=s["NAME"], prepare_threshold=None
     )
 
 
 @contextmanager
 def chain_lock_held(namespace_id: int) -> Iterator[psycopg.Connection]:
+    """The chain's lock held in an open transaction, which keeps one server connection behind a pooler too."""
     with blocker_connection() as blocker:
-        blocker.execute("SELECT pg_advisory_lock(%s)", [_chain_lock_key(namespace_id)])
+        blocker.execute("SELECT pg_advisory_xact_lock(%s)", [_chain_lock_key(namespace_id)])
         try:
             yield blocker
         finally:
-            blocker.execute("SELECT pg_advisory_unlock_all()")
+            blocker.rollback()
 
 
 def kill_the_waiter(blocker: psycopg.Connection, timeout: float = 20) -> int:
     """Terminate the backend that waits for the blocker's lock; returns its pid."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        # Inside a transaction the activity view is a snapshot: taken again at each look.
+        blocker.execute("SELECT pg_stat_clear_snapshot()")
         row = blocker.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
             "AND wait_event_type = 'Lock' LIMIT 1"

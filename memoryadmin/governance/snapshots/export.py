@@ -1,8 +1,8 @@
 """Export: a namespace, or one person, as a snapshot.
 
-It streams from server-side cursors inside one REPEATABLE READ transaction, so the
-file is a consistent picture and memory stays flat; each app gives the rows and the
-records of its own tables.
+It streams inside one REPEATABLE READ transaction (server-side cursors, or keyset
+batches behind a transaction pooler), so the file is a consistent picture and memory
+stays flat; each app gives the rows and the records of its own tables.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from memoryadmin.conversations import records as conversation_records
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.personal_data import holdings
 from memoryadmin.core.replicas import read_alias
+from memoryadmin.core.streaming import rows_streamed
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.snapshots.format import FORMAT, RECORD_TYPES, VERSION, line
 from memoryadmin.memories import records as memory_records
@@ -92,7 +93,7 @@ def _export_chunks(*, namespace: Namespace, user_id: str | None) -> Iterator[byt
         dumps = orjson.dumps
         for kind, qs in querysets.items():
             record = OWNERS[kind].export_record
-            for row in qs.iterator(chunk_size=CHUNK):
+            for row in rows_streamed(qs, CHUNK):
                 encoded = dumps(record(kind, row)) + b"\n"
                 pending.append(encoded)
                 size += len(encoded)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from memoryadmin.core.replicas import read_connection
+from memoryadmin.core.session_settings import execute_with_session_settings
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT
 from memoryadmin.memories.search.query import Question
@@ -188,7 +189,8 @@ def candidates_fetch(
         """
         params += [*scope.params, lo, hi, POOL]
     with read_connection().cursor() as cursor:
-        cursor.execute(sql, params)
+        # JIT off and the HNSW scan's settings, also behind a transaction pooler.
+        execute_with_session_settings(cursor, sql, params)
         rows = cursor.fetchall()
 
     pool = Pool(idf=[None] * len(question.words))
