@@ -258,9 +258,10 @@ def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | N
                 else:
                     failed_keys.add(item.subject_key)
             _release(release, lease_until)
-            if any_ok and endpoint.failing_since is not None:
-                WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None, last_error="")
-                endpoint.failing_since = None
+            if any_ok:
+                WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=False).update(
+                    failing_since=None, last_error=""
+                )
     _schedule_retry(endpoint.pk)
     return delivered
 
