@@ -394,9 +394,7 @@ def erasure(request: HttpRequest, erasure_id: Any) -> HttpResponse:
         "namespace": item.namespace,
         "active": item.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING),
         "verified": receipt_verify(item.receipt) if item.receipt else None,
-        "receipt_json": orjson.dumps(receipt_shown(item), option=orjson.OPT_INDENT_2).decode()
-        if item.receipt
-        else "",
+        "receipt_json": orjson.dumps(receipt_shown(item), option=orjson.OPT_INDENT_2).decode() if item.receipt else "",
     }
     template = "console/governance/erasure.html#status" if request.htmx else "console/governance/erasure.html"
     return render(request, template, context)

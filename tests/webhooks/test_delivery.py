@@ -74,7 +74,8 @@ def test_a_persons_events_arrive_in_order_even_when_one_is_retried(
     answered = receiver.answered()
     alice_ids = [str(m.pk) for m in alice]
     assert len(answered) == 7  # two failures, then each event once
-    places = [alice_ids.index(r.event["data"]["memory_id"]) for r in answered if r.event["data"]["memory_id"] in alice_ids]
+    about = [r.event["data"]["memory_id"] for r in answered]
+    places = [alice_ids.index(memory_id) for memory_id in about if memory_id in alice_ids]
     # Every request for alice, retries included, follows her order: none overtakes one that failed.
     assert places == sorted(places)
     acknowledged = [r.event["data"]["memory_id"] for r in receiver.acknowledged()]
