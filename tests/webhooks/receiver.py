@@ -37,6 +37,8 @@ class Receiver:
     def __init__(self) -> None:
         self.script: deque[Answer] = deque()
         self.received: list[Received] = []
+        # Requests that arrived, answered or not (one still held is counted).
+        self.arrivals = 0
         self.lock = threading.Lock()
         self.closing = threading.Event()
         receiver = self
@@ -47,6 +49,7 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with receiver.lock:
+                    receiver.arrivals += 1
                     answer = receiver.script.popleft() if receiver.script else Answer()
                 if answer.delay:
                     receiver.closing.wait(answer.delay)
