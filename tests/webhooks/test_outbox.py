@@ -6,6 +6,8 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from memoryadmin.conversations.services import NewMessage, session_append_messages, session_delete
+from memoryadmin.extraction.services import extraction_run, extraction_schedule
 from memoryadmin.memories.services import NewMemory, memory_create, memory_create_many, memory_forget
 from memoryadmin.webhooks.models import WebhookDelivery
 from memoryadmin.webhooks.services import webhook_update
@@ -81,3 +83,35 @@ def test_without_endpoints_a_change_costs_one_lookup_and_no_insert(namespace) ->
     sqls = [q["sql"] for q in queries]
     assert sum('FROM "webhooks_webhookendpoint"' in sql for sql in sqls) == 1
     assert not any("webhooks_webhookdelivery" in sql for sql in sqls)
+
+
+def test_a_failed_extraction_run_is_an_event(make_namespace, make_endpoint) -> None:
+    namespace = make_namespace("alpha", extraction_strategy="rules")
+    namespace.extraction_config = {"categories": ["gossip"]}  # a stored config the strategy refuses
+    namespace.save(update_fields=["extraction_config"])
+    make_endpoint(namespace, events=["extraction.failed"])
+    session, _ = session_append_messages(
+        namespace=namespace,
+        session_id="s1",
+        user_id="alice",
+        messages=[NewMessage(role="user", content="I live in Lyon.")],
+    )
+    run = extraction_run(run=extraction_schedule(session=session, delay=0))
+    assert run.status == "failed"
+
+    (row,) = WebhookDelivery.objects.all()
+    assert row.event_type == "extraction.failed"
+    assert row.payload["data"]["run_id"] == str(run.pk)
+    assert row.payload["data"]["session_id"] == "s1"
+    assert "categories" in row.payload["data"]["error"]
+    assert "Lyon" not in str(row.payload)
+
+
+def test_session_deleted_names_the_session_by_its_id(namespace, make_endpoint) -> None:
+    make_endpoint(namespace, events=["session.deleted"])
+    session, _ = session_append_messages(
+        namespace=namespace, session_id="chat-7", user_id="alice", messages=[NewMessage(role="user", content="Hi")]
+    )
+    session_delete(session=session, actor=SYSTEM)
+    (row,) = WebhookDelivery.objects.all()
+    assert row.payload["data"] == {"session_id": "chat-7", "message_count": 1}
