@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memoryadmin.conversations.services import NewMessage, session_append_messages, session_delete
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
+from memoryadmin.governance.forgetting import Policy, forgetting_run
 from memoryadmin.memories.services import NewMemory, memory_create, memory_create_many, memory_forget
 from memoryadmin.webhooks.models import WebhookDelivery
 from memoryadmin.webhooks.services import webhook_update
@@ -115,3 +116,19 @@ def test_session_deleted_names_the_session_by_its_id(namespace, make_endpoint) -
     session_delete(session=session, actor=SYSTEM)
     (row,) = WebhookDelivery.objects.all()
     assert row.payload["data"] == {"session_id": "chat-7", "message_count": 1}
+
+
+def test_a_forgetting_policy_tells_of_each_memory_it_forgot_in_one_insert(namespace, make_endpoint) -> None:
+    make_endpoint(namespace, events=["memory.forgotten"])
+    made = [
+        memory_create(namespace=namespace, user_id=f"user{i % 2}", text=f"Old fact {i}", actor=SYSTEM).memory
+        for i in range(4)
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        result = forgetting_run(namespace=namespace, policy=Policy(max_age_days=0), actor=SYSTEM)
+    assert result.run.deleted == 4
+    inserts = [q for q in queries if q["sql"].startswith('INSERT INTO "webhooks_webhookdelivery"')]
+    assert len(inserts) == 1
+    rows = WebhookDelivery.objects.filter(event_type="memory.forgotten")
+    assert sorted(r.payload["data"]["memory_id"] for r in rows) == sorted(str(m.pk) for m in made)
+    assert {r.payload["data"]["tombstone_reason"] for r in rows} == {"policy"}
