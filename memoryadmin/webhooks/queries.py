@@ -17,6 +17,11 @@ def webhooks_of(namespace: Namespace) -> list[WebhookEndpoint]:
     return list(WebhookEndpoint.objects.filter(namespace=namespace).order_by("created_at", "id"))
 
 
+def failing_webhooks(namespace: Namespace) -> list[WebhookEndpoint]:
+    """Endpoints with a delivery given up since their last success: what an operator must look at."""
+    return list(WebhookEndpoint.objects.filter(namespace=namespace, failing_since__isnull=False))
+
+
 def webhook_get(namespace: Namespace, endpoint_id: uuid.UUID | str) -> WebhookEndpoint:
     endpoint = WebhookEndpoint.objects.filter(namespace=namespace, pk=endpoint_id).first()
     if endpoint is None:
