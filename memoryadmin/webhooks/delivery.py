@@ -42,15 +42,21 @@ USER_AGENT = "memoryadmin-webhooks/1"
 _DELIVERY = WebhookDelivery._meta.db_table
 _ENDPOINT = WebhookEndpoint._meta.db_table
 
+# The rows ready to send, in order: of each person's first rows, those before the first that is waiting
+# (for a retry, or leased to another worker). A person held back leaves the batch to everyone else.
 _CANDIDATES = f"""
 WITH head AS (
-    SELECT id, subject_key, next_attempt_at, leased_until,
+    SELECT id, subject_key,
+           next_attempt_at > %(now)s OR coalesce(leased_until > %(now)s, false) AS waiting,
            row_number() OVER (PARTITION BY subject_key ORDER BY id) AS place
     FROM {_DELIVERY}
     WHERE endpoint_id = %(endpoint)s AND state = 'pending'
+),
+runs AS (
+    SELECT id, subject_key, place, min(CASE WHEN waiting THEN place END) OVER (PARTITION BY subject_key) AS held_at
+    FROM head WHERE place <= %(per_person)s
 )
-SELECT id, subject_key, next_attempt_at <= %(now)s, coalesce(leased_until > %(now)s, false)
-FROM head WHERE place <= %(per_person)s ORDER BY id LIMIT %(limit)s
+SELECT id, subject_key FROM runs WHERE held_at IS NULL OR place < held_at ORDER BY id LIMIT %(limit)s
 """
 
 _LEASE = f"""
@@ -84,18 +90,8 @@ def _claim(endpoint_id: uuid.UUID, lease_until: datetime) -> list[Claimed]:
     """Lease the rows ready to send, in order; for each person only a run of rows from their oldest pending one."""
     now = timezone.now()
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_CANDIDATES, {"endpoint": endpoint_id, "now": now, "per_person": PER_PERSON, "limit": BATCH * 2})
-        blocked: set[str] = set()
-        wanted: list[Claimed] = []
-        for pk, key, due, leased in cursor.fetchall():
-            if key in blocked:
-                continue
-            if not due or leased:
-                blocked.add(key)
-                continue
-            wanted.append(Claimed(pk, key))
-            if len(wanted) >= BATCH:
-                break
+        cursor.execute(_CANDIDATES, {"endpoint": endpoint_id, "now": now, "per_person": PER_PERSON, "limit": BATCH})
+        wanted = [Claimed(pk, key) for pk, key in cursor.fetchall()]
         if not wanted:
             return []
         cursor.execute(_LEASE, {"until": lease_until, "ids": [c.id for c in wanted], "now": now})

@@ -135,3 +135,20 @@ def test_a_paused_endpoint_is_sent_nothing(namespace, make_endpoint, receiver) -
     assert deliveries_send(endpoint.pk) == 0
     assert receiver.answered() == []
     assert WebhookDelivery.objects.get().state == DeliveryState.PENDING
+
+
+def test_a_person_waiting_for_a_retry_holds_back_only_their_own_events(
+    namespace, make_endpoint, receiver, settings
+) -> None:
+    settings.WEBHOOK_RETRY_BASE_SECONDS = settings.WEBHOOK_RETRY_MAX_SECONDS = 60
+    endpoint = make_endpoint(namespace, events=["memory.created"])
+    receiver.answer(Answer(500))
+    for i in range(30):
+        memory_create(namespace=namespace, user_id="alice", text=f"Alice fact {i}", actor=SYSTEM)
+    bob = memory_create(namespace=namespace, user_id="bob", text="Bob fact", actor=SYSTEM).memory
+
+    deliveries_send(endpoint.pk)
+
+    assert [r.event["data"]["memory_id"] for r in receiver.acknowledged()] == [str(bob.pk)]
+    assert WebhookDelivery.objects.filter(state=DeliveryState.PENDING).count() == 30
+    assert WebhookDelivery.objects.filter(attempts=1, state=DeliveryState.PENDING).count() == 1
