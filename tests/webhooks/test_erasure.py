@@ -4,10 +4,12 @@ acknowledged; the receiver learns whom to erase, and our rows forget it once ack
 from __future__ import annotations
 
 import json
+from urllib.parse import urlparse
 
 import pytest
 
 from memoryadmin.governance.erasure import erasure_execute, erasure_receipt, erasure_request, receipt_verify
+from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.services import memory_create
 from memoryadmin.webhooks.delivery import deliveries_send
 from memoryadmin.webhooks.models import WebhookDelivery
@@ -65,3 +67,16 @@ def test_an_unacknowledged_erasure_shows_as_not_confirmed(namespace, make_endpoi
     assert item["acknowledged"] is False
     assert item["state"] == "failed"
     assert item["attempts"] == 1
+
+
+def test_the_persons_receipt_page_says_which_systems_were_told(namespace, make_endpoint, receiver, client) -> None:
+    endpoint = make_endpoint(namespace, events=["erasure.completed"])
+    endpoint.description = "Search index"
+    endpoint.save(update_fields=["description"])
+    url, _ = privacy_link_create(namespace=namespace, user_id="alice", ttl_seconds=3600, actor=SYSTEM, grantable=RIGHTS)
+    erasure = erase(namespace, "alice")
+    deliveries_send(endpoint.pk)
+
+    page = client.get(f"{urlparse(url).path}erasures/{erasure.pk}/").content.decode()
+    assert "Systems we told" in page
+    assert "Search index: confirmed on" in page
