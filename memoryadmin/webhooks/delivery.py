@@ -220,7 +220,9 @@ def _record(row: WebhookDelivery, outcome: Outcome, lease_until: datetime) -> bo
 def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | None = None) -> int:
     """Send what is ready for one endpoint until nothing is; returns how many were delivered.
 
-    Schedules a nudge for when the earliest retry comes due, so a retry does not wait for beat.
+    While it runs, the endpoint's nudge key stays set, so the commits it will find anyway queue no
+    task of their own: one task drains a burst. Schedules a nudge for when the earliest retry comes
+    due, so a retry does not wait for beat.
     """
     endpoint = WebhookEndpoint.objects.select_related("namespace").filter(pk=endpoint_id).first()
     if endpoint is None or endpoint.status != EndpointStatus.ACTIVE:
@@ -230,12 +232,21 @@ def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | N
     started = time.monotonic()
     delivered = 0
     with httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=False, http2=False) as client:
+        released = False
         while deadline_seconds is None or time.monotonic() - started < deadline_seconds:
             lease_until = timezone.now() + timedelta(seconds=lease)
             leased_at = time.monotonic()
             claimed = _claim(endpoint.pk, lease_until)
             if not claimed:
-                break
+                if released:
+                    break
+                # Commits from now on queue another task; what committed before is found by one more claim.
+                _nudge_release(endpoint.pk)
+                released = True
+                continue
+            if released:
+                _nudge_hold(endpoint.pk)
+                released = False
             rows = {r.pk: r for r in WebhookDelivery.objects.filter(pk__in=[c.id for c in claimed])}
             failed_keys: set[str] = set()
             release: list[int] = []
@@ -258,6 +269,8 @@ def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | N
                 WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=False).update(
                     failing_since=None, last_error=""
                 )
+        if not released:
+            _nudge_release(endpoint.pk)
     _schedule_retry(endpoint.pk)
     return delivered
 
@@ -270,7 +283,7 @@ def _nudge_key(endpoint_id: uuid.UUID | str) -> str:
 
 
 def deliveries_nudge(endpoint_ids: Sequence[uuid.UUID | str]) -> None:
-    """Queue a delivery task per endpoint unless one is queued and not yet started (a Redis key says so).
+    """Queue a delivery task per endpoint unless one is queued or sending (a Redis key says so).
 
     A lost nudge (Redis or the broker down at that moment) delays delivery until beat's sweep; it
     never loses an event, which is in the database.
@@ -290,9 +303,12 @@ def deliveries_nudge(endpoint_ids: Sequence[uuid.UUID | str]) -> None:
         logger.warning("webhook deliveries not queued now; beat's sweep will", exc_info=True)
 
 
-def nudge_taken(endpoint_id: uuid.UUID | str) -> None:
-    """The queued task started: a commit from now on queues another."""
+def _nudge_release(endpoint_id: uuid.UUID | str) -> None:
     get_redis().delete(_nudge_key(endpoint_id))
+
+
+def _nudge_hold(endpoint_id: uuid.UUID | str) -> None:
+    get_redis().set(_nudge_key(endpoint_id), "1", nx=True, ex=settings.WEBHOOK_NUDGE_TTL_SECONDS)
 
 
 def _schedule_retry(endpoint_id: uuid.UUID) -> None:

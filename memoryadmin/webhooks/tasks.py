@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from memoryadmin.webhooks.delivery import deliveries_nudge, deliveries_send, endpoints_due, nudge_taken
+from memoryadmin.webhooks.delivery import deliveries_nudge, deliveries_send, endpoints_due
 
 
 @shared_task(name="memoryadmin.webhooks.tasks.deliver_endpoint", acks_late=True, ignore_result=True)
 def deliver_endpoint(endpoint_id: str) -> int:
-    nudge_taken(endpoint_id)
     return deliveries_send(endpoint_id)
 
 

@@ -152,3 +152,15 @@ def test_a_person_waiting_for_a_retry_holds_back_only_their_own_events(
     assert [r.event["data"]["memory_id"] for r in receiver.acknowledged()] == [str(bob.pk)]
     assert WebhookDelivery.objects.filter(state=DeliveryState.PENDING).count() == 30
     assert WebhookDelivery.objects.filter(attempts=1, state=DeliveryState.PENDING).count() == 1
+
+
+def test_a_burst_of_commits_queues_one_task_until_it_has_sent(namespace, make_endpoint, receiver, redis_client) -> None:
+    endpoint = make_endpoint(namespace)
+    for i in range(5):
+        memory_create(namespace=namespace, user_id="alice", text=f"Alice fact {i}", actor=SYSTEM)
+    assert redis_client.llen("celery") == 1  # the first commit queued the task; the others found it queued
+
+    deliveries_send(endpoint.pk)  # the task: it sends all five, then lets the next commit queue another
+    assert len(receiver.acknowledged()) == 5
+    memory_create(namespace=namespace, user_id="alice", text="Alice fact 5", actor=SYSTEM)
+    assert redis_client.llen("celery") == 2
