@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import random
 import socket
 import statistics
@@ -107,6 +109,24 @@ class Receiver:
         return f"http://127.0.0.1:{self.port}/hook"
 
 
+def _answer_forever(port: int) -> None:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -133,11 +153,21 @@ class Changes:
 
     def run(self, count: int, *, tag: str) -> None:
         share = [count // self.clients + (1 if i < count % self.clients else 0) for i in range(self.clients)]
-        threads = [threading.Thread(target=self._client, args=(i, n, tag)) for i, n in enumerate(share)]
+        failures: list[BaseException] = []
+
+        def guarded(index: int, n: int) -> None:
+            try:
+                self._client(index, n, tag)
+            except BaseException as exc:
+                failures.append(exc)
+
+        threads = [threading.Thread(target=guarded, args=(i, n)) for i, n in enumerate(share)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        if failures:
+            raise failures[0]
 
     def _client(self, index: int, count: int, tag: str) -> None:
         mine = self.people[index :: self.clients]
@@ -252,7 +282,7 @@ def cost_phase(args: argparse.Namespace, base: str, keys: dict[str, str]) -> dic
             for name, key in keys.items()
         }
         try:
-            for n in range(args.cost_samples // args.clients):
+            for n in range(args.cost_samples // args.cost_clients):
                 order = list(keys)
                 rng.shuffle(order)
                 for name in order:
@@ -264,7 +294,7 @@ def cost_phase(args: argparse.Namespace, base: str, keys: dict[str, str]) -> dic
                     create = time.perf_counter() - started
                     started = time.perf_counter()
                     appended = clients[name].post(
-                        f"/api/v1/sessions/cost-{index}-{n % 50}/messages",
+                        f"/api/v1/sessions/{person}/messages",
                         json={"user_id": person, "messages": [{"role": "user", "content": f"I like item {n}"}]},
                     )
                     append = time.perf_counter() - started
@@ -277,11 +307,21 @@ def cost_phase(args: argparse.Namespace, base: str, keys: dict[str, str]) -> dic
             for c in clients.values():
                 c.close()
 
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
+    failures: list[BaseException] = []
+
+    def guarded(index: int) -> None:
+        try:
+            client(index)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(args.cost_clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if failures:
+        raise failures[0]
     result: dict[str, Any] = {}
     for operation in ("create", "append"):
         none, hooked = timings[("none", operation)], timings[("subscribed", operation)]
@@ -307,6 +347,8 @@ def main() -> None:
     parser.add_argument("--people", type=int, default=200)
     parser.add_argument("--cost-samples", type=int, default=1600, help="creates (and appends) per namespace")
     parser.add_argument("--drain-timeout", type=float, default=600.0)
+    parser.add_argument("--cost-clients", type=int, default=4, help="clients of the write-cost phase")
+    parser.add_argument("--phases", default="outage,cost", help="outage,cost or cost alone")
     args = parser.parse_args()
 
     database_recreate(args.database_url)
@@ -324,8 +366,11 @@ def main() -> None:
 
     receiver = Receiver(free_port())
     receiver.start()
-    cost_receiver = Receiver(free_port())
+    # In a process of its own: answering in this one would take the interpreter from the clients that time.
+    cost_port = free_port()
+    cost_receiver = multiprocessing.Process(target=_answer_forever, args=(cost_port,), daemon=True)
     cost_receiver.start()
+    cost_url = f"http://127.0.0.1:{cost_port}/hook"
     port = free_port()
     server = AppServer(
         name="webhooks-web",
@@ -360,8 +405,8 @@ def main() -> None:
         events = ["memory.created", "memory.updated", "memory.forgotten", "erasure.completed"]
         for name, url in (
             ("hooked", receiver.url),
-            ("subscribed", cost_receiver.url),
-            ("subscribed", cost_receiver.url),
+            ("subscribed", cost_url),
+            ("subscribed", cost_url),
         ):
             response = httpx.post(
                 f"{base}/api/v1/webhooks",
@@ -370,18 +415,19 @@ def main() -> None:
             )
             response.raise_for_status()
         started = datetime.now().astimezone().isoformat(timespec="seconds")
-        outage = outage_phase(args, base, keys["hooked"], receiver)
+        outage = outage_phase(args, base, keys["hooked"], receiver) if "outage" in args.phases else None
         cost = cost_phase(args, base, {"none": keys["none"], "subscribed": keys["subscribed"]})
     finally:
         beat.stop()
         worker.stop()
         server.stop()
         receiver.stop()
-        cost_receiver.stop()
+        cost_receiver.terminate()
     results = {
         "started": started,
         "command": " ".join(["bench/webhooks.py", *sys.argv[1:]]),
         "settings": WEBHOOK_ENV,
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "outage": outage,
         "write_cost": cost,
     }

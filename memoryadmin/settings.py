@@ -250,6 +250,8 @@ WEBHOOK_RETRY_MAX_SECONDS = env_float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0, minim
 WEBHOOK_RETRY_FOR_SECONDS = env_float("WEBHOOK_RETRY_FOR_SECONDS", 24 * 3600.0, minimum=0.0)
 WEBHOOK_MAX_BODY_BYTES = env_int("WEBHOOK_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
 WEBHOOK_NUDGE_TTL_SECONDS = env_int("WEBHOOK_NUDGE_TTL_SECONDS", 10, minimum=1)
+# A commit's delivery task starts this much later, with every commit of that moment.
+WEBHOOK_NUDGE_DELAY_SECONDS = env_float("WEBHOOK_NUDGE_DELAY_SECONDS", 0.25, minimum=0.0)
 CELERY_BEAT_SCHEDULE["webhook-sweep"] = {
     "task": "memoryadmin.webhooks.tasks.sweep_deliveries",
     "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30, minimum=1),

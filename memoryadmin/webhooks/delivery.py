@@ -298,7 +298,9 @@ def deliveries_nudge(endpoint_ids: Sequence[uuid.UUID | str]) -> None:
             fresh = pipe.execute()
         for endpoint_id, is_new in zip(endpoint_ids, fresh, strict=True):
             if is_new:
-                deliver_endpoint.delay(str(endpoint_id))
+                # A moment later: the commits meanwhile join the same task, and the worker does not take the
+                # processor from the request that committed while it answers.
+                deliver_endpoint.apply_async((str(endpoint_id),), countdown=settings.WEBHOOK_NUDGE_DELAY_SECONDS)
     except Exception:
         logger.warning("webhook deliveries not queued now; beat's sweep will", exc_info=True)
 

@@ -34,4 +34,5 @@ def test_the_project_report_marks_its_hand_measured_sections() -> None:
         "## Extraction on conversations (issue 15)",
         "## Extraction: nothing said lost, self-contained memories, updates that fire (issue 22)",
         "## Starting memoryadmin",
+        "## Webhooks (issue 27)",
     ]
