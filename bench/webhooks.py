@@ -60,14 +60,20 @@ WEBHOOK_ENV = {
 }
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
     """A free port below the ephemeral range, so no outgoing connection takes it while a receiver is down."""
     for port in range(random.randrange(20000, 30000), 32000):
+        if port in _HANDED_OUT:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
+            _HANDED_OUT.add(port)
             return port
     raise RuntimeError("no free port")
 
