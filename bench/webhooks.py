@@ -388,13 +388,14 @@ def main() -> None:
     keys["none"] = manage(env, "create_api_key", "cost-none", "--scopes", "read,write")
     keys["subscribed"] = manage(env, "create_api_key", "cost-subscribed", "--scopes", "read,write,webhooks")
 
-    receiver = Receiver(free_port())
-    receiver.start()
     # In a process of its own: answering in this one would take the interpreter from the clients that time.
+    # Started first, so it holds no copy of the other receiver's socket (which must close during the outage).
     cost_port = free_port()
     cost_receiver = multiprocessing.Process(target=_answer_forever, args=(cost_port,), daemon=True)
     cost_receiver.start()
     cost_url = f"http://127.0.0.1:{cost_port}/hook"
+    receiver = Receiver(free_port())
+    receiver.start()
     port = free_port()
     server = AppServer(
         name="webhooks-web",
