@@ -113,7 +113,9 @@ class AppServer(Process):
 
 
 class CeleryWorker(Process):
-    def __init__(self, *, database_url: str, redis_url: str, concurrency: int = 1) -> None:
+    def __init__(
+        self, *, database_url: str, redis_url: str, concurrency: int = 1, extra_env: dict[str, str] | None = None
+    ) -> None:
         super().__init__(
             "celery-worker",
             [
@@ -129,7 +131,7 @@ class CeleryWorker(Process):
                 "--without-mingle",
                 "--without-heartbeat",
             ],
-            bench_environ(database_url, redis_url),
+            bench_environ(database_url, redis_url) | (extra_env or {}),
         )
 
     def wait_ready(self, timeout: float = 30.0) -> None:

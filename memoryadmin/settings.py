@@ -111,6 +111,7 @@ INSTALLED_APPS = [
     "memoryadmin.memories",
     "memoryadmin.extraction",
     "memoryadmin.governance",
+    "memoryadmin.webhooks",
     "memoryadmin.api",
     "memoryadmin.mcp",
     "memoryadmin.console",
@@ -321,6 +322,29 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "options": {"expires": EXTRACTION_RECOVERY_SECONDS},
     },
 }
+# Webhooks (docs/webhooks.md): signed events from the transactional outbox.
+# Receivers on private, loopback or link-local addresses are refused unless allowed here: all of them,
+# or the networks listed (CIDRs, comma-separated).
+WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", [])
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+# A worker's claim on the rows it sends; a worker that died leaves them to others after this long.
+WEBHOOK_LEASE_SECONDS = env_float("WEBHOOK_LEASE_SECONDS", 120.0, minimum=1.0)
+# Retries: exponential from the base, capped, with jitter, for this long after the event; then given up
+# and the endpoint marked failing.
+WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 5.0, minimum=0.01)
+WEBHOOK_RETRY_MAX_SECONDS = env_float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0, minimum=0.01)
+WEBHOOK_RETRY_FOR_SECONDS = env_float("WEBHOOK_RETRY_FOR_SECONDS", 24 * 3600.0, minimum=0.0)
+WEBHOOK_MAX_BODY_BYTES = env_int("WEBHOOK_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
+WEBHOOK_NUDGE_TTL_SECONDS = env_int("WEBHOOK_NUDGE_TTL_SECONDS", 10, minimum=1)
+# A commit's delivery task starts this much later, with every commit of that moment.
+WEBHOOK_NUDGE_DELAY_SECONDS = env_float("WEBHOOK_NUDGE_DELAY_SECONDS", 0.25, minimum=0.0)
+CELERY_BEAT_SCHEDULE["webhook-sweep"] = {
+    "task": "memoryadmin.webhooks.tasks.sweep_deliveries",
+    "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30, minimum=1),
+    "options": {"expires": env_int("WEBHOOK_SWEEP_SECONDS", 30, minimum=1)},
+}
+
 if AUDIT_CHECKPOINT_DIR:
     CELERY_BEAT_SCHEDULE["audit-checkpoint"] = {
         "task": "memoryadmin.audit.tasks.write_audit_checkpoint",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI
 
-from memoryadmin.api import extraction, governance, health, memories, sessions, tombstones
+from memoryadmin.api import extraction, governance, health, memories, sessions, tombstones, webhooks
 from memoryadmin.api.docs import with_page_policy
 from memoryadmin.api.errors import install_error_handlers
 from memoryadmin.api.renderers import OrjsonParser, OrjsonRenderer
@@ -26,3 +26,4 @@ api.add_router("", governance.router)
 api.add_router("", memories.router)
 api.add_router("", extraction.router)
 api.add_router("", tombstones.router)
+api.add_router("", webhooks.router)

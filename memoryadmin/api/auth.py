@@ -88,6 +88,7 @@ read_auth = ApiKeyAuth("read")
 write_auth = ApiKeyAuth("write")
 erase_auth = ApiKeyAuth("erase")
 tombstones_auth = ApiKeyAuth("tombstones")
+webhooks_auth = ApiKeyAuth("webhooks")
 
 
 def namespace_of(request: HttpRequest) -> Namespace:

@@ -33,7 +33,7 @@ from memoryadmin.api.schemas import (
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.replicas import lag_tolerant_stream
 from memoryadmin.core.timestamps import rfc3339
-from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.erasure import erasure_receipt, erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink
 from memoryadmin.governance.privacy_links import (
@@ -309,7 +309,7 @@ def erasure_get(request: HttpRequest, erasure_id: uuid.UUID):
         "erasure_id": erasure.pk,
         "status": erasure.status,
         "counts": erasure.counts,
-        "receipt": erasure.receipt,
+        "receipt": erasure_receipt(erasure),
         "created_at": erasure.created_at,
         "completed_at": erasure.completed_at,
         "error": erasure.error or None,

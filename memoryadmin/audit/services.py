@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -198,6 +198,7 @@ def audit_record(
     subject_hash: str = "",
     reason: str = "",
     data: dict[str, Any] | None = None,
+    notice: dict[str, Any] | None = None,
 ) -> AuditEvent | None:
     """Append an event to its namespace's chain, inside the caller's transaction (None under `audit_last`,
     which writes it later)."""
@@ -211,6 +212,7 @@ def audit_record(
         subject_hash=subject_hash,
         reason=reason,
         data=data,
+        notice=notice,
     )
     written = audit_record_many([entry])
     return written[0] if written else None
@@ -230,6 +232,21 @@ class AuditEntry:
     subject_hash: str = ""
     reason: str = ""
     data: dict[str, Any] | None = None
+    # What the event's observers (webhooks) may tell beyond what the trail keeps: an id the app chose, which
+    # the trail must not hold past an erasure (a session's id, the erased person's user id). Never stored here.
+    notice: dict[str, Any] | None = None
+
+
+# Called with the entries and the events just written, inside their transaction: what an observer writes
+# (the webhooks outbox) commits or rolls back with the change itself. Registered by apps above this one.
+AuditObserver = Callable[[Sequence[AuditEntry], Sequence[AuditEvent]], None]
+_observers: list[AuditObserver] = []
+
+
+def audit_observe(observer: AuditObserver) -> None:
+    """Register `observer` (from an app's ready()); registering the same one twice keeps one."""
+    if observer not in _observers:
+        _observers.append(observer)
 
 
 def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
@@ -292,7 +309,10 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
             # Digested exactly as verification will read it back.
             event.hash = heads[entry.namespace_id] = digest_of(event)
             events.append(event)
-        return AuditEvent.objects.bulk_create(events)
+        written = AuditEvent.objects.bulk_create(events)
+        for observer in _observers:
+            observer(entries, written)
+        return written
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import SCOPES, ExtractionStrategy
+from memoryadmin.webhooks.events import EVENT_TYPES
 
 ANY = [("", "any")]
 
@@ -241,3 +242,17 @@ class EraseForm(forms.Form):
         if self.cleaned_data["confirm"] != self.user_id:
             raise forms.ValidationError("type the user_id exactly to confirm the erasure")
         return self.cleaned_data["confirm"]
+
+
+class WebhookForm(forms.Form):
+    url = forms.CharField(max_length=2000, label="URL", help_text="An http or https address of the receiver.")
+    description = forms.CharField(max_length=200, required=False, help_text="What receives it, for people.")
+    events = forms.MultipleChoiceField(
+        choices=[(event, event) for event in EVENT_TYPES],
+        widget=forms.CheckboxSelectMultiple,
+        initial=["memory.created", "memory.updated", "memory.forgotten", "erasure.completed"],
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "id_webhook_%s")
+        super().__init__(*args, **kwargs)

@@ -26,6 +26,7 @@ from memoryadmin.console.scope import chosen_namespace, namespace_or_404, visibl
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
+from memoryadmin.governance.erasure import erasure_receipt as receipt_shown
 from memoryadmin.governance.erasure import erasure_retry as erasure_retry_service
 from memoryadmin.governance.erasure import receipt_verify
 from memoryadmin.governance.forgetting import (
@@ -393,7 +394,7 @@ def erasure(request: HttpRequest, erasure_id: Any) -> HttpResponse:
         "namespace": item.namespace,
         "active": item.status in (ErasureStatus.PENDING, ErasureStatus.RUNNING),
         "verified": receipt_verify(item.receipt) if item.receipt else None,
-        "receipt_json": orjson.dumps(item.receipt, option=orjson.OPT_INDENT_2).decode() if item.receipt else "",
+        "receipt_json": orjson.dumps(receipt_shown(item), option=orjson.OPT_INDENT_2).decode() if item.receipt else "",
     }
     template = "console/governance/erasure.html#status" if request.htmx else "console/governance/erasure.html"
     return render(request, template, context)
@@ -405,7 +406,7 @@ def erasure_receipt(request: HttpRequest, erasure_id: Any) -> HttpResponse:
     if not item.receipt:
         raise Http404("no receipt yet")
     response = HttpResponse(
-        orjson.dumps(item.receipt, option=orjson.OPT_INDENT_2), content_type="application/json; charset=utf-8"
+        orjson.dumps(receipt_shown(item), option=orjson.OPT_INDENT_2), content_type="application/json; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{item.pk}.json"'
     return response

@@ -21,6 +21,7 @@ from memoryadmin.governance.queries import privacy_links_made_by
 from memoryadmin.tenancy.access_log import access_summary
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import api_key_create, namespace_create, namespace_update
+from memoryadmin.webhooks.queries import failing_webhooks
 
 PRIVACY_LINKS_SHOWN = 50
 
@@ -69,6 +70,7 @@ def _namespace_context(namespace: Namespace, **extra: object) -> dict[str, objec
         "namespace": namespace,
         "keys": list(ApiKey.objects.filter(namespace=namespace).order_by("-created_at")),
         "key_form": ApiKeyForm(),
+        "failing_webhooks": failing_webhooks(namespace),
         **extra,
     }
 

@@ -14,6 +14,7 @@ from memoryadmin.console import (
     subject_views,
     tombstone_views,
     views,
+    webhook_views,
 )
 
 app_name = "console"
@@ -28,6 +29,21 @@ urlpatterns = [
     path("namespaces/<slug:slug>/", namespace_views.namespace, name="namespace"),
     path("namespaces/<slug:slug>/settings/", namespace_views.namespace_settings, name="namespace_settings"),
     path("namespaces/<slug:slug>/keys/", namespace_views.api_key_new, name="api_key_new"),
+    path("namespaces/<slug:slug>/webhooks/", webhook_views.webhooks, name="webhooks"),
+    path("namespaces/<slug:slug>/webhooks/new/", webhook_views.webhook_new, name="webhook_new"),
+    path("namespaces/<slug:slug>/webhooks/<uuid:webhook_id>/", webhook_views.webhook, name="webhook"),
+    path(
+        "namespaces/<slug:slug>/webhooks/<uuid:webhook_id>/status/", webhook_views.webhook_status, name="webhook_status"
+    ),
+    path(
+        "namespaces/<slug:slug>/webhooks/<uuid:webhook_id>/delete/", webhook_views.webhook_remove, name="webhook_delete"
+    ),
+    path("namespaces/<slug:slug>/webhooks/<uuid:webhook_id>/test/", webhook_views.webhook_test, name="webhook_test"),
+    path(
+        "namespaces/<slug:slug>/webhooks/<uuid:webhook_id>/deliveries/<int:delivery_id>/redeliver/",
+        webhook_views.webhook_redeliver,
+        name="webhook_redeliver",
+    ),
     path("namespaces/<slug:slug>/keys/<int:key_id>/", namespace_views.api_key, name="api_key"),
     path(
         "namespaces/<slug:slug>/keys/<int:key_id>/revoke/",

@@ -16,6 +16,7 @@ from memoryadmin.conversations.models import Session
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink, SnapshotRestore
 from memoryadmin.memories.models import Memory, Tombstone
 from memoryadmin.tenancy.models import ApiKey, Namespace
+from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 
 def _by_pk(model: type[Model]) -> Callable[[Any], int | None]:
@@ -35,6 +36,10 @@ OWNERS: dict[str, Callable[[Any], int | None]] = {
     "erasure_id": _by_pk(ErasureRequest),
     "restore_id": _by_pk(SnapshotRestore),
     "link_id": _by_pk(PrivacyLink),
+    "webhook_id": _by_pk(WebhookEndpoint),
+    "delivery_id": lambda pk: (
+        WebhookDelivery.objects.filter(pk=pk).values_list("endpoint__namespace_id", flat=True).first()
+    ),
 }
 # Parameters that name no namespace's object: the person of a subject page (the namespace is
 # its own parameter) and a console account (admin pages, which no limited operator reaches).

@@ -259,6 +259,7 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
                 user_id=session.user_id,
                 reason=reason,
                 data={"message_count": session.message_count},
+                notice={"session_id": session.session_id},
             )
 
 
@@ -296,5 +297,6 @@ def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: 
                 user_id=session.user_id,
                 reason=reason,
                 data={"run_id": run_id, "deleted": deleted},
+                notice={"session_id": session.session_id},
             )
     return deleted

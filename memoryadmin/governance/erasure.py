@@ -37,6 +37,7 @@ from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.governance.restore_jobs import restore_uploads_discard
 from memoryadmin.tenancy.models import Namespace
+from memoryadmin.webhooks.queries import erasure_notifications
 
 logger = logging.getLogger(__name__)
 
@@ -330,6 +331,8 @@ def _complete(
             target_id=str(erasure.pk),
             user_id=erasure.user_id,
             data={"deleted": body["deleted"], "receipt_sha256": digest},
+            # Downstream systems (webhooks) must know whom to erase; the trail keeps only the hash.
+            notice={"user_id": erasure.user_id},
         )
         receipt = {
             **body,
@@ -352,12 +355,21 @@ def _complete(
     return erasure
 
 
+def erasure_receipt(erasure: ErasureRequest) -> dict[str, Any] | None:
+    """The receipt as shown: as signed at completion, with `downstream`, each webhook endpoint told of the
+    erasure and whether it acknowledged, and when (which changes as deliveries complete, so it is outside
+    the signed body)."""
+    if erasure.receipt is None:
+        return None
+    return {**erasure.receipt, "downstream": erasure_notifications(erasure.namespace_id, erasure.pk)}
+
+
 def receipt_verify(receipt: dict[str, Any]) -> bool:
     """A receipt is genuine when its body hashes to its digest and the audit event it names carries that digest."""
     from memoryadmin.audit.models import AuditEvent
     from memoryadmin.audit.services import digest_of
 
-    body = {k: v for k, v in receipt.items() if k not in ("receipt_sha256", "audit_event")}
+    body = {k: v for k, v in receipt.items() if k not in ("receipt_sha256", "audit_event", "downstream")}
     if receipt_digest(body) != receipt.get("receipt_sha256"):
         return False
     link = receipt.get("audit_event") or {}

@@ -20,7 +20,9 @@ from typing import Any
 
 from django.db import connection
 
+from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.locks import TEXT_LOCK_CLASS, lock_namespace_writes
+from memoryadmin.webhooks.outbox import OutboxEvent, outbox_add
 
 DELETE_BATCH = 2000
 FRESHNESS_HALF_LIFE_DAYS = 7.0
@@ -151,10 +153,11 @@ stones AS (
     ON CONFLICT (namespace_id, user_id, fingerprint) DO NOTHING
     RETURNING 1
 ),
-gone AS (DELETE FROM memories_memory m USING victims v WHERE m.id = v.id RETURNING m.id, v.reason)
-SELECT id, reason, (SELECT count(*) FROM batch), (SELECT count(*) FROM stones) FROM gone
+gone AS (DELETE FROM memories_memory m USING victims v WHERE m.id = v.id RETURNING m.id, v.reason, m.user_id)
+SELECT id, reason, (SELECT count(*) FROM batch), (SELECT count(*) FROM stones), user_id FROM gone
 UNION ALL
-SELECT NULL, NULL, (SELECT count(*) FROM batch), (SELECT count(*) FROM stones) WHERE NOT EXISTS (SELECT 1 FROM gone)
+SELECT NULL, NULL, (SELECT count(*) FROM batch), (SELECT count(*) FROM stones), NULL
+WHERE NOT EXISTS (SELECT 1 FROM gone)
 """
 
 
@@ -238,6 +241,22 @@ class Forgotten:
         return sum(self.reasons.values())
 
 
+def _tell_webhooks(namespace_id: int, forgotten: list[tuple[uuid.UUID, str, str]], tombstone_reason: str) -> None:
+    """`memory.forgotten` for each memory of a batch, one insert (none without a subscribed endpoint)."""
+    outbox_add(
+        [
+            OutboxEvent(
+                namespace_id=namespace_id,
+                event_type="memory.forgotten",
+                data={"memory_id": str(memory_id), "tombstone_reason": tombstone_reason, "selected_for": why},
+                target_id=str(memory_id),
+                subject_key=subject_hmac(namespace_id, user_id),
+            )
+            for memory_id, why, user_id in forgotten
+        ]
+    )
+
+
 def forget_selection(
     *, rules: ForgettingRules, tombstone_reason: str, actor: str, collect_ids: bool = True
 ) -> Forgotten:
@@ -270,12 +289,15 @@ def forget_selection(
             if not rows or rows[0][2] == 0:
                 break
             result.tombstones += rows[0][3]
-            for memory_id, why, _, _ in rows:
+            forgotten = []
+            for memory_id, why, _, _, user_id in rows:
                 if memory_id is None:
                     continue
                 result.reasons[why] += 1
+                forgotten.append((memory_id, why, user_id))
                 if collect_ids:
                     result.ids.append((memory_id, why))
+            _tell_webhooks(rules.namespace_id, forgotten, tombstone_reason)
         cursor.execute(f"DROP TABLE {table}")
     result.ids.sort()
     return result

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import InvalidCursor
-from memoryadmin.governance.erasure import erasure_request
+from memoryadmin.governance.erasure import erasure_receipt, erasure_request
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus, PrivacyRight
 from memoryadmin.governance.privacy_links import (
     LinkExpired,
@@ -150,7 +150,14 @@ def receipt(request: HttpRequest, subject: PrivacySubject, erasure_id: uuid.UUID
     if erasure is None:
         return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
     return render(
-        request, "privacy/receipt.html", {"subject": subject, "erasure": erasure, "deleted": _in_words(erasure.counts)}
+        request,
+        "privacy/receipt.html",
+        {
+            "subject": subject,
+            "erasure": erasure,
+            "deleted": _in_words(erasure.counts),
+            "downstream": (erasure_receipt(erasure) or {}).get("downstream", []),
+        },
     )
 
 
@@ -188,7 +195,8 @@ def receipt_download(request: HttpRequest, subject: PrivacySubject, erasure_id: 
     if erasure is None or not erasure.receipt:
         return render(request, "privacy/link_problem.html", {"expired": False, "missing": True}, status=404)
     response = HttpResponse(
-        orjson.dumps(erasure.receipt, option=orjson.OPT_INDENT_2), content_type="application/json; charset=utf-8"
+        orjson.dumps(erasure_receipt(erasure), option=orjson.OPT_INDENT_2),
+        content_type="application/json; charset=utf-8",
     )
     response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{erasure.pk}.json"'
     return response

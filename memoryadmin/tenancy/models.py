@@ -10,8 +10,10 @@ from django.db import models
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,62}$"
 # read: every GET and search; write: every change; erase: data-subject erasure; tombstones: list
 # tombstones and lift them (what an operator's admin role may do in the console), which no
-# read or write key can, since lifting one lets forgotten text be stored again.
-SCOPES = ("read", "write", "erase", "tombstones")
+# read or write key can, since lifting one lets forgotten text be stored again; webhooks: manage
+# the namespace's webhook endpoints (an admin's task in the console), since an endpoint hears of
+# every change.
+SCOPES = ("read", "write", "erase", "tombstones", "webhooks")
 
 
 class ExtractionStrategy(models.TextChoices):

@@ -25,11 +25,14 @@ MALFORMED = {
     "erasure_id": "not-a-uuid",
     "tombstone_id": "not-a-number",
     "link_id": "not-a-uuid",
+    "webhook_id": "not-a-uuid",
+    "delivery_id": "not-a-number",
 }
 WITH_IDS = [r for r in ROUTES if r.path_ids]
 
 
-UUID_IDS = {"memory_id", "link_id", "erasure_id", "run_id"}
+UUID_IDS = {"memory_id", "link_id", "erasure_id", "run_id", "webhook_id"}
+INTEGER_IDS = {"tombstone_id", "delivery_id"}
 
 
 @pytest.fixture
@@ -51,7 +54,7 @@ def test_a_malformed_id_is_400_invalid_id_on_every_route_that_takes_one(route: R
     assert_fields(error, *route.path_ids)
     # The message says what each id should have been: a link id is no "memory id".
     for name in route.path_ids:
-        rule = "a UUID" if name in UUID_IDS else "an integer" if name == "tombstone_id" else "an id matching"
+        rule = "a UUID" if name in UUID_IDS else "an integer" if name in INTEGER_IDS else "an id matching"
         assert f"{name} must be {rule}" in error["message"], error["message"]
 
 

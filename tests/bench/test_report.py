@@ -36,4 +36,5 @@ def test_the_project_report_marks_its_hand_measured_sections() -> None:
         "## Starting memoryadmin",
         "## Read replicas (issue 26)",
         "## Past one machine: PgBouncer and several beats (issue 26)",
+        "## Webhooks (issue 27)",
     ]

@@ -21,6 +21,8 @@ from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, 
 from memoryadmin.memories.services import memory_create, memory_forget
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import operator_create
+from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
+from memoryadmin.webhooks.services import webhook_create, webhook_send_test
 from tests.conftest import SYSTEM
 
 PASSWORD = "correct horse battery"
@@ -67,6 +69,8 @@ class World:
     tombstone: Tombstone
     erasure: ErasureRequest
     privacy_link: PrivacyLink
+    webhook: WebhookEndpoint
+    delivery: WebhookDelivery
 
     def ids(self) -> dict[str, str]:
         """Values for the path parameters of routes, all naming objects of namespace A."""
@@ -77,6 +81,8 @@ class World:
             "erasure_id": str(self.erasure.pk),
             "tombstone_id": str(self.tombstone.pk),
             "link_id": str(self.privacy_link.pk),
+            "webhook_id": str(self.webhook.pk),
+            "delivery_id": str(self.delivery.pk),
         }
 
 
@@ -106,7 +112,12 @@ def world(make_namespace, make_key) -> World:
     tombstone = memory_forget(memory=remember("Alice smokes"), actor=SYSTEM)
     erasure = erasure_request(namespace=a, user_id="carol", actor=SYSTEM, enqueue=False)
     _, privacy_link = privacy_link_create(namespace=a, user_id="alice", actor=SYSTEM, grantable=RIGHTS)
-    return World(a, b, a_key, session, alice_memory, candidate, bob_memory, tombstone, erasure, privacy_link)
+    # A public address written as one, so saving it asks no DNS server.
+    webhook = webhook_create(namespace=a, url="https://93.184.215.14/hook", events=["memory.created"], actor=SYSTEM)
+    delivery = webhook_send_test(endpoint=webhook, actor=SYSTEM)
+    return World(
+        a, b, a_key, session, alice_memory, candidate, bob_memory, tombstone, erasure, privacy_link, webhook, delivery
+    )
 
 
 def holdings(namespace: Namespace) -> dict[str, object]:
@@ -128,6 +139,12 @@ def holdings(namespace: Namespace) -> dict[str, object]:
         "keys": sorted(ApiKey.objects.filter(namespace=namespace).values_list("id", "revoked_at")),
         "privacy_links": sorted(
             PrivacyLink.objects.filter(namespace=namespace).values_list("id", "rights", "revoked_at")
+        ),
+        "webhooks": sorted(
+            WebhookEndpoint.objects.filter(namespace=namespace).values_list("id", "url", "status", "secret", "events")
+        ),
+        "deliveries": sorted(
+            WebhookDelivery.objects.filter(endpoint__namespace=namespace).values_list("id", "state", "attempts")
         ),
         "working_memory": {key: redis.hgetall(key) for key in sorted(redis.keys(f"wm:{namespace.pk}:*"))},
     }

@@ -30,6 +30,8 @@ GHOSTS = {
     "erasure_id": "00000000-0000-4000-8000-000000000001",
     "tombstone_id": "999999999",
     "link_id": "00000000-0000-4000-8000-000000000002",
+    "webhook_id": "00000000-0000-4000-8000-000000000003",
+    "delivery_id": "999999999",
 }
 
 
@@ -110,6 +112,15 @@ CALLS: dict[str, tuple[str, Any]] = {
     "privacy_link_list_mine": ("", None),
     "privacy_link_remove": ("?reason=sent+to+the+wrong+address", None),
     "tombstone_lift_one": ("?reason=asked+by+support", None),
+    "webhook_list": ("", None),
+    "webhook_add": ("", {"url": "https://93.184.215.14/in", "events": ["memory.created"]}),
+    "webhook_detail": ("", None),
+    "webhook_change": ("", {"status": "paused"}),
+    "webhook_remove": ("", None),
+    "webhook_new_secret": ("", None),
+    "webhook_test": ("", None),
+    "webhook_deliveries": ("", None),
+    "webhook_redeliver": ("", None),
 }
 NAMED = {
     "session_list",

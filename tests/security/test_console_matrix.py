@@ -91,6 +91,13 @@ RIGHTS = {
     "console:tombstones": "viewer",
     "console:transcript": "viewer",
     "console:working_memory_clear": "operator",
+    "console:webhooks": "viewer",
+    "console:webhook": "viewer",
+    "console:webhook_new": "admin",
+    "console:webhook_status": "admin",
+    "console:webhook_delete": "admin",
+    "console:webhook_test": "admin",
+    "console:webhook_redeliver": "admin",
 }
 
 
@@ -139,6 +146,8 @@ def url_of(view: View, world: World, restore_job) -> str:
         "restore_id": restore_job.pk,
         "link_id": world.privacy_link.pk,
         "username": "vera",
+        "webhook_id": world.webhook.pk,
+        "delivery_id": world.delivery.pk,
     }
     unknown = [p for p in view.params if p not in values]
     assert not unknown, f"teach tests/security/test_console_matrix.py a value for {unknown} of {view.name}"

@@ -16,6 +16,7 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.metrics import EXTRACTION_RUNS, increment
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
@@ -51,6 +52,8 @@ from memoryadmin.memories.services import (
     memory_update,
     user_lock_sql,
 )
+from memoryadmin.webhooks.events import EXTRACTION_FAILED
+from memoryadmin.webhooks.outbox import OutboxEvent, outbox_add
 
 EXTRACTION_ACTOR = Actor.system("extraction")
 
@@ -125,10 +128,10 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
             finished = _run_chunks(run, session, strategy)
     except (StrategyError, InvalidInput) as exc:
         logger.warning("extraction run %s failed: %s", run.pk, exc)
-        return _finish(run, RunStatus.FAILED, started, _short(exc))
+        return _fail(run, session, started, _short(exc))
     except Exception as exc:
         logger.exception("extraction run %s failed", run.pk)
-        return _finish(run, RunStatus.FAILED, started, f"internal error: {type(exc).__name__}")
+        return _fail(run, session, started, f"internal error: {type(exc).__name__}")
     finally:
         close = getattr(strategy, "close", None)
         if close is not None:
@@ -136,6 +139,29 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
     if not finished:
         return None
     return _finish(run, RunStatus.SUCCEEDED, started, "")
+
+
+def _fail(run: ExtractionRun, session: Session, started: float, error: str) -> ExtractionRun | None:
+    """Mark the run failed and, in the same transaction, tell the webhooks subscribed to `extraction.failed`."""
+    with transaction.atomic():
+        finished = _finish(run, RunStatus.FAILED, started, error)
+        outbox_add(
+            [
+                OutboxEvent(
+                    namespace_id=run.namespace_id,
+                    event_type=EXTRACTION_FAILED,
+                    data={
+                        "run_id": str(run.pk),
+                        "session_id": session.session_id,
+                        "strategy": finished.strategy if finished else "",
+                        "error": error,
+                    },
+                    target_id=str(run.pk),
+                    subject_key=subject_hmac(run.namespace_id, session.user_id),
+                )
+            ]
+        )
+    return finished
 
 
 def _finish(run: ExtractionRun, status: str, started: float, error: str) -> ExtractionRun | None:

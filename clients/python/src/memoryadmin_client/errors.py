@@ -171,6 +171,10 @@ class ValidationError(UnprocessableError):
     """Fields that are not valid."""
 
 
+class UrlNotAllowedError(UnprocessableError):
+    """A webhook URL this server does not send to (not http(s), credentials in it, or a private address)."""
+
+
 class InvalidSnapshotError(UnprocessableError):
     """The snapshot is not a valid memoryadmin snapshot."""
 
@@ -201,6 +205,18 @@ class UserMismatchError(ConflictError):
 
 class ExistsError(ConflictError):
     """It exists already."""
+
+
+class EndpointPausedError(ConflictError):
+    """The webhook endpoint is paused; resume it to send to it."""
+
+
+class DeliveryPendingError(ConflictError):
+    """The delivery is still pending: it will be sent."""
+
+
+class TooManyEndpointsError(ConflictError):
+    """The namespace has as many webhook endpoints as it may."""
 
 
 class SessionDeletedError(ConflictError):
@@ -259,6 +275,9 @@ BY_CODE: dict[str, type[APIError]] = {
     "not_candidate": NotCandidateError,
     "user_mismatch": UserMismatchError,
     "exists": ExistsError,
+    "paused": EndpointPausedError,
+    "pending": DeliveryPendingError,
+    "too_many_endpoints": TooManyEndpointsError,
     "session_deleted": SessionDeletedError,
     "not_ready": NotReadyError,
     "namespace_mismatch": NamespaceMismatchError,
@@ -268,6 +287,7 @@ BY_CODE: dict[str, type[APIError]] = {
     "payload_too_large": PayloadTooLargeError,
     "uri_too_long": UriTooLongError,
     "validation_error": ValidationError,
+    "url_not_allowed": UrlNotAllowedError,
     "invalid_snapshot": InvalidSnapshotError,
     "checksum_mismatch": ChecksumMismatchError,
     "rate_limited": RateLimitedError,

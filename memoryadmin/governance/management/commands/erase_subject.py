@@ -8,7 +8,7 @@ from django.db import transaction
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import ServiceError
-from memoryadmin.governance.erasure import erasure_execute, erasure_request
+from memoryadmin.governance.erasure import erasure_execute, erasure_receipt, erasure_request
 from memoryadmin.governance.management.commands._common import namespace_named
 
 
@@ -39,4 +39,4 @@ class Command(BaseCommand):
         erasure = erasure_execute(erasure_id=erasure.pk)
         if erasure.status != "completed":
             raise CommandError(f"erasure {erasure.pk} {erasure.status}: {erasure.error}")
-        self.stdout.write(json.dumps(erasure.receipt, indent=2))
+        self.stdout.write(json.dumps(erasure_receipt(erasure), indent=2))

@@ -1,0 +1,252 @@
+"""Webhook endpoints of the key's namespace, under the `webhooks` scope."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from django.http import HttpRequest
+from ninja import Field, Path, Router, Schema, Status
+
+from memoryadmin.api.auth import actor_of, namespace_of, webhooks_auth
+from memoryadmin.api.schemas import Body, Cursor, Limit, responses
+from memoryadmin.webhooks.events import EVENT_TYPES
+from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
+from memoryadmin.webhooks.queries import deliveries_page, delivery_get, webhook_get, webhooks_of
+from memoryadmin.webhooks.services import (
+    delivery_redeliver,
+    webhook_create,
+    webhook_delete,
+    webhook_rotate_secret,
+    webhook_send_test,
+    webhook_update,
+)
+
+router = Router(tags=["webhooks"])
+
+EventType = Literal[EVENT_TYPES]  # type: ignore[valid-type]
+Url = Annotated[str, Field(min_length=1, max_length=2000, description="An http or https URL of a receiver.")]
+Description = Annotated[str, Field(max_length=200, pattern=r"^[^\x00]*$")]
+WebhookId = Annotated[uuid.UUID, Path(description="The id of a webhook endpoint.")]
+DeliveryId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a delivery, from the list.")]
+
+
+class WebhookOut(Schema):
+    id: uuid.UUID
+    url: str
+    description: str
+    events: list[str]
+    status: Literal["active", "paused"]
+    failing: bool = Field(description="A delivery was given up after its retries; cleared by the next success.")
+    failing_since: datetime | None
+    last_error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class WebhookWithSecret(WebhookOut):
+    secret: str = Field(description="Signs every delivery (Standard Webhooks). Shown here only: keep it.")
+
+
+class WebhookList(Schema):
+    items: list[WebhookOut]
+
+
+class WebhookIn(Body):
+    url: Url
+    events: list[EventType] = Field(min_length=1, max_length=len(EVENT_TYPES))
+    description: Description = ""
+
+
+class WebhookPatch(Body):
+    url: Url | None = None
+    events: list[EventType] | None = Field(default=None, min_length=1, max_length=len(EVENT_TYPES))
+    description: Description | None = None
+    status: Literal["active", "paused"] | None = None
+
+
+class SecretOut(Schema):
+    secret: str
+
+
+class DeliveryOut(Schema):
+    id: int
+    event_id: uuid.UUID
+    event_type: str
+    state: Literal["pending", "delivered", "failed"]
+    attempts: int
+    response_status: int | None
+    latency_ms: int | None
+    last_error: str | None
+    data: dict[str, Any] = Field(description="The body's `data`: ids and what changed.")
+    created_at: datetime
+    last_attempt_at: datetime | None
+    next_attempt_at: datetime | None
+    delivered_at: datetime | None
+
+
+class DeliveryPage(Schema):
+    items: list[DeliveryOut]
+    next_cursor: str | None
+
+
+def webhook_dict(endpoint: WebhookEndpoint) -> dict[str, Any]:
+    return {
+        "id": endpoint.pk,
+        "url": endpoint.url,
+        "description": endpoint.description,
+        "events": endpoint.events,
+        "status": endpoint.status,
+        "failing": endpoint.failing,
+        "failing_since": endpoint.failing_since,
+        "last_error": endpoint.last_error or None,
+        "created_at": endpoint.created_at,
+        "updated_at": endpoint.updated_at,
+    }
+
+
+def delivery_dict(delivery: WebhookDelivery) -> dict[str, Any]:
+    return {
+        "id": delivery.pk,
+        "event_id": delivery.event_id,
+        "event_type": delivery.event_type,
+        "state": delivery.state,
+        "attempts": delivery.attempts,
+        "response_status": delivery.response_status,
+        "latency_ms": delivery.latency_ms,
+        "last_error": delivery.last_error or None,
+        "data": delivery.payload.get("data", {}),
+        "created_at": delivery.created_at,
+        "last_attempt_at": delivery.last_attempt_at,
+        "next_attempt_at": delivery.next_attempt_at if delivery.state == "pending" else None,
+        "delivered_at": delivery.delivered_at,
+    }
+
+
+@router.get(
+    "/webhooks",
+    auth=webhooks_auth,
+    response=responses({200: WebhookList}),
+    summary="The namespace's webhook endpoints",
+    description="Needs the `webhooks` scope.",
+)
+def webhook_list(request: HttpRequest):
+    return {"items": [webhook_dict(e) for e in webhooks_of(namespace_of(request))]}
+
+
+@router.post(
+    "/webhooks",
+    auth=webhooks_auth,
+    response=responses({201: WebhookWithSecret}, 409),
+    summary="Add a webhook endpoint",
+    description=(
+        "Needs the `webhooks` scope. The answer carries the signing secret, shown this once. A URL whose host "
+        "is (or resolves to) a private, loopback, link-local or reserved address is refused (422 "
+        "`url_not_allowed`) unless the server allows private receivers. At most 20 endpoints a namespace (409)."
+    ),
+)
+def webhook_add(request: HttpRequest, payload: WebhookIn):
+    endpoint = webhook_create(
+        namespace=namespace_of(request),
+        url=payload.url,
+        events=payload.events,
+        description=payload.description,
+        actor=actor_of(request),
+    )
+    return Status(201, {**webhook_dict(endpoint), "secret": endpoint.secret})
+
+
+@router.get(
+    "/webhooks/{webhook_id}",
+    auth=webhooks_auth,
+    response=responses({200: WebhookOut}, 404),
+    summary="A webhook endpoint",
+)
+def webhook_detail(request: HttpRequest, webhook_id: WebhookId):
+    return webhook_dict(webhook_get(namespace_of(request), webhook_id))
+
+
+@router.patch(
+    "/webhooks/{webhook_id}",
+    auth=webhooks_auth,
+    response=responses({200: WebhookOut}, 404),
+    summary="Change a webhook endpoint, pause or resume it",
+    description="A paused endpoint is sent nothing, and events while it is paused are not kept for it.",
+)
+def webhook_change(request: HttpRequest, webhook_id: WebhookId, payload: WebhookPatch):
+    endpoint = webhook_update(
+        endpoint=webhook_get(namespace_of(request), webhook_id),
+        actor=actor_of(request),
+        url=payload.url,
+        events=payload.events,
+        description=payload.description,
+        status=payload.status,
+    )
+    return webhook_dict(endpoint)
+
+
+@router.delete(
+    "/webhooks/{webhook_id}",
+    auth=webhooks_auth,
+    response=responses({204: None}, 404),
+    summary="Remove a webhook endpoint and its deliveries",
+)
+def webhook_remove(request: HttpRequest, webhook_id: WebhookId):
+    webhook_delete(endpoint=webhook_get(namespace_of(request), webhook_id), actor=actor_of(request))
+    return Status(204, None)
+
+
+@router.post(
+    "/webhooks/{webhook_id}/secret",
+    auth=webhooks_auth,
+    response=responses({200: SecretOut}, 404),
+    summary="Replace the signing secret",
+    description="Deliveries from now on are signed with the new secret, shown this once.",
+)
+def webhook_new_secret(request: HttpRequest, webhook_id: WebhookId):
+    endpoint = webhook_rotate_secret(endpoint=webhook_get(namespace_of(request), webhook_id), actor=actor_of(request))
+    return {"secret": endpoint.secret}
+
+
+@router.post(
+    "/webhooks/{webhook_id}/test",
+    auth=webhooks_auth,
+    response=responses({202: DeliveryOut}, 404, 409),
+    summary="Send a test event",
+    description="A `webhook.test` event, sent at once; follow it in the deliveries. A paused endpoint: 409.",
+)
+def webhook_test(request: HttpRequest, webhook_id: WebhookId):
+    delivery = webhook_send_test(endpoint=webhook_get(namespace_of(request), webhook_id), actor=actor_of(request))
+    return Status(202, delivery_dict(delivery))
+
+
+@router.get(
+    "/webhooks/{webhook_id}/deliveries",
+    auth=webhooks_auth,
+    response=responses({200: DeliveryPage}, 404),
+    summary="An endpoint's deliveries, newest first",
+)
+def webhook_deliveries(
+    request: HttpRequest,
+    webhook_id: WebhookId,
+    state: Literal["pending", "delivered", "failed"] | None = None,
+    limit: Limit = 50,
+    cursor: Cursor | None = None,
+):
+    endpoint = webhook_get(namespace_of(request), webhook_id)
+    page = deliveries_page(endpoint, state=state, cursor=cursor, limit=limit)
+    return {"items": [delivery_dict(d) for d in page.items], "next_cursor": page.next_cursor}
+
+
+@router.post(
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+    auth=webhooks_auth,
+    response=responses({202: DeliveryOut}, 404, 409),
+    summary="Send a delivered or given-up event again",
+    description="The same event id, so a receiver that has it keeps it once. A delivery still pending: 409.",
+)
+def webhook_redeliver(request: HttpRequest, webhook_id: WebhookId, delivery_id: DeliveryId):
+    endpoint = webhook_get(namespace_of(request), webhook_id)
+    delivery = delivery_redeliver(delivery=delivery_get(endpoint, delivery_id), actor=actor_of(request))
+    return Status(202, delivery_dict(delivery))

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class WebhooksConfig(AppConfig):
+    name = "memoryadmin.webhooks"
+    label = "webhooks"
+
+    def ready(self) -> None:
+        from memoryadmin.audit.services import audit_observe
+        from memoryadmin.webhooks.outbox import outbox_from_audit
+
+        audit_observe(outbox_from_audit)
