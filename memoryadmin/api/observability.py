@@ -26,7 +26,7 @@ import redis
 from django.conf import settings
 from django.core.signals import request_finished
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, Min
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
@@ -42,6 +42,7 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.replicas import replica_statuses
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
+from memoryadmin.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +115,14 @@ def _database_gauges() -> list[Gauge]:
             .annotate(n=Count("*"))
             .values_list("status", "n")
         )
-    waited = (timezone.now() - oldest).total_seconds() if oldest is not None else 0.0
+        # Served by the partial index of pending deliveries: the backlog, not the history.
+        pending = WebhookDelivery.objects.filter(state=DeliveryState.PENDING).aggregate(
+            n=Count("*"), oldest=Min("created_at")
+        )
+        failing = WebhookEndpoint.objects.filter(failing_since__isnull=False).count()
+    now = timezone.now()
+    waited = (now - oldest).total_seconds() if oldest is not None else 0.0
+    behind = (now - pending["oldest"]).total_seconds() if pending["oldest"] is not None else 0.0
     return [
         Gauge(
             "memoryadmin_extraction_runs",
@@ -125,6 +133,21 @@ def _database_gauges() -> list[Gauge]:
             "memoryadmin_extraction_oldest_queued_seconds",
             "How long the oldest queued extraction run has waited (0 when none waits): the extraction lag.",
             [({}, max(waited, 0.0))],
+        ),
+        Gauge(
+            "memoryadmin_webhook_deliveries_pending",
+            "Webhook deliveries not yet acknowledged nor given up (a receiver down keeps them here).",
+            [({}, float(pending["n"]))],
+        ),
+        Gauge(
+            "memoryadmin_webhook_oldest_pending_seconds",
+            "Age of the oldest pending webhook delivery (0 when none): how far behind receivers are.",
+            [({}, max(behind, 0.0))],
+        ),
+        Gauge(
+            "memoryadmin_webhook_endpoints_failing",
+            "Webhook endpoints whose retries ran out, until a delivery succeeds again.",
+            [({}, float(failing))],
         ),
         Gauge(
             "memoryadmin_erasures_open",

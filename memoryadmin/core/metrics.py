@@ -47,6 +47,10 @@ class Metric:
     help: str
     labels: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.kind not in ("counter", "histogram"):
+            raise ValueError(f"{self.name}: a recorded metric is a counter or a histogram, not {self.kind!r}")
+
     @property
     def key(self) -> str:
         return PREFIX + self.name
@@ -69,7 +73,18 @@ EXTRACTION_RUNS = Metric(
     "Extraction runs finished, by outcome (succeeded or failed).",
     ("outcome",),
 )
-RECORDED = (HTTP_REQUESTS, SEARCHES, EXTRACTION_RUNS)
+WEBHOOK_ATTEMPTS = Metric(
+    "memoryadmin_webhook_attempts_total",
+    "counter",
+    "Webhook delivery attempts, by outcome: delivered, retry (to be tried again) or given_up.",
+    ("outcome",),
+)
+WEBHOOK_LAG = Metric(
+    "memoryadmin_webhook_delivery_lag_seconds",
+    "histogram",
+    "From an event's change to its receiver's acknowledgement (retries included).",
+)
+RECORDED = (HTTP_REQUESTS, SEARCHES, EXTRACTION_RUNS, WEBHOOK_ATTEMPTS, WEBHOOK_LAG)
 
 
 def _label_field(metric: Metric, labels: Mapping[str, str]) -> str:

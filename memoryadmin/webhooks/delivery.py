@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memoryadmin.core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_LAG, increment, observe
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.webhooks.addresses import UrlRefused, resolve_allowed, url_parts
 from memoryadmin.webhooks.models import DeliveryState, EndpointStatus, WebhookDelivery, WebhookEndpoint
@@ -196,6 +197,9 @@ def _record(row: WebhookDelivery, outcome: Outcome, lease_until: datetime) -> bo
                     "lease": lease_until,
                 },
             )
+            if cursor.rowcount == 1:
+                increment(WEBHOOK_ATTEMPTS, outcome="delivered")
+                observe(WEBHOOK_LAG, max((now - row.created_at).total_seconds(), 0.0))
         return True
     attempts = row.attempts + 1
     next_at = now + timedelta(seconds=retry_delay(attempts))
@@ -210,6 +214,7 @@ def _record(row: WebhookDelivery, outcome: Outcome, lease_until: datetime) -> bo
         latency_ms=outcome.latency_ms if outcome.status is not None else None,
         last_error=outcome.error[:KEPT_ERROR_CHARS],
     )
+    increment(WEBHOOK_ATTEMPTS, outcome="given_up" if give_up else "retry")
     if give_up:
         # The operator sees the endpoint failing until a delivery succeeds again.
         WebhookEndpoint.objects.filter(pk=row.endpoint_id, failing_since__isnull=True).update(failing_since=now)

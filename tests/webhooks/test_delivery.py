@@ -7,10 +7,12 @@ import hashlib
 import hmac
 
 import pytest
+from django.utils import timezone
 
 from memoryadmin.memories.services import memory_create
 from memoryadmin.webhooks.delivery import deliveries_send
 from memoryadmin.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
+from tests.api.test_observability import scrape
 from tests.conftest import SYSTEM
 from tests.webhooks.conftest import wait_for
 from tests.webhooks.receiver import Answer
@@ -164,3 +166,22 @@ def test_a_burst_of_commits_queues_one_task_until_it_has_sent(namespace, make_en
     assert len(receiver.acknowledged()) == 5
     memory_create(namespace=namespace, user_id="alice", text="Alice fact 5", actor=SYSTEM)
     assert redis_client.llen("celery") == 2
+
+
+def test_delivery_outcomes_lag_and_backlog_are_in_the_metrics(namespace, make_endpoint, receiver) -> None:
+    endpoint = make_endpoint(namespace)
+    receiver.answer(Answer(503))
+    memory_create(namespace=namespace, user_id="alice", text="Alice likes tea", actor=SYSTEM)
+    deliveries_send(endpoint.pk)
+    metrics = scrape()
+    assert metrics["memoryadmin_webhook_attempts_total"] == {(("outcome", "retry"),): 1}
+    assert metrics["memoryadmin_webhook_deliveries_pending"][()] == 1
+    assert metrics["memoryadmin_webhook_oldest_pending_seconds"][()] >= 0
+
+    WebhookDelivery.objects.update(next_attempt_at=timezone.now())  # its retry is due now
+    deliveries_send(endpoint.pk)
+    metrics = scrape()
+    assert metrics["memoryadmin_webhook_attempts_total"][(("outcome", "delivered"),)] == 1
+    assert metrics["memoryadmin_webhook_delivery_lag_seconds_count"][()] == 1
+    assert metrics["memoryadmin_webhook_deliveries_pending"][()] == 0
+    assert metrics["memoryadmin_webhook_endpoints_failing"][()] == 0
