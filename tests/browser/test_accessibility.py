@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -32,6 +32,8 @@ from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.services import memory_forget
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.tenancy.services import api_key_create
+from memoryadmin.webhooks.models import WebhookDelivery
+from memoryadmin.webhooks.services import webhook_create
 from tests.browser.conftest import wait
 from tests.conftest import SYSTEM
 from tests.security.test_console_matrix import routed_views
@@ -74,6 +76,11 @@ NOT_PAGES = {
     "console:erasure_receipt": DOWNLOAD,
     "console:audit_export": DOWNLOAD,
     "console:erasure_retry": POST_ONLY,
+    "console:webhook_new": POST_ONLY,
+    "console:webhook_status": POST_ONLY,
+    "console:webhook_delete": POST_ONLY,
+    "console:webhook_test": POST_ONLY,
+    "console:webhook_redeliver": POST_ONLY,
     "privacy:download": DOWNLOAD,
     "privacy:forget": POST_ONLY,
     "privacy:receipt_download": DOWNLOAD,
@@ -148,7 +155,14 @@ def demo_data() -> Demo:
     restore_job_execute(restore_id=restore.pk)
     forgotten = Memory.objects.filter(namespace=support).exclude(user_id=person).exclude(pk=memory.pk).first()
     assert forgotten is not None
+    # A receiver inside the network (nothing listens there: its deliveries wait, as a down receiver's do),
+    # told of the forget below.
+    with override_settings(WEBHOOK_ALLOW_PRIVATE_URLS=True):
+        webhook = webhook_create(
+            namespace=support, url="http://127.0.0.1:9/hooks", events=["memory.forgotten"], actor=SYSTEM
+        )
     tombstone = memory_forget(memory=forgotten, actor=SYSTEM, reason="the user asked", force=True)
+    (delivery,) = WebhookDelivery.objects.filter(endpoint=webhook)
     values = {
         "slug": support.slug,
         "key_id": key.pk,
@@ -160,6 +174,8 @@ def demo_data() -> Demo:
         "erasure_id": erasure.pk,
         "restore_id": restore.pk,
         "link_id": link.pk,
+        "webhook_id": webhook.pk,
+        "delivery_id": delivery.pk,
         "token": token_path.rstrip("/").rsplit("/", 1)[-1],
         # An operator of the demo, for the people pages.
         "username": "olivia",

@@ -267,3 +267,20 @@ def test_a_live_run_is_left_alone_by_a_late_superseded_task(
     )
     assert extraction_run_due(run_id=run.pk, token=old_token) is None
     assert ExtractionRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_tasks_run_eagerly_an_append_is_extracted_at_once(namespace, settings) -> None:
+    """CELERY_TASK_ALWAYS_EAGER: a debounced task cannot wait, so it runs rather than re-queue itself forever."""
+    from memoryadmin.celery import app as celery_app
+
+    settings.EXTRACTION_DEBOUNCE_SECONDS = 5
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        session, _ = say(namespace, "I live in Lyon.")
+    finally:
+        celery_app.conf.task_always_eager = previous
+    (run,) = ExtractionRun.objects.filter(session=session)
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    assert Memory.objects.filter(namespace=namespace, text="User lives in Lyon").exists()

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -132,8 +133,12 @@ def extraction_schedule_after_append(*, namespace_id: int, session_pk: int, stra
 def _postpone(run: ExtractionRun, token: str, debounce: float) -> bool:
     """A debounced task that fires while the session is still busy moves itself to the end of the quiet period.
 
-    Returns True when it did (the task then exits and its successor runs later).
+    Returns True when it did (the task then exits and its successor runs later). With tasks run
+    eagerly (CELERY_TASK_ALWAYS_EAGER) there is no later: its successor would run at once, inside
+    it, again and again until the quiet period ends, so the run goes ahead now.
     """
+    if current_app.conf.task_always_eager:
+        return False
     last_message_at = Session.objects.filter(pk=run.session_id).values_list("last_message_at", flat=True).first()
     if last_message_at is None:
         return False
