@@ -12,8 +12,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 RECOVERY = "memoryadmin.extraction.tasks.recover_extraction"
 ERASURES = "memoryadmin.governance.tasks.requeue_lost_erasures"
-# Extraction recovery every second (the schedule's fastest), lost erasures every 10 s (the shortest allowed).
-PERIODS = {"EXTRACTION_RECOVERY_SECONDS": "1", "ERASURE_REQUEUE_SECONDS": "10", "FORGETTING_CHECK_SECONDS": "3600"}
+SWEEP = "memoryadmin.webhooks.tasks.sweep_deliveries"
+# Extraction recovery every second (the schedule's fastest), lost erasures and the webhook sweep every 10 s.
+PERIODS = {
+    "EXTRACTION_RECOVERY_SECONDS": "1",
+    "ERASURE_REQUEUE_SECONDS": "10",
+    "WEBHOOK_SWEEP_SECONDS": "10",
+    "FORGETTING_CHECK_SECONDS": "3600",
+}
 
 
 def _turns(log: str) -> int:
@@ -37,11 +43,15 @@ def test_two_beats_send_each_periodic_task_once_per_period(redis_client, tmp_pat
         logs = beats.stop()
     sent = sent_periods(redis_client)
 
-    recovery, erasures = sent[RECOVERY], sent.get(ERASURES, [])
+    recovery = sent[RECOVERY]
     assert len(recovery) >= 8
-    assert schedule_problems(sent, {RECOVERY: len(recovery), ERASURES: len(erasures)}) == []
+    # Every periodic task the schedule holds (the 10 s ones too, however long a busy machine made this
+    # run): no period sent twice, none skipped between the first and the last.
+    assert set(sent) <= {RECOVERY, ERASURES, SWEEP}, set(sent)
+    assert schedule_problems(sent, {task: len(periods) for task, periods in sent.items()}) == []
     assert recovery == list(range(recovery[0], recovery[0] + len(recovery)))
-    assert redis_client.llen(QUEUE) == len(recovery) + len(erasures)
+    messages = sum(len(periods) for periods in sent.values())
+    assert redis_client.llen(QUEUE) == messages
     # Each message sent was one beat's; in the periods both were up, the other stood aside.
-    assert sum(log.count("Sending due task") for log in logs) == len(recovery) + len(erasures)
+    assert sum(log.count("Sending due task") for log in logs) == messages
     assert sum(log.count("was sent by another beat") for log in logs) >= 3
