@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -13,6 +12,7 @@ from memoryadmin.webhooks.events import EVENT_TYPES
 from memoryadmin.webhooks.models import WebhookEndpoint
 from memoryadmin.webhooks.services import webhook_create
 from tests.conftest import SYSTEM
+from tests.extraction.conftest import wait_for as extraction_wait_for
 from tests.webhooks.receiver import Receiver
 
 
@@ -47,11 +47,5 @@ def celery_worker(transactional_db) -> Iterator[object]:
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = 20.0, interval: float = 0.05) -> object:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {predicate}")
-        time.sleep(interval)
+    """The extraction tests' wait, with a longer default: a delivery waits out a worker's start and a retry."""
+    return extraction_wait_for(predicate, timeout=timeout, interval=interval)
