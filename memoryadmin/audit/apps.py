@@ -6,3 +6,17 @@ from django.apps import AppConfig
 class AuditConfig(AppConfig):
     name = "memoryadmin.audit"
     label = "audit"
+
+    def ready(self) -> None:
+        from memoryadmin.audit.services import audit_redact_subject
+        from memoryadmin.core.personal_data import Treatment, register_treatment
+
+        # The events stay (the chain must verify); their free text about the person is blanked.
+        register_treatment(
+            Treatment(
+                store="audit_reasons",
+                declaration="redacted",
+                models=("audit.AuditEvent",),
+                apply=lambda namespace_id, user_id: audit_redact_subject(namespace_id=namespace_id, user_id=user_id),
+            )
+        )

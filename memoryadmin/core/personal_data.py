@@ -5,9 +5,11 @@
   its session, evidence through its memory or its message). Those keys cascade in the database,
   so deleting a person's rows of the subject tables deletes every dependent row with them.
 - Every other model says where it stands with a `PERSONAL_DATA` class attribute: `"none"` (holds
-  nothing about a person), or the name of what handles it (`"ledger"` for the erasure ledger,
-  which keeps only a keyed hash; `"redacted"` for free text an erasure redacts; `"discarded"` for
-  uploads an erasure throws away). `personal_data_problems()` lists models that say nothing.
+  nothing about a person), `"ledger"` (keeps only a keyed hash), or the treatment an erasure gives
+  it (`"redacted"` for free text an erasure blanks; `"discarded"` for uploads an erasure throws
+  away). The app that owns such a model registers the treatment (`register_treatment`) with the
+  models it covers; `personal_data_problems()` lists models that say nothing, and models declared
+  redacted or discarded that no registered treatment covers.
 - Redis keys are declared by the app that owns them (`register_key_family`), per session.
 
 Erasure, the receipt's verification and the export coverage check all read this map, so a new
@@ -25,6 +27,8 @@ from django.db import models
 
 PROJECT = "memoryadmin."
 DECLARATIONS = ("none", "ledger", "redacted", "discarded")
+# The declarations that need a registered treatment to be true.
+TREATED = ("redacted", "discarded")
 
 
 @dataclass(frozen=True)
@@ -115,10 +119,17 @@ def personal_data_problems() -> list[str]:
                 f"{model._meta.label}: neither names a person (namespace and user_id) nor reaches one through "
                 "foreign keys; declare PERSONAL_DATA"
             )
+        elif declared in TREATED and not any(
+            t.declaration == declared and model._meta.label in t.models for t in treatments()
+        ):
+            problems.append(
+                f"{model._meta.label}: declared {declared!r}, but no treatment is registered for it "
+                "(register_treatment in its app's ready())"
+            )
     return problems
 
 
-# --- Redis --------------------------------------------------------------------------------------
+# --- Redis keys and treatments, registered by the apps that own them -----------------------------
 
 
 @dataclass(frozen=True)
@@ -136,9 +147,24 @@ class KeyFamily:
     clear: Callable[[int, Sequence[SessionRef]], int]
 
 
+@dataclass(frozen=True)
+class Treatment:
+    """What an erasure does to the rows of some models that do not name a person but may hold their data.
+
+    `apply(namespace_id, user_id)` does it in the namespace, in its own transaction, and returns how
+    many it treated; the receipt counts them under `store`.
+    """
+
+    store: str
+    declaration: str
+    models: tuple[str, ...]
+    apply: Callable[[int, str], int]
+
+
 @dataclass
 class _Registry:
     families: list[KeyFamily] = field(default_factory=list)
+    treatments: list[Treatment] = field(default_factory=list)
 
 
 _registry = _Registry()
@@ -152,3 +178,15 @@ def register_key_family(family: KeyFamily) -> None:
 
 def key_families() -> list[KeyFamily]:
     return sorted(_registry.families, key=lambda f: f.store)
+
+
+def register_treatment(treatment: Treatment) -> None:
+    """Called from an app's ready(): a treatment is registered once, whatever reloads."""
+    if treatment.declaration not in TREATED:
+        raise ValueError(f"{treatment.store}: a treatment is one of {', '.join(TREATED)}")
+    if all(t.store != treatment.store for t in _registry.treatments):
+        _registry.treatments.append(treatment)
+
+
+def treatments() -> list[Treatment]:
+    return sorted(_registry.treatments, key=lambda t: t.store)

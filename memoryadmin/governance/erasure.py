@@ -22,20 +22,19 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record, audit_redact_subject
+from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.conversations.models import Session
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.locks import lock_namespace_writes
-from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_families, subject_tables
+from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_families, subject_tables, treatments
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
-from memoryadmin.governance.restore_jobs import restore_uploads_discard
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.webhooks.queries import erasure_notifications
 
@@ -118,22 +117,31 @@ class Sweep:
     roots: dict[str, set[Any]] = field(default_factory=lambda: defaultdict(set))
 
 
-def _count_about(holding: Holding, namespace: Namespace, user_id: str, written_by: datetime | None = None) -> int:
-    """Rows of the table about the person; with `written_by`, only those created by then (where it says when).
+def _counts_about(
+    holding: Holding, namespace: Namespace, user_id: str, written_by: datetime | None = None
+) -> tuple[int, int]:
+    """(rows written by `written_by`, all rows) of the table about the person, in one statement; a table
+    that does not say when its rows were written counts them all in both.
 
-    A table reached by several paths (evidence: through its memory and through its message)
-    is counted as the union of one query per path: each follows its own indexes, where one
-    query with the paths OR'ed together would read the whole join.
+    A table reached by several paths (evidence: through its memory and through its message) is
+    filtered by one subquery per path: each follows its own indexes, where the paths OR'ed
+    together in one join would read the whole join.
     """
     manager = holding.model._default_manager
+    lookups = holding.lookups(namespace.pk, user_id)
+    if len(lookups) == 1:
+        rows = manager.filter(lookups[0])
+    else:
+        about = Q()
+        for lookup in lookups:
+            about |= Q(pk__in=manager.filter(lookup).values("pk"))
+        rows = manager.filter(about)
     dated = written_by is not None and "created_at" in {f.name for f in holding.model._meta.get_fields()}
-    per_path = [manager.filter(lookup) for lookup in holding.lookups(namespace.pk, user_id)]
-    if dated:
-        per_path = [qs.filter(created_at__lte=written_by) for qs in per_path]
-    if len(per_path) == 1:
-        return per_path[0].count()
-    first, *others = (qs.values("pk") for qs in per_path)
-    return first.union(*others).count()
+    if not dated:
+        total = rows.count()
+        return total, total
+    counted = rows.aggregate(early=Count("pk", filter=Q(created_at__lte=written_by)), total=Count("pk"))
+    return counted["early"], counted["total"]
 
 
 def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
@@ -149,20 +157,19 @@ def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
     locked: dict[str, list[Any]] = {}
     with transaction.atomic():
         lock_namespace_writes(namespace.pk)
-        sessions = list(
-            Session.objects.select_for_update()
-            .filter(namespace=namespace, user_id=user_id)
-            .order_by("pk")
-            .values_list("pk", "session_id")
-        )
+        sessions: list[tuple[int, str]] = []
         for model in subject_tables():
-            qs = model._default_manager.select_for_update().filter(namespace=namespace, user_id=user_id)
-            locked[model._meta.label] = list(qs.order_by("pk").values_list("pk", flat=True))
+            qs = model._default_manager.select_for_update().filter(namespace=namespace, user_id=user_id).order_by("pk")
+            if model is Session:
+                sessions = list(qs.values_list("pk", "session_id"))
+                locked[model._meta.label] = [pk for pk, _ in sessions]
+            else:
+                locked[model._meta.label] = list(qs.values_list("pk", flat=True))
         for holding in holdings():
             if holding.is_subject_table:
                 deleted[holding.store] += len(locked[holding.label])
             else:
-                deleted[holding.store] += _count_about(holding, namespace, user_id)
+                deleted[holding.store] += _counts_about(holding, namespace, user_id)[1]
         for model in subject_tables():
             model._default_manager.filter(pk__in=locked[model._meta.label]).delete()
     sweep.sessions.update((pk, SessionRef(pk, sid)) for pk, sid in sessions)
@@ -171,23 +178,21 @@ def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
     sweep.deleted += deleted
 
 
-def _subject_rows(namespace: Namespace, user_id: str, written_by: datetime | None = None) -> dict[str, int]:
-    """Rows about the person per table; with `written_by`, only those created by then (where a table says when)."""
-    found: dict[str, int] = {}
-    for holding in holdings():
-        if n := _count_about(holding, namespace, user_id, written_by):
-            found[holding.label] = n
-    return found
-
-
-def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: datetime) -> dict[str, int]:
+def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: datetime) -> tuple[dict[str, int], int]:
     """What the erasure should have removed and did not: rows written before its last sweep began,
-    and any row that still points at a subject row it deleted.
+    and any row that still points at a subject row it deleted; and how many rows about the person
+    were written since (each table counted once for both).
 
     Rows written later are the person's new data (an app still writing while the erasure
     runs); the receipt counts them, and a later erasure removes them.
     """
-    remaining = _subject_rows(namespace, user_id, cutoff)
+    remaining: dict[str, int] = {}
+    arrived = 0
+    for holding in holdings():
+        early, total = _counts_about(holding, namespace, user_id, cutoff)
+        if early:
+            remaining[holding.label] = early
+        arrived += total - early
     for holding in holdings():
         for path in holding.paths:
             hops = path.prefix.split("__")[:-1]
@@ -196,7 +201,7 @@ def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: da
             pks = sweep.roots.get(path.root._meta.label)
             if pks and (n := holding.model._default_manager.filter(**{f"{hops[0]}_id__in": list(pks)}).count()):
                 remaining[holding.label] = remaining.get(holding.label, 0) + n
-    return remaining
+    return remaining, arrived
 
 
 def subject_redis_keys(namespace_id: int, sessions: list[SessionRef]) -> list[str]:
@@ -247,6 +252,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
         if not user_id:
             raise RuntimeError("the request has no subject left to erase")
         sweep = Sweep()
+        arrived = 0
         remaining: dict[str, int] = {}
         leftover_keys: list[str] = []
         redis_counts: Counter[str] = Counter()
@@ -260,7 +266,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 remaining = {"concurrent writes": 1}
                 continue
             redis_counts += _clear_redis(namespace.pk, sweep)
-            remaining = _remaining_rows(namespace, user_id, sweep, cutoff)
+            remaining, arrived = _remaining_rows(namespace, user_id, sweep, cutoff)
             keys = subject_redis_keys(namespace.pk, sorted(sweep.sessions.values(), key=lambda s: s.pk))
             leftover_keys = _remaining_keys(keys)
             if not remaining and not leftover_keys:
@@ -270,10 +276,10 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
                 f"rows written before the erasure are still there: {sum(remaining.values())} rows, "
                 f"{len(leftover_keys)} keys"
             )
-        sweep.deleted["snapshot_uploads"] += restore_uploads_discard(namespace=namespace, user_id=user_id)
-        # The audit trail keeps its events, without the free text that may name the person.
-        sweep.deleted["audit_reasons"] += audit_redact_subject(namespace_id=namespace.pk, user_id=user_id)
-        arrived = sum(_subject_rows(namespace, user_id).values())
+        # What the apps register for the tables that do not name the person but may hold their data:
+        # uploads discarded, the audit trail's free text blanked (its events stay).
+        for treatment in treatments():
+            sweep.deleted[treatment.store] += treatment.apply(namespace.pk, user_id)
         return _complete(erasure, sweep, redis_counts, keys, arrived_since=arrived, cutoff=cutoff)
     except Exception as exc:
         logger.exception("erasure %s failed", erasure_id)
@@ -297,8 +303,7 @@ def _complete(
     stores = [
         *(h.store for h in holdings()),
         *(f.store for f in key_families()),
-        "snapshot_uploads",
-        "audit_reasons",
+        *(t.store for t in treatments()),
     ]
     counts = {**dict.fromkeys(stores, 0), **sweep.deleted, **redis_counts}
     completed_at = timezone.now()

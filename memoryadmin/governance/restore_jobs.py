@@ -107,7 +107,7 @@ def restore_job_discard(*, job: SnapshotRestore, actor: Actor) -> None:
         )
 
 
-def restore_uploads_discard(*, namespace: Namespace, user_id: str) -> int:
+def restore_uploads_discard(*, namespace_id: int, user_id: str) -> int:
     """An erasure in this namespace: uploads not yet applied may hold the person's data, so they go.
 
     Their chunks are deleted and their restores marked failed (a running one has read its
@@ -116,10 +116,10 @@ def restore_uploads_discard(*, namespace: Namespace, user_id: str) -> int:
     file name holding the person's id is blanked (a one-person export is often named after
     them). Returns how many uploads were discarded.
     """
-    jobs = SnapshotRestore.objects.filter(namespace=namespace)
+    jobs = SnapshotRestore.objects.filter(namespace_id=namespace_id)
     with transaction.atomic():
         holding = list(jobs.filter(chunks__isnull=False).distinct().values_list("pk", flat=True))
-        SnapshotChunk.objects.filter(restore__namespace=namespace).delete()
+        SnapshotChunk.objects.filter(restore__namespace_id=namespace_id).delete()
         jobs.filter(pk__in=holding).exclude(status=JobStatus.RUNNING).update(
             status=JobStatus.FAILED, error="The upload was discarded by an erasure in this namespace."
         )

@@ -9,7 +9,7 @@ from django.apps import apps
 from django.db import models
 
 from memoryadmin.conversations.models import Session
-from memoryadmin.core.personal_data import SessionRef, holdings, key_families, personal_data_problems
+from memoryadmin.core.personal_data import SessionRef, holdings, key_families, personal_data_problems, treatments
 from memoryadmin.governance.erasure import subject_redis_keys
 from memoryadmin.governance.snapshots.export import unexported_holdings
 
@@ -64,6 +64,19 @@ def test_a_new_table_that_neither_names_nor_reaches_a_person_must_declare_itself
         ]
     with model_for_the_test("Declared", note=models.TextField(), PERSONAL_DATA="none"):
         assert personal_data_problems() == []
+
+
+def test_a_table_declared_discarded_or_redacted_needs_a_registered_treatment() -> None:
+    with model_for_the_test("Upload", note=models.TextField(), PERSONAL_DATA="discarded"):
+        assert personal_data_problems() == [
+            "conversations.Upload: declared 'discarded', but no treatment is registered for it "
+            "(register_treatment in its app's ready())"
+        ]
+    # The project's own declarations each have theirs, and erasure applies exactly these.
+    assert [(t.store, t.declaration, t.models) for t in treatments()] == [
+        ("audit_reasons", "redacted", ("audit.AuditEvent",)),
+        ("snapshot_uploads", "discarded", ("governance.SnapshotRestore", "governance.SnapshotChunk")),
+    ]
 
 
 def test_the_redis_keys_of_a_persons_sessions_come_from_each_apps_declaration() -> None:
