@@ -104,15 +104,25 @@ def _failed(error: RedisError) -> None:
 
 def observe(metric: Metric, seconds: float, **labels: str) -> None:
     """One observation of a histogram."""
+    observe_many(metric, (seconds,), **labels)
+
+
+def observe_many(metric: Metric, values: Iterable[float], **labels: str) -> None:
+    """Several observations of a histogram with the same labels, in one round trip."""
     field = _label_field(metric, labels)
-    if _paused():
+    values = list(values)
+    if not values or _paused():
         return
-    bucket = next((str(bound) for bound in BUCKETS if seconds <= bound), "+Inf")
+    buckets: dict[str, int] = {}
+    for seconds in values:
+        bucket = next((str(bound) for bound in BUCKETS if seconds <= bound), "+Inf")
+        buckets[bucket] = buckets.get(bucket, 0) + 1
     try:
         pipe = get_redis().pipeline(transaction=False)
-        pipe.hincrby(metric.key, f"{field}{JOIN}{bucket}", 1)
-        pipe.hincrbyfloat(metric.key, f"{field}{JOIN}sum", seconds)
-        pipe.hincrby(metric.key, f"{field}{JOIN}count", 1)
+        for bucket, count in buckets.items():
+            pipe.hincrby(metric.key, f"{field}{JOIN}{bucket}", count)
+        pipe.hincrbyfloat(metric.key, f"{field}{JOIN}sum", sum(values))
+        pipe.hincrby(metric.key, f"{field}{JOIN}count", len(values))
         pipe.execute()
     except RedisError as error:
         _failed(error)

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memoryadmin.core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_LAG, increment, observe
+from memoryadmin.core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_LAG, increment, observe_many
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.webhooks.addresses import UrlRefused, resolve_allowed, url_parts
 from memoryadmin.webhooks.models import DeliveryState, EndpointStatus, WebhookDelivery, WebhookEndpoint
@@ -71,14 +71,21 @@ WHERE id IN (
 RETURNING id
 """
 
-# The plain user id of an erasure's event goes once the receiver acknowledged it.
+# The rows acknowledged since the last write, recorded in one statement. The plain user id of an
+# erasure's event goes once the receiver acknowledged it.
 _DELIVERED = f"""
-UPDATE {_DELIVERY} SET state = 'delivered', delivered_at = %(now)s, last_attempt_at = %(now)s,
-    response_status = %(status)s, latency_ms = %(latency)s, attempts = attempts + 1, leased_until = NULL,
+UPDATE {_DELIVERY} AS d SET state = 'delivered', delivered_at = %(now)s, last_attempt_at = %(now)s,
+    response_status = v.status, latency_ms = v.latency, attempts = d.attempts + 1, leased_until = NULL,
     last_error = '',
-    payload = CASE WHEN event_type = 'erasure.completed' THEN payload #- '{{data,user_id}}' ELSE payload END
-WHERE id = %(id)s AND leased_until = %(lease)s
+    payload = CASE WHEN d.event_type = 'erasure.completed' THEN d.payload #- '{{data,user_id}}' ELSE d.payload END
+FROM unnest(%(ids)s::bigint[], %(statuses)s::integer[], %(latencies)s::integer[]) AS v(id, status, latency)
+WHERE d.id = v.id AND d.leased_until = %(lease)s
+RETURNING d.created_at
 """
+
+# Acknowledged rows kept before they are written: a worker that dies loses at most these (they are sent
+# again when their lease runs out, with the same webhook-id).
+RECORD_EVERY = 20
 
 
 @dataclass(frozen=True)
@@ -182,25 +189,32 @@ def post_signed(client: httpx.Client, endpoint: WebhookEndpoint, event_id: str, 
         return Outcome(None, int((time.monotonic() - started) * 1000), f"could not connect: {type(exc).__name__}")
 
 
-def _record(row: WebhookDelivery, outcome: Outcome, lease_until: datetime) -> bool:
-    """Write what came of one attempt, if the row is still ours; True when it was delivered."""
+def _record_delivered(acknowledged: list[tuple[WebhookDelivery, Outcome]], lease_until: datetime) -> None:
+    """Write the acknowledged rows that are still ours, in one statement, and empty the list."""
+    if not acknowledged:
+        return
     now = timezone.now()
-    if outcome.ok:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _DELIVERED,
-                {
-                    "now": now,
-                    "status": outcome.status,
-                    "latency": outcome.latency_ms,
-                    "id": row.pk,
-                    "lease": lease_until,
-                },
-            )
-            if cursor.rowcount == 1:
-                increment(WEBHOOK_ATTEMPTS, outcome="delivered")
-                observe(WEBHOOK_LAG, max((now - row.created_at).total_seconds(), 0.0))
-        return True
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _DELIVERED,
+            {
+                "now": now,
+                "ids": [row.pk for row, _ in acknowledged],
+                "statuses": [outcome.status for _, outcome in acknowledged],
+                "latencies": [outcome.latency_ms for _, outcome in acknowledged],
+                "lease": lease_until,
+            },
+        )
+        created = [row[0] for row in cursor.fetchall()]
+    acknowledged.clear()
+    if created:
+        increment(WEBHOOK_ATTEMPTS, len(created), outcome="delivered")
+        observe_many(WEBHOOK_LAG, (max((now - at).total_seconds(), 0.0) for at in created))
+
+
+def _record_failed(row: WebhookDelivery, outcome: Outcome, lease_until: datetime) -> None:
+    """Write a failed attempt, if the row is still ours: retried later, or given up."""
+    now = timezone.now()
     attempts = row.attempts + 1
     next_at = now + timedelta(seconds=retry_delay(attempts))
     give_up = next_at > row.give_up_at
@@ -219,7 +233,6 @@ def _record(row: WebhookDelivery, outcome: Outcome, lease_until: datetime) -> bo
         # The operator sees the endpoint failing until a delivery succeeds again.
         WebhookEndpoint.objects.filter(pk=row.endpoint_id, failing_since__isnull=True).update(failing_since=now)
         WebhookEndpoint.objects.filter(pk=row.endpoint_id).update(last_error=outcome.error[:KEPT_ERROR_CHARS])
-    return False
 
 
 def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | None = None) -> int:
@@ -255,6 +268,7 @@ def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | N
             rows = {r.pk: r for r in WebhookDelivery.objects.filter(pk__in=[c.id for c in claimed])}
             failed_keys: set[str] = set()
             release: list[int] = []
+            acknowledged: list[tuple[WebhookDelivery, Outcome]] = []
             any_ok = False
             for item in claimed:
                 row = rows[item.id]
@@ -264,11 +278,16 @@ def deliveries_send(endpoint_id: uuid.UUID | str, *, deadline_seconds: float | N
                     release.append(row.pk)
                     continue
                 outcome = post_signed(client, endpoint, str(row.event_id), delivery_body(row, endpoint.namespace.slug))
-                if _record(row, outcome, lease_until):
+                if outcome.ok:
+                    acknowledged.append((row, outcome))
                     delivered += 1
                     any_ok = True
+                    if len(acknowledged) >= RECORD_EVERY:
+                        _record_delivered(acknowledged, lease_until)
                 else:
+                    _record_failed(row, outcome, lease_until)
                     failed_keys.add(item.subject_key)
+            _record_delivered(acknowledged, lease_until)
             _release(release, lease_until)
             if any_ok:
                 WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=False).update(
