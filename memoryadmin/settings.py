@@ -94,6 +94,11 @@ AUDIT_CHECKPOINT_SECONDS = env_int("AUDIT_CHECKPOINT_SECONDS", 3600, minimum=10)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Where people reach this server (https://memory.example.com): the privacy links the API and the console
+# make are absolute with it. Empty: they are paths, for the caller to join to the address it serves.
+PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "").strip().rstrip("/")
+if PUBLIC_BASE_URL and not PUBLIC_BASE_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured(f"PUBLIC_BASE_URL must start with https:// or http://, got {PUBLIC_BASE_URL!r}")
 
 INSTALLED_APPS = [
     "django.contrib.auth",

@@ -43,6 +43,12 @@ def test_a_bad_value_names_the_variable() -> None:
     assert "EXTRACTION_DEBOUNCE_SECONDS must be a number" in result.stderr
 
 
+def test_a_public_base_url_without_its_scheme_fails_loudly() -> None:
+    result = run_check({"PUBLIC_BASE_URL": "memory.example.com"})
+    assert result.returncode != 0
+    assert "PUBLIC_BASE_URL must start with https:// or http://" in result.stderr
+
+
 def test_an_unknown_pooler_mode_fails_loudly() -> None:
     result = run_check({"DATABASE_POOLER": "session"})
     assert result.returncode != 0

@@ -32,11 +32,15 @@ from memoryadmin.core.errors import Conflict
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.locks import lock_namespace_writes
 from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_families, subject_tables, treatments
+from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.webhooks.queries import erasure_notifications
+
+# Queued by name: the tasks module imports this one.
+ERASURE_TASK = "memoryadmin.governance.tasks.erasure_task"
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +57,6 @@ def erasure_request(
 
     `enqueue=False` is for a caller that runs `erasure_execute` itself (the erase_subject command).
     """
-    from memoryadmin.governance.tasks import erasure_task  # tasks imports this module
-
     validate_app_id(user_id, "user_id")
     subject = subject_hmac(namespace.pk, user_id)
     with transaction.atomic():
@@ -69,7 +71,7 @@ def erasure_request(
                 # broker was down when it was first asked), so queue it again. A second delivery
                 # is harmless: only one run can claim the request.
                 pending_id = str(open_request.pk)
-                transaction.on_commit(lambda: erasure_task.delay(pending_id))
+                transaction.on_commit(lambda: queued(ERASURE_TASK).delay(pending_id))
             return open_request
         erasure = ErasureRequest.objects.create(
             namespace=namespace, user_id=user_id, subject_hash=subject, requested_by=str(actor)
@@ -85,14 +87,12 @@ def erasure_request(
         )
         erasure_id = str(erasure.pk)
         if enqueue:
-            transaction.on_commit(lambda: erasure_task.delay(erasure_id))
+            transaction.on_commit(lambda: queued(ERASURE_TASK).delay(erasure_id))
     return erasure
 
 
 def erasure_retry(*, erasure: ErasureRequest, actor: Actor) -> None:
     """Queue a failed erasure again; only a failed one can be retried."""
-    from memoryadmin.governance.tasks import erasure_task  # tasks imports this module
-
     if erasure.status != ErasureStatus.FAILED:
         raise Conflict("Only a failed erasure can be retried.")
     erasure_id = str(erasure.pk)
@@ -104,7 +104,7 @@ def erasure_retry(*, erasure: ErasureRequest, actor: Actor) -> None:
             target_type="erasure",
             target_id=erasure_id,
         )
-        transaction.on_commit(lambda: erasure_task.delay(erasure_id))
+        transaction.on_commit(lambda: queued(ERASURE_TASK).delay(erasure_id))
 
 
 @dataclass

@@ -21,10 +21,14 @@ from django.utils import timezone
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput
+from memoryadmin.core.queueing import queued
 from memoryadmin.governance.models import ForgettingPolicy, ForgettingRun, ForgettingTrigger, JobStatus
 from memoryadmin.memories.forgetting import ForgettingRules, Selection, forget_selection, select_for_forgetting
 from memoryadmin.memories.models import MemoryType, TombstoneReason
 from memoryadmin.tenancy.models import Namespace
+
+# Queued by name: the tasks module imports this one.
+FORGETTING_RUN_TASK = "memoryadmin.governance.tasks.forgetting_run_task"
 
 
 @dataclass(frozen=True)
@@ -214,8 +218,6 @@ def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) 
 
     The run is recorded at once as pending, so its progress can be followed until it is done.
     """
-    from memoryadmin.governance.tasks import forgetting_run_task  # tasks imports this module
-
     payload = policy.as_dict()
     run = ForgettingRun.objects.create(
         namespace=namespace,
@@ -226,7 +228,9 @@ def forgetting_run_queue(*, namespace: Namespace, policy: Policy, actor: Actor) 
         started_at=timezone.now(),
     )
     run_id = str(run.pk)
-    transaction.on_commit(lambda: forgetting_run_task.delay(namespace.pk, payload, actor.type, actor.id, run_id))
+    transaction.on_commit(
+        lambda: queued(FORGETTING_RUN_TASK).delay(namespace.pk, payload, actor.type, actor.id, run_id)
+    )
     return run
 
 

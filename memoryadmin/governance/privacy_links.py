@@ -229,7 +229,7 @@ def privacy_link_create(
             data={"rights": chosen, "expires_at": expires_at.isoformat()},
         )
     path = reverse("privacy:home", args=[token])
-    return getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/") + path, link
+    return settings.PUBLIC_BASE_URL + path, link
 
 
 def privacy_link_in(namespace: Namespace, link_id: uuid.UUID | str) -> PrivacyLink:

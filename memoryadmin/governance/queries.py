@@ -13,7 +13,6 @@ from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.governance.models import (
     ErasureRequest,
-    ErasureStatus,
     ForgettingPolicy,
     ForgettingRun,
     PrivacyLink,
@@ -41,18 +40,6 @@ def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None =
     )
     return keyset_page(
         qs, tag="subject-memories", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
-    )
-
-
-def subject_open_erasure(*, namespace: Namespace, user_id: str) -> ErasureRequest | None:
-    return (
-        ErasureRequest.objects.filter(
-            namespace=namespace,
-            subject_hash=subject_hmac(namespace.pk, user_id),
-            status__in=(ErasureStatus.PENDING, ErasureStatus.RUNNING),
-        )
-        .order_by("-created_at")
-        .first()
     )
 
 

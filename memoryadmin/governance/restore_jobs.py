@@ -19,11 +19,15 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
 from memoryadmin.core.errors import Conflict, InvalidInput, ServiceError
+from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.streaming import rows_streamed
 from memoryadmin.governance.models import JobStatus, SnapshotChunk, SnapshotRestore
 from memoryadmin.governance.snapshots import snapshot_restore
 from memoryadmin.tenancy.models import Namespace
+
+# Queued by name: the tasks module imports this one.
+SNAPSHOT_RESTORE_TASK = "memoryadmin.governance.tasks.snapshot_restore_task"
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +52,6 @@ def restore_job_create(
     *, namespace: Namespace, chunks: Iterable[bytes], filename: str, actor: Actor
 ) -> SnapshotRestore:
     """Store an upload and queue its dry run."""
-    from memoryadmin.governance.tasks import snapshot_restore_task  # tasks imports this module
-
     limit = settings.MAX_SNAPSHOT_UPLOAD_BYTES
     with transaction.atomic():
         job = SnapshotRestore.objects.create(
@@ -74,14 +76,12 @@ def restore_job_create(
         job.size_bytes = size
         job.save(update_fields=["size_bytes"])
         job_id = str(job.pk)
-        transaction.on_commit(lambda: snapshot_restore_task.delay(job_id))
+        transaction.on_commit(lambda: queued(SNAPSHOT_RESTORE_TASK).delay(job_id))
     return job
 
 
 def restore_job_apply(*, job: SnapshotRestore, actor: Actor) -> SnapshotRestore:
     """Queue the real restore of a job whose dry run succeeded."""
-    from memoryadmin.governance.tasks import snapshot_restore_task  # tasks imports this module
-
     with transaction.atomic():
         updated = SnapshotRestore.objects.filter(pk=job.pk, status=JobStatus.SUCCEEDED, dry_run=True).update(
             dry_run=False, status=JobStatus.PENDING, records_done=0, error="", requested_by=str(actor)
@@ -89,7 +89,7 @@ def restore_job_apply(*, job: SnapshotRestore, actor: Actor) -> SnapshotRestore:
         if not updated:
             raise Conflict("only a restore whose dry run succeeded can be applied", code="not_ready")
         job_id = str(job.pk)
-        transaction.on_commit(lambda: snapshot_restore_task.delay(job_id))
+        transaction.on_commit(lambda: queued(SNAPSHOT_RESTORE_TASK).delay(job_id))
     job.refresh_from_db()
     return job
 

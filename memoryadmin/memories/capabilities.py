@@ -26,13 +26,6 @@ def server_has_extension(connection: Any, name: str) -> bool:
     return _known[key]
 
 
-def server_offers_extension(connection: Any, name: str) -> bool:
-    """Whether the server could install the extension (its files are there)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = %s", [name])
-        return cursor.fetchone() is not None
-
-
 def index_exists(connection: Any, name: str) -> bool:
     key = _key(connection, f"index:{name}")
     if key not in _known:

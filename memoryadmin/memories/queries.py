@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.db.models import BooleanField, Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
@@ -30,7 +28,7 @@ from memoryadmin.memories.models import (
     Pin,
     Tombstone,
 )
-from memoryadmin.memories.search.engine import ACCESS_TOUCH_INTERVAL, ASYNCHRONOUS, SearchHit, memories_search
+from memoryadmin.memories.search.engine import SearchHit, memories_search
 from memoryadmin.memories.search.query import MAX_QUERY_CHARS
 from memoryadmin.memories.search.scope import TimeFilters, clean_status, clean_types
 from memoryadmin.memories.search.scoring import Recency
@@ -177,42 +175,6 @@ def memory_history(memory: Memory) -> dict[str, Any]:
         "replaced_by_forgotten": memory.superseded_by is not None and replaced_by is None,
         "replaces": replaces,
     }
-
-
-def memories_touch(memories: Sequence[Memory]) -> None:
-    """Record an access to these memories in one statement, at most once per memory per interval.
-
-    Rows another transaction holds are skipped rather than waited for: an
-    access stat is not worth blocking a search, and a fixed id order keeps
-    concurrent searches from deadlocking on each other. When the statement is
-    its own transaction, its commit does not wait for the WAL flush: an
-    access stat lost in a crash is harmless, a flush on every search is not.
-    """
-    now = timezone.now()
-    cutoff = now - ACCESS_TOUCH_INTERVAL
-    due = [m.pk for m in memories if m.last_accessed_at is None or m.last_accessed_at < cutoff]
-    if not due:
-        return
-    asynchronous = ASYNCHRONOUS if connection.get_autocommit() else ""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1
-            WHERE id IN (
-                SELECT id FROM memories_memory
-                WHERE id = ANY(%s) AND (last_accessed_at IS NULL OR last_accessed_at < %s)
-                ORDER BY id
-                FOR UPDATE SKIP LOCKED
-            ) {asynchronous}
-            RETURNING id
-            """,
-            [now, due, cutoff],
-        )
-        touched = {row[0] for row in cursor.fetchall()}
-    for memory in memories:
-        if memory.pk in touched:
-            memory.last_accessed_at = now
-            memory.access_count += 1
 
 
 @dataclass

@@ -25,10 +25,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memoryadmin.core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_LAG, increment, observe_many
+from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.webhooks.addresses import UrlRefused, resolve_allowed, url_parts
 from memoryadmin.webhooks.models import DeliveryState, EndpointStatus, WebhookDelivery, WebhookEndpoint
 from memoryadmin.webhooks.signing import signature_headers
+
+# Queued by name: the tasks module imports this one.
+DELIVER_ENDPOINT_TASK = "memoryadmin.webhooks.tasks.deliver_endpoint"
 
 logger = logging.getLogger(__name__)
 
@@ -312,8 +316,6 @@ def deliveries_nudge(endpoint_ids: Sequence[uuid.UUID | str]) -> None:
     A lost nudge (Redis or the broker down at that moment) delays delivery until beat's sweep; it
     never loses an event, which is in the database.
     """
-    from memoryadmin.webhooks.tasks import deliver_endpoint  # the tasks import this module
-
     try:
         redis = get_redis()
         with redis.pipeline(transaction=False) as pipe:
@@ -324,7 +326,9 @@ def deliveries_nudge(endpoint_ids: Sequence[uuid.UUID | str]) -> None:
             if is_new:
                 # A moment later: the commits meanwhile join the same task, and the worker does not take the
                 # processor from the request that committed while it answers.
-                deliver_endpoint.apply_async((str(endpoint_id),), countdown=settings.WEBHOOK_NUDGE_DELAY_SECONDS)
+                queued(DELIVER_ENDPOINT_TASK).apply_async(
+                    (str(endpoint_id),), countdown=settings.WEBHOOK_NUDGE_DELAY_SECONDS
+                )
     except Exception:
         logger.warning("webhook deliveries not queued now; beat's sweep will", exc_info=True)
 
@@ -341,8 +345,6 @@ def _schedule_retry(endpoint_id: uuid.UUID) -> None:
     """A nudge for when the endpoint's next retry comes due, or a lease runs out (a worker that died),
     at most one scheduled at a time. Rows waiting behind a person's earlier row need none: whoever
     sends that row goes on to them."""
-    from memoryadmin.webhooks.tasks import deliver_endpoint
-
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
@@ -358,7 +360,7 @@ def _schedule_retry(endpoint_id: uuid.UUID) -> None:
     key = f"webhooks:retry:{endpoint_id}"
     try:
         if get_redis().set(key, "1", nx=True, px=max(1, int(countdown * 1000))):
-            deliver_endpoint.apply_async((str(endpoint_id),), countdown=countdown)
+            queued(DELIVER_ENDPOINT_TASK).apply_async((str(endpoint_id),), countdown=countdown)
     except Exception:
         logger.warning("webhook retry not scheduled; beat's sweep will send it", exc_info=True)
 

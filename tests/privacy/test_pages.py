@@ -53,6 +53,13 @@ def test_the_api_hands_out_a_signed_expiring_link(api, namespace) -> None:
     assert AuditEvent.objects.filter(action="privacy_link.create").count() == 1
 
 
+def test_the_link_is_on_the_public_address_when_one_is_set(api, namespace, settings) -> None:
+    settings.PUBLIC_BASE_URL = "https://memory.example.com"
+    response = api.post("/api/v1/subjects/alice/privacy-link", {"ttl_seconds": 600})
+    assert response.status_code == 200, response.content
+    assert response.json()["url"].startswith("https://memory.example.com/privacy/")
+
+
 def test_the_link_defaults_to_a_day(api, namespace) -> None:
     body = api.post("/api/v1/subjects/alice/privacy-link").json()
     expires = timezone.datetime.fromisoformat(body["expires_at"])

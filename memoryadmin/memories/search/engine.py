@@ -268,8 +268,6 @@ def _page_rows(ids: list[uuid.UUID], touch: bool, now: datetime) -> dict[uuid.UU
     reader = read_connection()
     if touch and reader.alias != DEFAULT_DB_ALIAS:
         # The page from a replica; its access stats written on the primary.
-        from memoryadmin.memories.queries import memories_touch
-
         found = _page_rows(ids, False, now)
         memories_touch(list(found.values()))
         return found
@@ -311,3 +309,39 @@ def _page_rows(ids: list[uuid.UUID], touch: bool, now: datetime) -> dict[uuid.UU
             memory.access_count += 1
         found[memory.pk] = memory
     return found
+
+
+def memories_touch(memories: Sequence[Memory]) -> None:
+    """Record an access to these memories in one statement, at most once per memory per interval.
+
+    Rows another transaction holds are skipped rather than waited for: an
+    access stat is not worth blocking a search, and a fixed id order keeps
+    concurrent searches from deadlocking on each other. When the statement is
+    its own transaction, its commit does not wait for the WAL flush: an
+    access stat lost in a crash is harmless, a flush on every search is not.
+    """
+    now = timezone.now()
+    cutoff = now - ACCESS_TOUCH_INTERVAL
+    due = [m.pk for m in memories if m.last_accessed_at is None or m.last_accessed_at < cutoff]
+    if not due:
+        return
+    asynchronous = ASYNCHRONOUS if connection.get_autocommit() else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1
+            WHERE id IN (
+                SELECT id FROM memories_memory
+                WHERE id = ANY(%s) AND (last_accessed_at IS NULL OR last_accessed_at < %s)
+                ORDER BY id
+                FOR UPDATE SKIP LOCKED
+            ) {asynchronous}
+            RETURNING id
+            """,
+            [now, due, cutoff],
+        )
+        touched = {row[0] for row in cursor.fetchall()}
+    for memory in memories:
+        if memory.pk in touched:
+            memory.last_accessed_at = now
+            memory.access_count += 1

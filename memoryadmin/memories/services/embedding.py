@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.memories.embeddings import EmbeddingError, get_embedder
@@ -28,6 +29,9 @@ from memoryadmin.memories.vectors import (
     vectors_prune,
     vectors_store,
 )
+
+# Queued by name: the tasks module imports this one.
+EMBED_MEMORIES_TASK = "memoryadmin.memories.tasks.embed_memories_task"
 
 logger = logging.getLogger(__name__)
 
@@ -99,12 +103,10 @@ def memories_embed_all(
 
 def embedding_job_queue(*, actor: Actor, prune: bool = False) -> EmbeddingJob:
     """Record the request and start the worker once the transaction commits."""
-    from memoryadmin.memories.tasks import embed_memories_task  # tasks imports this module
-
     job = EmbeddingJob(model=get_embedder().model, status="queued", queued_at=rfc3339(timezone.now()))
     with transaction.atomic():
         audit_record(
             actor=actor, action="embeddings.rebuild", namespace_id=None, target_type="embeddings", data={"prune": prune}
         )
-        transaction.on_commit(lambda: (job.save(), embed_memories_task.delay(prune)))
+        transaction.on_commit(lambda: (job.save(), queued(EMBED_MEMORIES_TASK).delay(prune)))
     return job
