@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-slow test-pgvector test-replica test-pgbouncer check-runtime browser setup venv deps deps-dev db static lint bench clean
+.PHONY: run test test-slow test-pgvector test-replica test-pgbouncer check-runtime browser setup venv deps deps-dev db static lint client-sync bench clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "Python 3.12 is required (pyenv install 3.12, or set PYTHON=...)"; exit 1; }
@@ -93,6 +93,11 @@ lint: deps-dev
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check .
+
+# The Python client's sync half (clients/python/src/memoryadmin_client/_sync.py) is written from its async
+# half, _async.py: edit that one, then run this. The test suite fails while the committed copy is stale.
+client-sync: venv
+	$(BIN)/python clients/python/generate_sync.py
 
 bench: deps-dev
 	$(BIN)/python bench/run.py

@@ -1,4 +1,4 @@
-"""The asynchronous client: the same calls as the synchronous one, awaited."""
+"""The asynchronous client, and the source of the synchronous one (generate_sync.py writes _sync.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from memoryadmin_client.models import (
     AddedMemory,
     BulkResult,
     Context,
+    DatePrecision,
     Erasure,
     ErasureAccepted,
     Evidence,
@@ -44,6 +45,7 @@ from memoryadmin_client.models import (
     SearchHit,
     Session,
     Tombstone,
+    TombstoneReason,
     WorkingMemory,
 )
 
@@ -315,7 +317,7 @@ class Memories(_Resource):
         pinned: bool | None = None,
         stated_at: datetime | None = None,
         event_date: date | None = None,
-        event_date_precision: Literal["day", "week", "month", "year"] | None = None,
+        event_date_precision: DatePrecision | None = None,
     ) -> AddedMemory:
         """Remember something; ``deduplicated`` when the same text was already held (raises TombstonedError when
         it was forgotten before). ``stated_at``: when it was said (history imported with its own times)."""
@@ -517,7 +519,7 @@ class Tombstones(_Resource):
         self,
         *,
         user_id: str | None = None,
-        reason: Literal["rejected", "forgotten", "policy"] | None = None,
+        reason: TombstoneReason | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Page[Tombstone]:
@@ -528,7 +530,7 @@ class Tombstones(_Resource):
         self,
         *,
         user_id: str | None = None,
-        reason: Literal["rejected", "forgotten", "policy"] | None = None,
+        reason: TombstoneReason | None = None,
         page_size: int | None = None,
     ) -> AsyncIterator[Tombstone]:
         return _pages(lambda cursor: self.list(user_id=user_id, reason=reason, limit=page_size, cursor=cursor))

@@ -108,6 +108,11 @@ def _body(**fields: Any) -> dict[str, Any]:
     }
 
 
+def _listed(values: Iterable[str] | None) -> list[str] | None:
+    """A sequence argument as the JSON list it is sent as (a tuple, a set or a generator will do)."""
+    return None if values is None else list(values)
+
+
 def _seg(value: str) -> str:
     return quote(str(value), safe="")
 
@@ -309,8 +314,8 @@ def memory_add(
             session_id=session_id,
             agent_id=agent_id,
             memory_type=memory_type,
-            topics=list(topics) if topics is not None else None,
-            entities=list(entities) if entities is not None else None,
+            topics=_listed(topics),
+            entities=_listed(entities),
             metadata=metadata,
             pinned=pinned,
             stated_at=stated_at,
@@ -352,8 +357,7 @@ def memories_list(
 
 def memories_search(query: str, *, cursor: str | None, **filters: Any) -> Call:
     for name in ("topics", "entities", "memory_types"):
-        if filters.get(name) is not None:
-            filters[name] = list(filters[name])
+        filters[name] = _listed(filters.get(name))
     return Call(
         "POST", f"{API}/memories/search", _model(Page[SearchHit]), json=_body(query=query, cursor=cursor, **filters)
     )
@@ -370,8 +374,7 @@ def _if_match(revision: int | None) -> dict[str, str]:
 
 def memory_update(memory_id: str, *, if_revision: int | None, **changes: Any) -> Call:
     for name in ("topics", "entities"):
-        if changes.get(name) is not None:
-            changes[name] = list(changes[name])
+        changes[name] = _listed(changes.get(name))
     return Call(
         "PATCH",
         f"{API}/memories/{_seg(memory_id)}",
@@ -468,7 +471,7 @@ def privacy_link(user_id: str, *, ttl_seconds: int | None, rights: Sequence[str]
         "POST",
         f"{API}/subjects/{_seg(user_id)}/privacy-link",
         _model(PrivacyLink),
-        json=_body(ttl_seconds=ttl_seconds, rights=list(rights) if rights is not None else None),
+        json=_body(ttl_seconds=ttl_seconds, rights=_listed(rights)),
     )
 
 

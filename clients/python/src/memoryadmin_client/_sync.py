@@ -1,3 +1,4 @@
+# Generated from _async.py by `make client-sync` (clients/python/generate_sync.py); edit _async.py instead.
 """The synchronous client."""
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memoryadmin_client.models import (
     AddedMemory,
     BulkResult,
     Context,
+    DatePrecision,
     Erasure,
     ErasureAccepted,
     Evidence,
@@ -44,6 +46,7 @@ from memoryadmin_client.models import (
     SearchHit,
     Session,
     Tombstone,
+    TombstoneReason,
     WorkingMemory,
 )
 
@@ -313,7 +316,7 @@ class Memories(_Resource):
         pinned: bool | None = None,
         stated_at: datetime | None = None,
         event_date: date | None = None,
-        event_date_precision: Literal["day", "week", "month", "year"] | None = None,
+        event_date_precision: DatePrecision | None = None,
     ) -> AddedMemory:
         """Remember something; ``deduplicated`` when the same text was already held (raises TombstonedError when
         it was forgotten before). ``stated_at``: when it was said (history imported with its own times)."""
@@ -515,7 +518,7 @@ class Tombstones(_Resource):
         self,
         *,
         user_id: str | None = None,
-        reason: Literal["rejected", "forgotten", "policy"] | None = None,
+        reason: TombstoneReason | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Page[Tombstone]:
@@ -526,7 +529,7 @@ class Tombstones(_Resource):
         self,
         *,
         user_id: str | None = None,
-        reason: Literal["rejected", "forgotten", "policy"] | None = None,
+        reason: TombstoneReason | None = None,
         page_size: int | None = None,
     ) -> Iterator[Tombstone]:
         return _pages(lambda cursor: self.list(user_id=user_id, reason=reason, limit=page_size, cursor=cursor))

@@ -18,6 +18,10 @@ Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["message", "instruction", "commentary", "supporting_context"]
 # What a privacy link lets the person do: see and download, forget one memory, erase everything.
 Right = Literal["read", "forget", "erase"]
+# How precisely a memory's event date is known.
+DatePrecision = Literal["day", "week", "month", "year"]
+# Why a text must not come back: rejected in review, forgotten on request, or removed by a forgetting policy.
+TombstoneReason = Literal["rejected", "forgotten", "policy"]
 
 
 class Model(BaseModel):
@@ -104,7 +108,7 @@ class Memory(Model):
     subject: str | None = None
     attribute: str | None = None
     event_date: date | None = None
-    event_date_precision: Literal["day", "week", "month", "year"] | None = None
+    event_date_precision: DatePrecision | None = None
     stated_at: datetime | None = None
     superseded_by: str | None = None
     superseded_at: datetime | None = None
@@ -278,7 +282,7 @@ class Tombstone(Model):
 
     id: int
     user_id: str
-    reason: Literal["rejected", "forgotten", "policy"]
+    reason: TombstoneReason
     text: str | None = None
     memory_type: str | None = None
     actor: str
