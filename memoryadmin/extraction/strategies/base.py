@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Protocol
 
+from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.models import MemoryType
 
 
@@ -79,3 +80,24 @@ class Strategy(Protocol):
 
 class StrategyError(Exception):
     """The strategy could not produce candidates for this batch; the batch stays unextracted."""
+
+
+def clean_choice_config(
+    config: dict[str, Any], *, strategy: str, setting: str, choices: tuple[str, ...]
+) -> dict[str, Any]:
+    """The config of a strategy whose one setting narrows it to some of its `choices` ("categories", "kinds")."""
+    unknown = set(config) - {setting}
+    if unknown:
+        raise InvalidInput(
+            f"unknown setting(s) for the {strategy} strategy: {', '.join(sorted(unknown))}",
+            details={"field": "extraction_config"},
+        )
+    if setting not in config:
+        return {}
+    chosen = config[setting]
+    if not isinstance(chosen, list) or not chosen or any(not isinstance(c, str) or c not in choices for c in chosen):
+        raise InvalidInput(
+            f"{setting} must be a non-empty list of: {', '.join(choices)}",
+            details={"field": f"extraction_config.{setting}"},
+        )
+    return {setting: list(dict.fromkeys(chosen))}

@@ -33,8 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from memoryadmin.core.errors import InvalidInput
-from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage
+from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage, clean_choice_config
 from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
@@ -313,20 +312,7 @@ def _utterance(content: str, subject: str) -> list[Reading]:
 
 
 def clean_config(config: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(config) - {"kinds"}
-    if unknown:
-        raise InvalidInput(
-            f"unknown setting(s) for the offline strategy: {', '.join(sorted(unknown))}",
-            details={"field": "extraction_config"},
-        )
-    if "kinds" not in config:
-        return {}
-    kinds = config["kinds"]
-    if not isinstance(kinds, list) or not kinds or any(not isinstance(k, str) or k not in KINDS for k in kinds):
-        raise InvalidInput(
-            f"kinds must be a non-empty list of: {', '.join(KINDS)}", details={"field": "extraction_config.kinds"}
-        )
-    return {"kinds": list(dict.fromkeys(kinds))}
+    return clean_choice_config(config, strategy="offline", setting="kinds", choices=KINDS)
 
 
 class OfflineStrategy:

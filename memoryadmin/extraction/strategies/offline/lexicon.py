@@ -1,4 +1,4 @@
-"""Word lists the offline strategy shares: function words, chat fillers, reactions and markers."""
+"""Word lists the offline strategies share: function words, chat fillers, reactions and markers."""
 
 from __future__ import annotations
 
@@ -45,6 +45,18 @@ REACTION_STARTS = (
     "sorry to hear|happy to hear|nice to hear|good to know|i know right|i hear you|i feel you|i get it|"
     "i see|i bet|bet|i agree|i guess so|i think so|i hope so|i know|me neither|can't wait|cannot wait|"
     "i (?:totally |completely |really |definitely |fully |so )?(?:agree|understand|appreciate that)"
+)
+
+# Verbs that, ending a clause, make the next one someone else's words ("She said", "my mum told me").
+REPORTING_VERBS = (
+    r"said|says|say|told\s+\w+|tells\s+\w+|thinks|asked|asks|wrote|writes|replied|replies|claims|claimed|goes|went|"
+    r"was\s+like|is\s+like|texted|messaged|yelled|shouted|whispered|added|insists|insisted"
+)
+
+# What a secret is called: never kept, whatever the wording, for secrets do not belong in long-term memory.
+CONFIDENTIAL_WORDS = (
+    r"password|passcode|passphrase|pin|pin\s+code|credit\s+card|card\s+number|cvv|cvc|ssn|social\s+security|"
+    r"security\s+code|api\s+key"
 )
 
 # Relations whose facts are the speaker's own family and friends ("my sister lives in Paris").

@@ -25,16 +25,21 @@ from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.grammar import is_past_form, normalise_spelling
 from memoryadmin.extraction.strategies.offline.lexicon import (
+    CONFIDENTIAL_WORDS,
     INTERJECTIONS,
     REACTION_STARTS,
+    REPORTING_VERBS,
     STATE_ADJECTIVES,
     STOPWORDS,
     word_set,
 )
 
+# The longest clause either offline strategy reads; a longer one is pasted text, not chat.
 MAX_CLAUSE_CHARS = 400
 
-_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "´": "'", "`": "'"})
+# Typographic quotes read as plain ones; the rules strategy reads these too, but leaves "`" alone.
+CURLY_QUOTES = {"’": "'", "‘": "'", "“": '"', "”": '"', "´": "'"}
+_QUOTES = str.maketrans({**CURLY_QUOTES, "`": "'"})
 _URL = re.compile(r"https?://\S+|www\.\S+", re.IGNORECASE)
 # Emoji, pictographs and other symbols: they decorate a sentence and never carry its facts.
 _SYMBOLS = re.compile(
@@ -56,9 +61,8 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _REPORTING_TAIL = re.compile(
-    r"(?<!\bi )\b(?:said|says|say|told\s+\w+|tells\s+\w+|thinks|asked|asks|wrote|writes|replied|replies|claims|"
-    r"claimed|goes|went|was\s+like|is\s+like|texted|messaged|yelled|shouted|whispered|added|insists|insisted|"
-    r"according\s+to\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+|our\s+)?\w+)\s*[,:]?\s*$",
+    r"(?<!\bi )\b(?:" + REPORTING_VERBS + r"|according\s+to\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+|our\s+)?\w+)"
+    r"\s*[,:]?\s*$",
     re.IGNORECASE,
 )
 _OPENING_FIRST_WORDS = frozenset(alternative.split()[0] for alternative in INTERJECTIONS.split("|"))
@@ -100,11 +104,9 @@ _IMPERATIVE = word_set(
     "translate check search suggest recommend generate compose calculate describe compare set text email "
     "please let keep take teach fix draw add update schedule"
 )
-# Things never kept about anyone: secrets do not belong in long-term memory.
+# Things never kept about anyone: secrets, and the numbers of a bank account.
 _SECRETS = re.compile(
-    r"\b(?:password|passcode|passphrase|pin|pin\s+code|credit\s+card|card\s+number|cvv|cvc|ssn|"
-    r"social\s+security|security\s+code|api\s+key|access\s+token|bank\s+account|account\s+number|iban)\b",
-    re.IGNORECASE,
+    r"\b(?:" + CONFIDENTIAL_WORDS + r"|access\s+token|bank\s+account|account\s+number|iban)\b", re.IGNORECASE
 )
 # Fillers that trail a clause and would otherwise read as part of it ("…, just so you know", "… lol").
 _TRAILING_FILLER = re.compile(

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryadmin.core.errors import InvalidInput
-from memoryadmin.extraction.strategies.base import Batch, Candidate
+from memoryadmin.extraction.strategies.base import Batch, Candidate, clean_choice_config
 from memoryadmin.extraction.strategies.rules.matching import Fact, facts_in, third_person
 from memoryadmin.extraction.strategies.rules.patterns import CATEGORIES
 
@@ -22,25 +21,7 @@ __all__ = ["CATEGORIES", "Fact", "RulesStrategy", "clean_config", "facts_in", "t
 
 
 def clean_config(config: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(config) - {"categories"}
-    if unknown:
-        raise InvalidInput(
-            f"unknown setting(s) for the rules strategy: {', '.join(sorted(unknown))}",
-            details={"field": "extraction_config"},
-        )
-    if "categories" not in config:
-        return {}
-    categories = config["categories"]
-    if (
-        not isinstance(categories, list)
-        or not categories
-        or any(not isinstance(c, str) or c not in CATEGORIES for c in categories)
-    ):
-        raise InvalidInput(
-            f"categories must be a non-empty list of: {', '.join(CATEGORIES)}",
-            details={"field": "extraction_config.categories"},
-        )
-    return {"categories": list(dict.fromkeys(categories))}
+    return clean_choice_config(config, strategy="rules", setting="categories", choices=CATEGORIES)
 
 
 class RulesStrategy:

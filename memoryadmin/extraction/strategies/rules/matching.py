@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.grammar import third_person as grammar_third_person
-from memoryadmin.extraction.strategies.offline.speech import ABBREVIATIONS, sentences
+from memoryadmin.extraction.strategies.grammar import third_singular
+from memoryadmin.extraction.strategies.offline.speech import ABBREVIATIONS, MAX_CLAUSE_CHARS, sentences
 from memoryadmin.extraction.strategies.rules.patterns import (
     AGE,
     ALLERGY,
@@ -24,7 +25,6 @@ from memoryadmin.extraction.strategies.rules.patterns import (
     HYPOTHETICAL,
     LANGUAGE,
     LEADING_SYMBOLS,
-    MAX_CLAUSE_CHARS,
     MAX_REMEMBER_WORDS,
     MAX_VALUE_WORDS,
     MY_CONTRACTED,
@@ -41,7 +41,6 @@ from memoryadmin.extraction.strategies.rules.patterns import (
     PREFERENCE_FAN,
     PREFERENCE_STAND,
     PREFERENCE_VERB,
-    PREFERENCE_WORDS,
     QUESTION_START,
     QUOTES,
     REMEMBER,
@@ -276,7 +275,7 @@ def _match_preference(clause: _Clause) -> Fact | None:
         if match.group("neg"):
             wording = NEGATED_PREFERENCE_WORDS.get(verb)
             return _preference(clause, match, wording) if wording else None
-        return _preference(clause, match, PREFERENCE_WORDS[verb])
+        return _preference(clause, match, third_singular(verb))
     match = PREFERENCE_STAND.match(clause.text)
     if match:
         return _preference(clause, match, "dislikes")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.extraction.strategies.offline.lexicon import CONFIDENTIAL_WORDS, REPORTING_VERBS, word_set
+from memoryadmin.extraction.strategies.offline.speech import CURLY_QUOTES
+
 CATEGORIES = ("name", "place", "work", "preference", "fact", "remember")
 MAX_VALUE_WORDS = 8
 MAX_REMEMBER_WORDS = 40
-MAX_CLAUSE_CHARS = 400
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 def _phrases(text: str) -> tuple[str, ...]:
@@ -20,19 +18,14 @@ def _phrases(text: str) -> tuple[str, ...]:
 
 # --- sentences and clauses -------------------------------------------------
 
-QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "´": "'"})
+QUOTES = str.maketrans(CURLY_QUOTES)
 # A new clause starts where a conjunction or comma hands the sentence back to the user.
 CLAUSE_BREAK = re.compile(
     r"\s*;\s*|\s+[-–—]\s+|,?\s+(?:and|but|so|plus|also|then|while|whereas)\s+(?=(?:i|my)\b)|[,:]\s+(?=(?:i|my)\b)",
     re.IGNORECASE,
 )
 # Words that, ending the previous clause, make the next one someone else's words ("as I said" stays the user's).
-REPORTING_TAIL = re.compile(
-    r"(?<!\bi )\b(?:said|says|say|told\s+\w+|tells\s+\w+|thinks|thought|asked|asks|wrote|writes|replied|replies|claims|"
-    r"claimed|goes|went|was\s+like|is\s+like|texted|messaged|yelled|shouted|whispered|added|insists|insisted)"
-    r"\s*[,:]?\s*$",
-    re.IGNORECASE,
-)
+REPORTING_TAIL = re.compile(r"(?<!\bi )\b(?:" + REPORTING_VERBS + r"|thought)\s*[,:]?\s*$", re.IGNORECASE)
 FILLER = re.compile(
     r"^(?:(?:oh\s+and|and\s+also|well|so|oh|ah|um|uh|actually|btw|by\s+the\s+way|also|and|but|yes|yeah|yep|"
     r"no|nope|ok|okay|fyi|anyway|anyways|honestly|basically|plus|just\s+so\s+you\s+know|for\s+the\s+record|"
@@ -79,20 +72,20 @@ WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\wÀ-ÖØ-öø-ÿ'&.-]*")
 OBJECT_PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs"}
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|myself)\b", re.IGNORECASE)
 
-NOT_NAMES = _words(
+NOT_NAMES = word_set(
     "not a an the later back tomorrow today tonight now soon anytime whenever sometime maybe please again crazy "
     "old names anything whatever on at in by when if after before you it that this what sir madam anytime "
     "everyone everybody nobody someone something nothing here there"
 )
-TITLES = _words("mr mrs ms miss dr prof sir dame")
-NOT_GREETING_NAMES = _words(
+TITLES = word_set("mr mrs ms miss dr prof sir dame")
+NOT_GREETING_NAMES = word_set(
     "french english german spanish italian american british canadian chinese japanese korean indian irish "
     "scottish welsh dutch swiss swedish danish norwegian finnish polish russian brazilian mexican australian "
     "portuguese greek turkish new back here fine good great okay ok sorry glad happy ready tired done not just "
     "so very also still currently looking trying working going sure excited home"
 )
-PLACE_CONNECTORS = _words("of de du la le del des da upon on am an der di y and")
-PLACE_STOP = _words(
+PLACE_CONNECTORS = word_set("of de du la le del des da upon on am an der di y and")
+PLACE_STOP = word_set(
     "a an the my our this that here there with for since and but because now at on near by so which where when "
     "to from in of right currently anymore too also for with until till while during around"
 )
@@ -110,20 +103,16 @@ PREFERENCE_BAD_START = _phrases(
     "anyone, if, because, and, but, or, i, i'm, us"
 )
 # The attribute of "my X is Y" that is conversation, not a fact about the user.
-DISCOURSE_ATTRIBUTES = _words(
+DISCOURSE_ATTRIBUTES = word_set(
     "question questions problem problems issue issues point guess concern concerns understanding bad pleasure "
     "apologies apology answer reply request message code error errors output input bug script program test "
     "tests query fault mistake turn thought thoughts opinion take feeling impression idea plan plans hope "
     "internet connection wifi screen battery account order ticket case suggestion advice point reason "
     "point main worry fear assumption experience"
 )
-# Never kept, whatever the wording: secrets do not belong in long-term memory.
-SENSITIVE_ATTRIBUTES = re.compile(
-    r"\b(?:password|passcode|passphrase|pin|pin\s+code|credit\s+card|card\s+number|cvv|cvc|ssn|"
-    r"social\s+security|security\s+code|secret|api\s+key|token|login)\b",
-    re.IGNORECASE,
-)
-ATTRIBUTE_NON_NOUNS = _words(
+# Never kept, whatever the wording: an attribute that names a secret, or any "secret", "token" or "login".
+SENSITIVE_ATTRIBUTES = re.compile(r"\b(?:" + CONFIDENTIAL_WORDS + r"|secret|token|login)\b", re.IGNORECASE)
+ATTRIBUTE_NON_NOUNS = word_set(
     "says said thinks thought believes believed told tells knows knew claims reckons mentioned wrote asked "
     "wants wanted likes loves hates lives works is are was were has had does did will would can could should "
     "i my me you your and or but"
@@ -191,18 +180,7 @@ PREFERENCE_FAN = _rx(
     AM + ADV_PREF + r"(?P<neg>not\s+)?(?:a\s+(?:big\s+|huge\s+|massive\s+)?fan\s+of|into|fond\s+of|"
     r"obsessed\s+with|passionate\s+about|crazy\s+about|keen\s+on)\s+"
 )
-PREFERENCE_WORDS = {
-    "prefer": "prefers",
-    "like": "likes",
-    "love": "loves",
-    "enjoy": "enjoys",
-    "adore": "adores",
-    "hate": "hates",
-    "dislike": "dislikes",
-    "detest": "detests",
-    "loathe": "loathes",
-    "despise": "despises",
-}
+# How a negated preference is worded; a plain one is its verb in the third person (`grammar.third_singular`).
 NEGATED_PREFERENCE_WORDS = {"like": "dislikes", "enjoy": "does not enjoy", "love": "does not love"}
 MY_IS = _rx(r"^my\s+(?P<attr>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,3}?)\s+(?P<verb>is|are)\s+")
 MY_CONTRACTED = _rx(r"^my\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)'s\s+")
