@@ -15,7 +15,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from memoryadmin.api.schemas import NO_NUL, NOT_BLANK
+from memoryadmin.api.schemas.common import NO_NUL, NOT_BLANK
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.errors import PreconditionFailed, ServiceError
 

@@ -13,25 +13,20 @@ from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import service_details
 from memoryadmin.api.preconditions import ETAG_HEADER, IfMatch, expected_revision, with_etag
 from memoryadmin.api.renderers import rendered
-from memoryadmin.api.schemas import (
-    AppId,
+from memoryadmin.api.schemas.common import AppId, Cursor, Limit, Reason, Timestamp, responses
+from memoryadmin.api.schemas.memories import (
     BulkIn,
     BulkOut,
-    Cursor,
     EvidenceList,
-    Limit,
     MemoryIn,
     MemoryOut,
     MemoryPage,
     MemoryPatchIn,
     MemoryType,
-    Reason,
     ReasonIn,
     RevisionList,
     SearchIn,
     SearchOut,
-    Timestamp,
-    responses,
 )
 from memoryadmin.core.errors import Conflict, NotFound
 from memoryadmin.core.replicas import lag_tolerant_view

@@ -10,24 +10,19 @@ from ninja import Path, Query, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
 from memoryadmin.api.renderers import rendered
-from memoryadmin.api.schemas import (
-    NO_NUL,
+from memoryadmin.api.schemas.common import NO_NUL, AppId, Cursor, Limit, Reason, responses
+from memoryadmin.api.schemas.sessions import (
     AppendIn,
     AppendOut,
-    AppId,
     ContextOut,
-    Cursor,
     DeletedOut,
-    Limit,
     MessagePage,
-    Reason,
     SessionIn,
     SessionOut,
     SessionPage,
     StateOut,
     StatePatchIn,
     StatePutIn,
-    responses,
 )
 from memoryadmin.audit.services import audit_last
 from memoryadmin.conversations.queries import messages_page, session_get, sessions_page

@@ -21,24 +21,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryadmin.api.schemas import (
-    AppendOut,
-    AppId,
-    ContextOut,
-    Cursor,
-    DatePrecision,
-    Entities,
-    MemoryOut,
-    MemoryType,
-    MessageIn,
-    Metadata,
-    Reason,
-    StateOut,
-    StatePatchIn,
-    Text,
-    Timestamp,
-    Topics,
-)
+from memoryadmin.api.schemas.common import AppId, Cursor, Entities, Metadata, Reason, Text, Timestamp, Topics
+from memoryadmin.api.schemas.memories import DatePrecision, MemoryOut, MemoryType
+from memoryadmin.api.schemas.sessions import AppendOut, ContextOut, MessageIn, StateOut, StatePatchIn
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.queries import session_get
 from memoryadmin.conversations.representations import message_dict
