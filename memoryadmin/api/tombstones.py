@@ -11,7 +11,8 @@ from memoryadmin.api.auth import actor_of, namespace_of, tombstones_auth
 from memoryadmin.api.schemas.common import AppId, Cursor, Limit, RequiredReason, responses
 from memoryadmin.api.schemas.tombstones import TombstonePage
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.memories.models import Tombstone, TombstoneReason
+from memoryadmin.memories.enums import TombstoneReason
+from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import tombstone_get, tombstones_page
 from memoryadmin.memories.services import tombstone_lift
 

@@ -42,7 +42,8 @@ class Arguments(BaseModel):
         They are valid already (by the tool's own bounds), so the body is built as it is; a field the
         tool leaves out takes the body's default.
         """
-        assert self.source is not None, type(self)
+        if self.source is None:
+            raise TypeError(f"{type(self).__name__} derives from no REST body")
         return self.source.model_construct(
             **{name: getattr(self, name) for name in self.source.model_fields if name in type(self).model_fields}
         )
