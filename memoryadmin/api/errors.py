@@ -1,9 +1,14 @@
-"""One error body for every failure of the API: {"error": {"code", "message", "details"}}."""
+"""One error body for every failure of the API: {"error": {"code", "message", "details"}}.
+
+`failure_of` is the one mapping from an exception to that answer; the REST handlers and the MCP
+tools (memoryadmin.mcp.errors) both answer with it, so a failure reads the same on either transport.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import DatabaseError, InterfaceError, OperationalError
@@ -15,7 +20,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from memoryadmin.api.schemas import NO_NUL, NOT_BLANK
+from memoryadmin.api.schemas.common import NO_NUL, NOT_BLANK
 from memoryadmin.core.app_ids import APP_ID_RE
 from memoryadmin.core.errors import PreconditionFailed, ServiceError
 
@@ -29,6 +34,19 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.details = details or {}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What a failed operation answers: its HTTP status and the error body's fields."""
+
+    status: int
+    code: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
 
 
 def error_response(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> JsonResponse:
@@ -124,20 +142,63 @@ def invalid_id_error(errors: Sequence[dict[str, Any]]) -> tuple[str, dict[str, A
     return f"Malformed id: {rules}.", details
 
 
-def install_error_handlers(api: NinjaAPI) -> None:
-    @api.exception_handler(ApiError)
-    def on_api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.details)
+# The exceptions `failure_of` explains; any other is a bug, answered 500 without its details.
+EXPLAINED: tuple[type[Exception], ...] = (
+    ApiError,
+    ServiceError,
+    Http404,
+    RedisConnectionError,
+    RedisTimeoutError,
+    KombuOperationalError,
+    DatabaseError,
+)
 
-    @api.exception_handler(ServiceError)
-    def on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
+
+INTERNAL_ERROR = Failure(500, "internal_error", "The server failed to answer this call.")
+
+
+def failure_of(exc: Exception) -> Failure | None:
+    """The answer to this exception, or None for a failure the API would not explain (a bug)."""
+    if isinstance(exc, ServiceError):
         # The contract answers a malformed app-chosen id with 400, wherever it is checked.
-        status = 400 if exc.code == INVALID_ID else exc.status
-        response = error_response(status, exc.code, exc.message, service_details(exc))
+        return Failure(400 if exc.code == INVALID_ID else exc.status, exc.code, exc.message, service_details(exc))
+    if isinstance(exc, ApiError):
+        return Failure(exc.status, exc.code, exc.message, exc.details)
+    if isinstance(exc, Http404):
+        return Failure(404, "not_found", "Not found.")
+    if isinstance(exc, RedisConnectionError | RedisTimeoutError):
+        logger.warning("redis unavailable: %s", exc)
+        return Failure(503, "redis_unavailable", "Working memory is unavailable right now; try again shortly.")
+    if isinstance(exc, KombuOperationalError):
+        # Raised once the request's own transaction has committed: what was asked is recorded,
+        # only its background task could not be queued. Asking again queues it.
+        logger.warning("task queue unavailable: %s", exc)
+        return Failure(
+            503, "queue_unavailable", "The task queue is unavailable right now; send the request again shortly."
+        )
+    if isinstance(exc, OperationalError | InterfaceError):
+        logger.warning("database unavailable: %s", exc)
+        return Failure(503, "database_unavailable", "The database is unavailable right now; try again shortly.")
+    if isinstance(exc, DatabaseError):
+        # Input that slips past validation and that PostgreSQL refuses (NUL bytes,
+        # out-of-range numbers) is the client's to fix, not a server failure.
+        logger.info("database refused input: %s", exc)
+        return Failure(400, "invalid_input", "The database refused this input.")
+    return None
+
+
+def install_error_handlers(api: NinjaAPI) -> None:
+    def on_failure(request: HttpRequest, exc: Exception) -> HttpResponse:
+        # Every kind registered below has an answer; the fallback only keeps the types honest.
+        failure = failure_of(exc) or INTERNAL_ERROR
+        response = error_response(failure.status, failure.code, failure.message, failure.details)
         if isinstance(exc, PreconditionFailed) and "revision" in exc.details:
             # The current revision's ETag, for the client to fetch it or retry from it.
             response["ETag"] = f'"{exc.details["revision"]}"'
         return response
+
+    for kind in EXPLAINED:
+        api.add_exception_handler(kind, on_failure)
 
     @api.exception_handler(NinjaValidationError)
     def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
@@ -161,10 +222,6 @@ def install_error_handlers(api: NinjaAPI) -> None:
     def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
         return error_response(401, "unauthorized", "A valid API key is required: Authorization: Bearer <key>.")
 
-    @api.exception_handler(Http404)
-    def on_not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
-        return error_response(404, "not_found", "Not found.")
-
     @api.exception_handler(HttpError)
     def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
         code = {
@@ -180,31 +237,3 @@ def install_error_handlers(api: NinjaAPI) -> None:
         if exc.status_code == 400 and message.startswith("Cannot parse request body"):
             return error_response(400, "malformed_json", "The request body is not valid JSON.")
         return error_response(exc.status_code, code, message)
-
-    @api.exception_handler(RedisConnectionError)
-    @api.exception_handler(RedisTimeoutError)
-    def on_redis_down(request: HttpRequest, exc: Exception) -> HttpResponse:
-        logger.warning("redis unavailable: %s", exc)
-        return error_response(503, "redis_unavailable", "Working memory is unavailable right now; try again shortly.")
-
-    @api.exception_handler(KombuOperationalError)
-    def on_queue_down(request: HttpRequest, exc: Exception) -> HttpResponse:
-        # Raised once the request's own transaction has committed: what was asked is recorded,
-        # only its background task could not be queued. Asking again queues it.
-        logger.warning("task queue unavailable: %s", exc)
-        return error_response(
-            503, "queue_unavailable", "The task queue is unavailable right now; send the request again shortly."
-        )
-
-    @api.exception_handler(OperationalError)
-    @api.exception_handler(InterfaceError)
-    def on_database_down(request: HttpRequest, exc: Exception) -> HttpResponse:
-        logger.warning("database unavailable: %s", exc)
-        return error_response(503, "database_unavailable", "The database is unavailable right now; try again shortly.")
-
-    @api.exception_handler(DatabaseError)
-    def on_database_error(request: HttpRequest, exc: DatabaseError) -> HttpResponse:
-        # Input that slips past validation and that PostgreSQL refuses (NUL bytes,
-        # out-of-range numbers) is the client's to fix, not a server failure.
-        logger.info("database refused input: %s", exc)
-        return error_response(400, "invalid_input", "The database refused this input.")

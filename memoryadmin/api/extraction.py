@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
-
 from django.http import HttpRequest
-from ninja import Router, Schema, Status
-from pydantic import Field
+from ninja import Router, Status
 
 from memoryadmin.api.auth import namespace_of, read_auth, write_auth
-from memoryadmin.api.schemas import Cursor, Limit, responses
+from memoryadmin.api.schemas.common import Cursor, Limit, responses
+from memoryadmin.api.schemas.extraction import RunIdOut, RunPage
 from memoryadmin.api.sessions import SessionIdPath
 from memoryadmin.conversations.queries import session_get
 from memoryadmin.core.errors import NotFound
@@ -20,40 +17,6 @@ from memoryadmin.extraction.representations import run_dict
 from memoryadmin.extraction.services import extraction_schedule
 
 router = Router(tags=["extraction"])
-
-
-class RunIdOut(Schema):
-    run_id: str
-
-
-class RunCounts(Schema):
-    candidates: int = Field(description="Memories the strategy proposed.")
-    created: int = Field(description="New memories (candidates when the namespace requires review).")
-    updated: int = Field(description="Existing memories extended in place (the session summary).")
-    duplicates: int = Field(description="Proposals that matched a memory already held (evidence linked to it).")
-    suppressed: int = Field(description="Proposals refused by a tombstone: forgotten or rejected text.")
-    superseded: int = Field(
-        description="Older memories its new statements replaced (same subject and attribute; kept as history)."
-    )
-
-
-class RunOut(Schema):
-    id: str
-    status: Literal["queued", "running", "succeeded", "failed"]
-    strategy: str
-    from_seq: int | None
-    to_seq: int | None
-    counts: RunCounts
-    error: str | None
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    duration_ms: int | None
-
-
-class RunPage(Schema):
-    items: list[RunOut]
-    next_cursor: str | None
 
 
 @router.post(

@@ -6,29 +6,35 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
 from django.utils import timezone
-from ninja import Field, Router, Schema, Status
+from ninja import Router, Status
 
 from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import ApiError
-from memoryadmin.api.schemas import (
+from memoryadmin.api.schemas.common import (
     AppId,
-    Body,
     Cursor,
-    Flag,
     Limit,
-    MemoryType,
     Reason,
     UserIdPath,
-    integer,
-    number,
     responses,
+)
+from memoryadmin.api.schemas.governance import (
+    ErasureAccepted,
+    ErasureIn,
+    ErasureOut,
+    ForgetIn,
+    ForgetOut,
+    PrivacyLinkIn,
+    PrivacyLinkOut,
+    PrivacyLinkPage,
+    RestoreOut,
 )
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.replicas import lag_tolerant_stream
@@ -37,8 +43,6 @@ from memoryadmin.governance.erasure import erasure_receipt, erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink
 from memoryadmin.governance.privacy_links import (
-    MAX_TTL_SECONDS,
-    MIN_TTL_SECONDS,
     privacy_link_create,
     privacy_link_in,
     privacy_link_revoke,
@@ -64,35 +68,6 @@ SPOOL_BYTES = 8 * 1024 * 1024
 
 
 # --- forgetting ---------------------------------------------------------------------------------
-
-
-class PolicyIn(Body):
-    # A misspelt rule must not quietly select nothing: unknown keys are refused like everywhere.
-    max_age_days: number(ge=0, le=1_000_000) | None = None
-    max_inactive_days: number(ge=0, le=1_000_000) | None = None
-    budget: integer(ge=0, le=2**31 - 1) | None = None
-    memory_type_allowlist: list[MemoryType] | None = Field(None, max_length=10)
-    hard_age_multiplier: number(ge=1, le=1_000_000) = 12.0
-
-
-class ForgetIn(Body):
-    policy: PolicyIn
-    user_id: AppId | None = None
-    session_id: AppId | None = None
-    dry_run: Flag = True
-
-
-class SelectedOut(Schema):
-    id: uuid.UUID
-    reason: str = Field(description="age | inactive | inactive_and_age | hard_age | budget")
-
-
-class ForgetOut(Schema):
-    dry_run: bool
-    scanned: int
-    selected: list[SelectedOut]
-    deleted: int
-    run_id: uuid.UUID | None = None
 
 
 def _stream_selection(scanned: int, rows: Iterator[tuple[uuid.UUID, str]]) -> Iterator[bytes]:
@@ -202,22 +177,6 @@ def subject_export(request: HttpRequest, user_id: str = UserIdPath):
     return _export(request, user_id)
 
 
-class RestoreCounts(Schema):
-    created: int
-    updated: int
-    unchanged: int
-    suppressed: int
-    skipped_erased: int
-    skipped: int
-
-
-class RestoreOut(Schema):
-    dry_run: bool
-    records: int
-    counts: RestoreCounts
-    by_type: dict[str, RestoreCounts]
-
-
 def _spooled_body(request: HttpRequest) -> Any:
     """The request body in a temporary file (in memory while small), read in chunks, never whole."""
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - closed by the caller
@@ -253,25 +212,6 @@ def snapshot_restore_view(request: HttpRequest, dry_run: bool = True):
 
 
 # --- erasure ------------------------------------------------------------------------------------
-
-
-class ErasureAccepted(Schema):
-    erasure_id: uuid.UUID
-    status: str
-
-
-class ErasureOut(Schema):
-    erasure_id: uuid.UUID
-    status: str = Field(description="pending | running | completed | failed")
-    counts: dict[str, int]
-    receipt: dict[str, Any] | None
-    created_at: datetime
-    completed_at: datetime | None
-    error: str | None = None
-
-
-class ErasureIn(Body):
-    reason: Reason = ""
 
 
 @router.post(
@@ -317,44 +257,6 @@ def erasure_get(request: HttpRequest, erasure_id: uuid.UUID):
 
 
 # --- privacy links ------------------------------------------------------------------------------
-
-Right = Literal["read", "forget", "erase"]
-
-
-class PrivacyLinkIn(Body):
-    ttl_seconds: integer(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS) = 86400
-    rights: list[Right] | None = Field(
-        default=None,
-        min_length=1,
-        description=(
-            "What the link lets the person do: `read` (see and download), `forget` (one memory at a time), "
-            "`erase` (everything). Each needs the key's matching scope (`read`, `write`, `erase`); left out, "
-            "the link gets every right the key can grant."
-        ),
-    )
-
-
-class PrivacyLinkOut(Schema):
-    link_id: uuid.UUID
-    url: str
-    rights: list[Right]
-    expires_at: datetime
-
-
-class PrivacyLinkInfo(Schema):
-    link_id: uuid.UUID
-    rights: list[Right]
-    status: Literal["active", "expired", "revoked"]
-    created_by: str
-    created_at: datetime
-    expires_at: datetime
-    revoked_at: datetime | None
-    last_used_at: datetime | None
-
-
-class PrivacyLinkPage(Schema):
-    items: list[PrivacyLinkInfo]
-    next_cursor: str | None
 
 
 def _link_info(link: PrivacyLink, now: datetime) -> dict[str, Any]:

@@ -2,26 +2,13 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
-from ninja import Router, Schema
+from ninja import Router
 
+from memoryadmin.api.schemas.health import HealthOut
 from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.replicas import replica_statuses
 
 router = Router(tags=["health"])
-
-
-class ReplicaOut(Schema):
-    name: str
-    state: str
-    lag_seconds: float | None
-    used: bool
-
-
-class HealthOut(Schema):
-    status: str
-    database: str
-    redis: str
-    replicas: list[ReplicaOut] | None = None
 
 
 def _database_ok() -> bool:

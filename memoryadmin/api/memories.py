@@ -4,43 +4,44 @@ from __future__ import annotations
 
 import uuid
 from datetime import date
-from typing import Literal
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import service_details
+from memoryadmin.api.operations.memories import (
+    memories_find,
+    memory_answer,
+    memory_forget_one,
+    memory_pin_set,
+    memory_remember,
+    search_answer,
+)
 from memoryadmin.api.preconditions import ETAG_HEADER, IfMatch, expected_revision, with_etag
 from memoryadmin.api.renderers import rendered
-from memoryadmin.api.schemas import (
-    AppId,
+from memoryadmin.api.schemas.common import AppId, Cursor, Limit, Reason, Timestamp, responses
+from memoryadmin.api.schemas.memories import (
     BulkIn,
     BulkOut,
-    Cursor,
     EvidenceList,
-    Limit,
     MemoryIn,
     MemoryOut,
     MemoryPage,
     MemoryPatchIn,
     MemoryType,
-    Reason,
     ReasonIn,
     RevisionList,
     SearchIn,
     SearchOut,
-    Timestamp,
-    responses,
+    StatusFilter,
 )
-from memoryadmin.core.errors import Conflict, NotFound
+from memoryadmin.core.errors import NotFound
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.memories.models import Memory, MemorySource
 from memoryadmin.memories.queries import (
-    Recency,
     TimeFilters,
     memories_page,
-    memories_search,
     memory_evidence,
     memory_get,
     memory_revisions,
@@ -50,11 +51,7 @@ from memoryadmin.memories.services import (
     Outcome,
     memories_bulk_apply,
     memory_approve,
-    memory_create,
-    memory_forget,
-    memory_pin,
     memory_reject,
-    memory_unpin,
     memory_update,
 )
 from memoryadmin.tenancy.models import Namespace
@@ -64,14 +61,14 @@ router = Router(tags=["memories"])
 WITH_ETAG = {"responses": {200: {"headers": ETAG_HEADER}}}
 
 
-def _answer(namespace: Namespace, memory: Memory, response: HttpResponse) -> dict:
+def _answer(namespace: Namespace, memory: Any, response: HttpResponse) -> dict:
     """The memory as this request left it, with `pinned` as it is now; its ETag set.
 
     It is read again for `pinned` and what the service does not return; but another editor may have written
     the next revision since this one committed, and an answer reports the revision it wrote, not theirs.
     """
     try:
-        fresh: Memory | None = memory_get(namespace, memory.pk)
+        fresh = memory_get(namespace, memory.pk)
     except NotFound:
         fresh = None  # forgotten since: the answer is still what was written
     shown = fresh if fresh is not None and fresh.revision == memory.revision else memory
@@ -93,32 +90,8 @@ def _answer(namespace: Namespace, memory: Memory, response: HttpResponse) -> dic
 )
 def memory_add(request: HttpRequest, payload: MemoryIn, response: HttpResponse):
     namespace = namespace_of(request)
-    result = memory_create(
-        namespace=namespace,
-        user_id=payload.user_id,
-        text=payload.text,
-        actor=actor_of(request),
-        source=MemorySource.API,
-        session_id=payload.session_id or "",
-        agent_id=payload.agent_id or "",
-        memory_type=payload.memory_type,
-        topics=payload.topics,
-        entities=payload.entities,
-        metadata=payload.metadata,
-        pinned=payload.pinned,
-        stated_at=payload.stated_at,
-        event_date=payload.event_date,
-        event_date_precision=payload.event_date_precision or "",
-    )
-    tombstoned = Conflict("a tombstone forbids this text for this user", code="tombstoned")
-    if result.outcome is Outcome.SUPPRESSED or result.memory is None:
-        raise tombstoned
-    try:
-        body = _answer(namespace, result.memory, response)
-    except NotFound:
-        # The memory this text matched was forgotten between the write and this answer (a
-        # forget waiting on the same text's lock): the text is tombstoned now.
-        raise tombstoned from None
+    result = memory_remember(namespace=namespace, actor=actor_of(request), args=payload)
+    body = _answer(namespace, result.memory, response)
     if result.outcome is Outcome.CREATED:
         return Status(201, body)
     response["X-Deduplicated"] = "true"
@@ -133,7 +106,7 @@ def memory_list(
     session_id: AppId | None = None,
     agent_id: AppId | None = None,
     memory_type: MemoryType | None = None,
-    status: Literal["active", "candidate", "superseded", "any"] | None = None,
+    status: StatusFilter | None = None,
     pinned: bool | None = None,
     stated_after: Timestamp | None = None,
     stated_before: Timestamp | None = None,
@@ -156,7 +129,7 @@ def memory_list(
             stated_after=stated_after, stated_before=stated_before, event_after=event_after, event_before=event_before
         ),
     )
-    return {"items": [memory_dict(m, pinned=m.pinned) for m in page.items], "next_cursor": page.next_cursor}
+    return {"items": [memory_answer(m) for m in page.items], "next_cursor": page.next_cursor}
 
 
 @router.post(
@@ -174,40 +147,7 @@ def memory_list(
 )
 @lag_tolerant_view
 def memory_search(request: HttpRequest, payload: SearchIn):
-    recency = Recency(**payload.recency.model_dump()) if payload.recency else None
-    page = memories_search(
-        namespace_of(request),
-        query=payload.query,
-        user_id=payload.user_id,
-        session_id=payload.session_id,
-        agent_id=payload.agent_id,
-        memory_types=payload.memory_types,
-        topics=payload.topics,
-        entities=payload.entities,
-        status=payload.status,
-        pinned=payload.pinned,
-        created_after=payload.created_after,
-        created_before=payload.created_before,
-        times=TimeFilters(
-            stated_after=payload.stated_after,
-            stated_before=payload.stated_before,
-            event_after=payload.event_after,
-            event_before=payload.event_before,
-        ),
-        as_of=payload.as_of,
-        recency=recency,
-        limit=payload.limit,
-        cursor=payload.cursor,
-        syntax=payload.syntax,
-        explain=payload.explain,
-    )
-    items = []
-    for hit in page.items:
-        item = {"memory": memory_dict(hit.memory, pinned=hit.memory.pinned), "score": hit.score}
-        if hit.explain is not None:
-            item["explain"] = hit.explain
-        items.append(item)
-    return rendered({"items": items, "next_cursor": page.next_cursor})
+    return rendered(search_answer(memories_find(namespace_of(request), payload)))
 
 
 @router.post(
@@ -245,7 +185,7 @@ def memory_bulk(request: HttpRequest, payload: BulkIn):
 def memory_read(request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse):
     memory = memory_get(namespace_of(request), memory_id)
     with_etag(response, memory)
-    return memory_dict(memory, pinned=memory.pinned)
+    return memory_answer(memory)
 
 
 @router.patch(
@@ -301,9 +241,14 @@ def memory_remove(
     force: bool = False,
     if_match: str = IfMatch,
 ):
-    expected = expected_revision(if_match)
-    memory = memory_get(namespace_of(request), memory_id)
-    memory_forget(memory=memory, actor=actor_of(request), reason=reason, force=force, expected_revision=expected)
+    memory_forget_one(
+        namespace=namespace_of(request),
+        memory_id=memory_id,
+        actor=actor_of(request),
+        reason=reason,
+        force=force,
+        expected_revision=expected_revision(if_match),
+    )
     return Status(204, None)
 
 
@@ -338,8 +283,12 @@ def memory_evidence_list(request: HttpRequest, memory_id: uuid.UUID):
 )
 def memory_pin_add(request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse, payload: ReasonIn | None = None):
     namespace = namespace_of(request)
-    memory = memory_pin(
-        memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=payload.reason if payload else ""
+    memory = memory_pin_set(
+        namespace=namespace,
+        memory_id=memory_id,
+        pinned=True,
+        actor=actor_of(request),
+        reason=payload.reason if payload else "",
     )
     return _answer(namespace, memory, response)
 
@@ -352,7 +301,9 @@ def memory_pin_add(request: HttpRequest, memory_id: uuid.UUID, response: HttpRes
 )
 def memory_pin_remove(request: HttpRequest, memory_id: uuid.UUID, response: HttpResponse, reason: Reason = ""):
     namespace = namespace_of(request)
-    memory = memory_unpin(memory=memory_get(namespace, memory_id), actor=actor_of(request), reason=reason)
+    memory = memory_pin_set(
+        namespace=namespace, memory_id=memory_id, pinned=False, actor=actor_of(request), reason=reason
+    )
     return _answer(namespace, memory, response)
 
 

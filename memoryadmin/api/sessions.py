@@ -4,62 +4,53 @@ from __future__ import annotations
 
 from typing import Literal
 
-from django.db import transaction
 from django.http import HttpRequest
 from ninja import Path, Query, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
+from memoryadmin.api.operations.sessions import (
+    MAX_MEMORY_LIMIT,
+    MAX_TOKEN_BUDGET,
+    MEMORY_LIMIT,
+    TOKEN_BUDGET,
+    session_context_answer,
+    session_messages_append,
+    session_state_delete,
+    session_state_merge,
+    session_state_read,
+    session_state_replace,
+)
 from memoryadmin.api.renderers import rendered
-from memoryadmin.api.schemas import (
-    NO_NUL,
+from memoryadmin.api.schemas.common import NO_NUL, AppId, Cursor, Limit, Reason, responses
+from memoryadmin.api.schemas.sessions import (
     AppendIn,
     AppendOut,
-    AppId,
     ContextOut,
-    Cursor,
     DeletedOut,
-    Limit,
     MessagePage,
-    Reason,
     SessionIn,
     SessionOut,
     SessionPage,
     StateOut,
     StatePatchIn,
     StatePutIn,
-    responses,
 )
-from memoryadmin.audit.services import audit_last
 from memoryadmin.conversations.queries import messages_page, session_get, sessions_page
 from memoryadmin.conversations.representations import message_dict, session_dict
 from memoryadmin.conversations.services import (
     messages_delete_run,
-    session_append_messages,
     session_delete,
     session_upsert,
 )
-from memoryadmin.conversations.working_memory import (
-    working_memory_delete,
-    working_memory_get,
-    working_memory_patch,
-    working_memory_put,
-)
 from memoryadmin.core.app_ids import APP_ID_RE
-from memoryadmin.core.errors import NotFound
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.memories.queries import session_context
-from memoryadmin.memories.representations import memory_dict
-from memoryadmin.memories.search import MAX_QUERY_CHARS
-from memoryadmin.memories.services import session_memories_forget
+from memoryadmin.memories.search.query import MAX_QUERY_CHARS
+from memoryadmin.memories.services import session_delete_with_memories
 
 router = Router(tags=["sessions"])
 
 SessionIdPath = Path(..., pattern=APP_ID_RE, description="The app's id of the session.")
 MAX_SEQ = 2**31 - 1
-
-
-def _state_answer(state: object) -> dict:
-    return {"state": state.state, "ttl_seconds": state.ttl_seconds}  # type: ignore[attr-defined]
 
 
 @router.put(
@@ -120,13 +111,9 @@ def session_remove(
     namespace = namespace_of(request)
     session = session_get(namespace, session_id)
     actor = actor_of(request)
-    # session_delete clears the working memory first: if Redis is down, nothing durable changed. Every row
-    # is locked before the audit chain (`audit_last`), the order of the writers it may race.
-    with transaction.atomic(), audit_last():
-        if memories == "delete":
-            session_memories_forget(
-                namespace=namespace, session_id=session.session_id, actor=actor, reason=reason, force=force
-            )
+    if memories == "delete":
+        session_delete_with_memories(namespace=namespace, session=session, actor=actor, reason=reason, force=force)
+    else:
         session_delete(session=session, actor=actor, reason=reason)
     return Status(204, None)
 
@@ -142,16 +129,15 @@ def session_remove(
     ),
 )
 def messages_append(request: HttpRequest, payload: AppendIn, session_id: str = SessionIdPath):
-    namespace = namespace_of(request)
-    _, created = session_append_messages(
-        namespace=namespace,
+    answer = session_messages_append(
+        namespace=namespace_of(request),
         session_id=session_id,
         user_id=payload.user_id,
-        agent_id=payload.agent_id or "",
-        messages=[m.as_new_message() for m in payload.messages],
+        agent_id=payload.agent_id,
+        messages=payload.messages,
     )
     # For a batch of a hundred, validating through the response schema cost more than the insert.
-    return rendered({"messages": [message_dict(m) for m in created]}, status=201)
+    return rendered(answer, status=201)
 
 
 @router.get(
@@ -186,10 +172,6 @@ def messages_remove_run(request: HttpRequest, run_id: AppId, session_id: str = S
     return {"deleted": deleted}
 
 
-# Working memory lives in Redis; the session row is checked first so another
-# namespace's key gets 404 here like everywhere else.
-
-
 @router.get(
     "/sessions/{session_id}/state",
     auth=read_auth,
@@ -197,12 +179,7 @@ def messages_remove_run(request: HttpRequest, run_id: AppId, session_id: str = S
     summary="Working memory of a session",
 )
 def state_read(request: HttpRequest, session_id: str = SessionIdPath):
-    namespace = namespace_of(request)
-    session = session_get(namespace, session_id)
-    state = working_memory_get(namespace_id=namespace.pk, session_id=session.session_id)
-    if state is None:
-        raise NotFound("the session has no working memory")
-    return _state_answer(state)
+    return session_state_read(namespace_of(request), session_id)
 
 
 @router.put(
@@ -213,15 +190,9 @@ def state_read(request: HttpRequest, session_id: str = SessionIdPath):
     description="Starts a fresh TTL (`ttl_seconds`, or the namespace's default).",
 )
 def state_replace(request: HttpRequest, payload: StatePutIn, session_id: str = SessionIdPath):
-    namespace = namespace_of(request)
-    session = session_get(namespace, session_id)
-    state = working_memory_put(
-        namespace_id=namespace.pk,
-        session_id=session.session_id,
-        state=payload.state,
-        ttl_seconds=payload.ttl_seconds if payload.ttl_seconds is not None else namespace.working_memory_ttl_seconds,
+    return session_state_replace(
+        namespace_of(request), session_id, state=payload.state, ttl_seconds=payload.ttl_seconds
     )
-    return _state_answer(state)
 
 
 @router.patch(
@@ -232,12 +203,7 @@ def state_replace(request: HttpRequest, payload: StatePutIn, session_id: str = S
     description="A null value removes a key. The remaining TTL is kept: an update never extends it.",
 )
 def state_merge(request: HttpRequest, payload: StatePatchIn, session_id: str = SessionIdPath):
-    namespace = namespace_of(request)
-    session = session_get(namespace, session_id)
-    state = working_memory_patch(namespace_id=namespace.pk, session_id=session.session_id, changes=payload.state)
-    if state is None:
-        raise NotFound("the session has no working memory (it may have expired)")
-    return _state_answer(state)
+    return session_state_merge(namespace_of(request), session_id, changes=payload.state)
 
 
 @router.delete(
@@ -247,9 +213,7 @@ def state_merge(request: HttpRequest, payload: StatePatchIn, session_id: str = S
     summary="Delete working memory",
 )
 def state_remove(request: HttpRequest, session_id: str = SessionIdPath):
-    namespace = namespace_of(request)
-    session = session_get(namespace, session_id)
-    working_memory_delete(namespace_id=namespace.pk, session_id=session.session_id)
+    session_state_delete(namespace_of(request), session_id)
     return Status(204, None)
 
 
@@ -268,23 +232,15 @@ def context_read(
     request: HttpRequest,
     session_id: str = SessionIdPath,
     query: str | None = Query(None, max_length=MAX_QUERY_CHARS, pattern=NO_NUL),
-    token_budget: int = Query(4000, ge=0, le=1_000_000),
-    memory_limit: int = Query(10, ge=0, le=100),
+    token_budget: int = Query(TOKEN_BUDGET, ge=0, le=MAX_TOKEN_BUDGET),
+    memory_limit: int = Query(MEMORY_LIMIT, ge=0, le=MAX_MEMORY_LIMIT),
     include_injected: bool = False,
 ):
-    namespace = namespace_of(request)
-    session = session_get(namespace, session_id)
-    context = session_context(
-        namespace,
-        session,
+    return session_context_answer(
+        namespace_of(request),
+        session_id,
         query=query,
         token_budget=token_budget,
         memory_limit=memory_limit,
         include_injected=include_injected,
     )
-    return {
-        "summary": context.summary,
-        "messages": [message_dict(m) for m in context.messages],
-        "memories": [memory_dict(m, pinned=m.pinned) for m in context.memories],
-        "token_estimate": context.token_estimate,
-    }

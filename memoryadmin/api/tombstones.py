@@ -2,42 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest
-from ninja import Field, Path, Router, Schema, Status
+from ninja import Path, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, tombstones_auth
-from memoryadmin.api.schemas import AppId, Cursor, Limit, RequiredReason, responses
+from memoryadmin.api.schemas.common import AppId, Cursor, Limit, RequiredReason, responses
+from memoryadmin.api.schemas.tombstones import TombstonePage
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.memories.models import Tombstone, TombstoneReason
+from memoryadmin.memories.enums import TombstoneReason
+from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import tombstone_get, tombstones_page
 from memoryadmin.memories.services import tombstone_lift
 
 router = Router(tags=["tombstones"])
 
 TombstoneId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a tombstone, from the list.")]
-
-
-class TombstoneOut(Schema):
-    id: int
-    user_id: str
-    reason: Literal["rejected", "forgotten", "policy"] = Field(
-        description="rejected by an operator's review, forgotten on request (by the app, an operator or the "
-        "person), or removed by a forgetting policy"
-    )
-    text: str | None = Field(
-        description="Kept only for an operator's rejection; a forgotten memory leaves nothing but its fingerprint."
-    )
-    memory_type: str | None
-    actor: str
-    created_at: datetime
-
-
-class TombstonePage(Schema):
-    items: list[TombstoneOut]
-    next_cursor: str | None
 
 
 def tombstone_dict(tombstone: Tombstone) -> dict:

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import Field, Path, Router, Schema, Status
+from ninja import Path, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, webhooks_auth
-from memoryadmin.api.schemas import Body, Cursor, Limit, responses
-from memoryadmin.webhooks.events import EVENT_TYPES
+from memoryadmin.api.schemas.common import Cursor, Limit, responses
+from memoryadmin.api.schemas.webhooks import (
+    DeliveryOut,
+    DeliveryPage,
+    SecretOut,
+    WebhookIn,
+    WebhookList,
+    WebhookOut,
+    WebhookPatch,
+    WebhookWithSecret,
+)
 from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
 from memoryadmin.webhooks.queries import deliveries_page, delivery_get, webhook_get, webhooks_of
 from memoryadmin.webhooks.services import (
@@ -25,70 +33,8 @@ from memoryadmin.webhooks.services import (
 
 router = Router(tags=["webhooks"])
 
-EventType = Literal[EVENT_TYPES]  # type: ignore[valid-type]
-Url = Annotated[str, Field(min_length=1, max_length=2000, description="An http or https URL of a receiver.")]
-Description = Annotated[str, Field(max_length=200, pattern=r"^[^\x00]*$")]
 WebhookId = Annotated[uuid.UUID, Path(description="The id of a webhook endpoint.")]
 DeliveryId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a delivery, from the list.")]
-
-
-class WebhookOut(Schema):
-    id: uuid.UUID
-    url: str
-    description: str
-    events: list[str]
-    status: Literal["active", "paused"]
-    failing: bool = Field(description="A delivery was given up after its retries; cleared by the next success.")
-    failing_since: datetime | None
-    last_error: str | None
-    created_at: datetime
-    updated_at: datetime
-
-
-class WebhookWithSecret(WebhookOut):
-    secret: str = Field(description="Signs every delivery (Standard Webhooks). Shown here only: keep it.")
-
-
-class WebhookList(Schema):
-    items: list[WebhookOut]
-
-
-class WebhookIn(Body):
-    url: Url
-    events: list[EventType] = Field(min_length=1, max_length=len(EVENT_TYPES))
-    description: Description = ""
-
-
-class WebhookPatch(Body):
-    url: Url | None = None
-    events: list[EventType] | None = Field(default=None, min_length=1, max_length=len(EVENT_TYPES))
-    description: Description | None = None
-    status: Literal["active", "paused"] | None = None
-
-
-class SecretOut(Schema):
-    secret: str
-
-
-class DeliveryOut(Schema):
-    id: int
-    event_id: uuid.UUID
-    event_type: str
-    state: Literal["pending", "delivered", "failed"]
-    attempts: int
-    response_status: int | None
-    latency_ms: int | None
-    last_error: str | None
-    data: dict[str, Any] = Field(description="The body's `data`: ids and what changed.")
-    created_at: datetime
-    last_attempt_at: datetime | None
-    next_attempt_at: datetime | None
-    delivered_at: datetime | None
-
-
-class DeliveryPage(Schema):
-    items: list[DeliveryOut]
-    next_cursor: str | None
 
 
 def webhook_dict(endpoint: WebhookEndpoint) -> dict[str, Any]:

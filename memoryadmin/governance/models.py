@@ -6,6 +6,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
+from memoryadmin.governance.enums import PrivacyRight
+
 
 class ForgettingPolicy(models.Model):
     """A namespace's standing rule for forgetting; beat runs it every `interval_hours`."""
@@ -165,14 +167,6 @@ class SnapshotChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.restore_id}[{self.index}]"
-
-
-class PrivacyRight(models.TextChoices):
-    """What a privacy link lets its holder do with their own data."""
-
-    READ = "read", "see and download"
-    FORGET = "forget", "forget one memory"
-    ERASE = "erase", "erase everything"
 
 
 class PrivacyLink(models.Model):

@@ -24,8 +24,9 @@ from django.db import close_old_connections
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from memoryadmin.api.errors import INTERNAL_ERROR, Failure
 from memoryadmin.core.metrics import HTTP_REQUESTS, observe
-from memoryadmin.mcp.errors import ToolError, forbidden, tool_error
+from memoryadmin.mcp.errors import forbidden, tool_error
 from memoryadmin.mcp.tools import TOOLS, Caller, Tool
 from memoryadmin.tenancy.access_log import access_record
 from memoryadmin.tenancy.models import ApiKey
@@ -44,7 +45,7 @@ INSTRUCTIONS = (
 )
 
 # Resolves who is calling, in a Django thread: an API key, or the error to answer instead.
-KeyResolver = Callable[[], ApiKey | ToolError]
+KeyResolver = Callable[[], ApiKey | Failure]
 # Runs a synchronous function in a thread where Django may be used: `await run_sync(fn, *args)`.
 SyncRunner = Callable[..., Awaitable[Any]]
 
@@ -93,22 +94,22 @@ def run_tool(tool: Tool, arguments: dict[str, Any], resolve_key: KeyResolver) ->
         key, outcome = _call(tool, arguments, resolve_key)
     finally:
         close_old_connections()
-    status = outcome.status if isinstance(outcome, ToolError) else 200
+    status = outcome.status if isinstance(outcome, Failure) else 200
     if key is not None:
         access_record(key_hash=key.key_hash, endpoint=endpoint_of(tool.name), status=status)
     observe(HTTP_REQUESTS, time.perf_counter() - started, route=endpoint_of(tool.name), status=str(status))
-    return _failure(outcome) if isinstance(outcome, ToolError) else _success(outcome)
+    return _failure(outcome) if isinstance(outcome, Failure) else _success(outcome)
 
 
 def _call(
     tool: Tool, arguments: dict[str, Any], resolve_key: KeyResolver
-) -> tuple[ApiKey | None, dict[str, Any] | ToolError]:
+) -> tuple[ApiKey | None, dict[str, Any] | Failure]:
     """Who calls, the scope wall, the arguments, the handler: the caller's key and the answer or its error."""
     try:
         resolved = resolve_key()
     except Exception as exc:
         return None, _explained(tool, exc)
-    if isinstance(resolved, ToolError):
+    if isinstance(resolved, Failure):
         return None, resolved
     if not resolved.has_scope(tool.scope):
         return resolved, forbidden(tool.scope)
@@ -131,11 +132,11 @@ def _key_or_none(resolve_key: KeyResolver) -> ApiKey | None:
     return resolved if isinstance(resolved, ApiKey) else None
 
 
-def _explained(tool: Tool, exc: Exception) -> ToolError:
+def _explained(tool: Tool, exc: Exception) -> Failure:
     error = tool_error(exc)
     if error is None:
         logger.exception("tool %s failed", tool.name)
-        error = ToolError(500, "internal_error", "The server failed to answer this call.")
+        error = INTERNAL_ERROR
     return error
 
 
@@ -145,7 +146,7 @@ def _success(result: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def _failure(error: ToolError) -> types.CallToolResult:
+def _failure(error: Failure) -> types.CallToolResult:
     body = error.body()
     return types.CallToolResult(
         content=[types.TextContent(text=orjson.dumps(body).decode())], structured_content=body, is_error=True

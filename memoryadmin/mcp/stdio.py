@@ -13,8 +13,8 @@ from mcp.server import ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from memoryadmin.api.auth import api_key_for_token
+from memoryadmin.api.errors import Failure
 from memoryadmin.api.ratelimit import RateLimiter
-from memoryadmin.mcp.errors import ToolError
 from memoryadmin.mcp.server import KeyResolver, build_server
 from memoryadmin.tenancy.models import ApiKey
 
@@ -27,14 +27,14 @@ STDIO_ADDRESS = "stdio"
 def _key_resolver(token: str) -> KeyResolver:
     limiter = RateLimiter()
 
-    def resolve() -> ApiKey | ToolError:
+    def resolve() -> ApiKey | Failure:
         verdict = limiter.hit(token, STDIO_ADDRESS)
         if verdict is not None and verdict.limited:
             message, details = verdict.refusal()
-            return ToolError(429, "rate_limited", message, details)
+            return Failure(429, "rate_limited", message, details)
         key = api_key_for_token(token)
         if key is None:
-            return ToolError(401, "unauthorized", "The API key is unknown or revoked.")
+            return Failure(401, "unauthorized", "The API key is unknown or revoked.")
         return key
 
     return resolve

@@ -76,6 +76,11 @@ def memory_get(namespace: Namespace, memory_id: str | uuid.UUID) -> Memory:
     return memory
 
 
+def memory_of_user(namespace: Namespace, user_id: str, memory_id: uuid.UUID) -> Memory | None:
+    """The person's memory of that id, or None: a memory of anyone else is not theirs to see or forget."""
+    return Memory.objects.filter(namespace=namespace, user_id=user_id, pk=memory_id).first()
+
+
 def memories_page(
     namespace: Namespace,
     *,

@@ -34,7 +34,7 @@ from memoryadmin.governance.privacy_links import (
 )
 from memoryadmin.governance.queries import erasures_page, subject_memories
 from memoryadmin.governance.snapshots import snapshot_export_stream
-from memoryadmin.memories.models import Memory
+from memoryadmin.memories.queries import memory_of_user
 from memoryadmin.memories.services import memory_forget
 
 CONFIRM_WORD = "erase"
@@ -114,7 +114,7 @@ def download(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 @require_POST
 @with_subject("forget", PrivacyRight.FORGET)
 def forget(request: HttpRequest, subject: PrivacySubject, memory_id: uuid.UUID) -> HttpResponse:
-    memory = Memory.objects.filter(namespace=subject.namespace, user_id=subject.user_id, pk=memory_id).first()
+    memory = memory_of_user(subject.namespace, subject.user_id, memory_id)
     if memory is not None:
         # The person's own request outranks an operator's pin.
         memory_forget(memory=memory, actor=subject.actor, reason="forgotten by the person", force=True)

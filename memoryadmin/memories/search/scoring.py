@@ -49,6 +49,9 @@ DATE_TOLERANCE_DAYS = 3
 UTTERANCE_WEIGHT = 0.85
 # 0.5 ** 1000 is still a normal double; beyond it the decay underflows.
 MAX_HALF_LIVES = 1000
+# The bounds of a search's recency settings: a half-life of up to a century, weights up to 1000.
+MAX_HALF_LIFE_DAYS = 36500
+MAX_WEIGHT = 1000
 # A memory word at least this close to a query word is shown as a reason for the match.
 _SHOWN_SIMILARITY = 0.5
 
@@ -74,11 +77,15 @@ class Recency:
 
     def __post_init__(self) -> None:
         for name in ("access_half_life_days", "freshness_half_life_days"):
-            if not 0 < getattr(self, name) <= 36500:
-                raise InvalidInput(f"recency.{name} must be > 0 and <= 36500", details={"field": f"recency.{name}"})
+            if not 0 < getattr(self, name) <= MAX_HALF_LIFE_DAYS:
+                raise InvalidInput(
+                    f"recency.{name} must be > 0 and <= {MAX_HALF_LIFE_DAYS}", details={"field": f"recency.{name}"}
+                )
         for name in ("access_weight", "creation_weight", "text_weight", "recency_weight"):
-            if not 0 <= getattr(self, name) <= 1000:
-                raise InvalidInput(f"recency.{name} must be between 0 and 1000", details={"field": f"recency.{name}"})
+            if not 0 <= getattr(self, name) <= MAX_WEIGHT:
+                raise InvalidInput(
+                    f"recency.{name} must be between 0 and {MAX_WEIGHT}", details={"field": f"recency.{name}"}
+                )
 
     def of(self, reference: datetime, created_at: datetime, last_accessed_at: datetime | None) -> float:
         def decay(since: datetime, half_life: float) -> float:

@@ -30,6 +30,7 @@ from memoryadmin.memories.services.lifecycle import (
     memory_pin,
     memory_reject,
     memory_unpin,
+    session_delete_with_memories,
     session_memories_forget,
     tombstone_lift,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "memory_unpin",
     "memory_update",
     "near_duplicate_target",
+    "session_delete_with_memories",
     "session_memories_forget",
     "tombstone_lift",
     "user_lock_sql",

@@ -11,6 +11,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_last, audit_record
+from memoryadmin.conversations.models import Session
+from memoryadmin.conversations.services import session_delete
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.models import (
@@ -211,6 +213,22 @@ def session_memories_forget(
             else:
                 forgotten += 1
     return SessionForgetResult(forgotten, kept)
+
+
+def session_delete_with_memories(
+    *, namespace: Namespace, session: Session, actor: Actor, reason: str = "", force: bool = False
+) -> SessionForgetResult:
+    """Forget the memories taken from a session, then delete the session, in one transaction.
+
+    `session_delete` clears the working memory first: if Redis is down, nothing durable changed. Every
+    row is locked before the audit chain (`audit_last`), the order of the writers it may race.
+    """
+    with transaction.atomic(), audit_last():
+        result = session_memories_forget(
+            namespace=namespace, session_id=session.session_id, actor=actor, reason=reason, force=force
+        )
+        session_delete(session=session, actor=actor, reason=reason)
+    return result
 
 
 BULK_ACTIONS = ("pin", "unpin", "forget", "approve", "reject")

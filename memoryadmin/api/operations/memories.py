@@ -1,0 +1,124 @@
+"""Long-term memories: remember, read, search, pin and forget, as the contract's operations."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from memoryadmin.api.schemas.memories import MemoryIn, SearchIn
+from memoryadmin.audit.services import Actor
+from memoryadmin.core.errors import Conflict
+from memoryadmin.core.pagination import Page
+from memoryadmin.memories.enums import MemorySource
+from memoryadmin.memories.queries import TimeFilters, memories_search, memory_get
+from memoryadmin.memories.representations import memory_dict
+from memoryadmin.memories.search.engine import SearchHit
+from memoryadmin.memories.services import (
+    Outcome,
+    WriteResult,
+    memory_create,
+    memory_forget,
+    memory_pin,
+    memory_unpin,
+)
+from memoryadmin.tenancy.models import Namespace
+
+
+def tombstoned() -> Conflict:
+    """The error of a text a tombstone forbids for its user (409 `tombstoned`)."""
+    return Conflict("a tombstone forbids this text for this user", code="tombstoned")
+
+
+def memory_answer(memory: Any) -> dict[str, Any]:
+    """The memory as the contract shows it, read with `pinned` annotated (memoryadmin.memories.queries)."""
+    return memory_dict(memory, pinned=memory.pinned)
+
+
+def memory_remember(*, namespace: Namespace, actor: Actor, args: MemoryIn) -> WriteResult:
+    """Store one memory, or find the same text already held; a tombstoned text is refused."""
+    result = memory_create(
+        namespace=namespace,
+        user_id=args.user_id,
+        text=args.text,
+        actor=actor,
+        source=MemorySource.API,
+        session_id=args.session_id or "",
+        agent_id=args.agent_id or "",
+        memory_type=args.memory_type,
+        topics=args.topics,
+        entities=args.entities,
+        metadata=args.metadata,
+        pinned=args.pinned,
+        stated_at=args.stated_at,
+        event_date=args.event_date,
+        event_date_precision=args.event_date_precision or "",
+    )
+    if result.outcome is Outcome.SUPPRESSED or result.memory is None:
+        raise tombstoned()
+    return result
+
+
+def memories_find(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
+    """A page of search hits for the arguments of a search."""
+    return memories_search(
+        namespace,
+        query=args.query,
+        user_id=args.user_id,
+        session_id=args.session_id,
+        agent_id=args.agent_id,
+        memory_types=args.memory_types,
+        topics=args.topics,
+        entities=args.entities,
+        status=args.status,
+        pinned=args.pinned,
+        created_after=args.created_after,
+        created_before=args.created_before,
+        times=TimeFilters(
+            stated_after=args.stated_after,
+            stated_before=args.stated_before,
+            event_after=args.event_after,
+            event_before=args.event_before,
+        ),
+        as_of=args.as_of,
+        recency=args.recency.as_recency() if args.recency else None,
+        limit=args.limit,
+        cursor=args.cursor,
+        syntax=args.syntax,
+        explain=args.explain,
+    )
+
+
+def search_answer(page: Page[SearchHit], *, fields: Sequence[str] | None = None) -> dict[str, Any]:
+    """The page as the contract shows it; `fields` keeps only those of each memory."""
+    items = []
+    for hit in page.items:
+        memory = memory_answer(hit.memory)
+        if fields is not None:
+            memory = {name: memory[name] for name in fields}
+        item: dict[str, Any] = {"memory": memory, "score": hit.score}
+        if hit.explain is not None:
+            item["explain"] = hit.explain
+        items.append(item)
+    return {"items": items, "next_cursor": page.next_cursor}
+
+
+def memory_forget_one(
+    *,
+    namespace: Namespace,
+    memory_id: uuid.UUID,
+    actor: Actor,
+    reason: str = "",
+    force: bool = False,
+    expected_revision: int | None = None,
+) -> Any:
+    """Forget the namespace's memory by its id (404 for another namespace's); the forgotten memory."""
+    memory = memory_get(namespace, memory_id)
+    memory_forget(memory=memory, actor=actor, reason=reason, force=force, expected_revision=expected_revision)
+    return memory
+
+
+def memory_pin_set(*, namespace: Namespace, memory_id: uuid.UUID, pinned: bool, actor: Actor, reason: str = "") -> Any:
+    """Pin the namespace's memory, or unpin it; the memory as the change left it."""
+    change = memory_pin if pinned else memory_unpin
+    return change(memory=memory_get(namespace, memory_id), actor=actor, reason=reason)

@@ -1,0 +1,19 @@
+"""The messages' choices, importable by every layer without the models (the API derives its enums from them)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Role(models.TextChoices):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class MessageKind(models.TextChoices):
+    MESSAGE = "message"
+    INSTRUCTION = "instruction"
+    COMMENTARY = "commentary"
+    SUPPORTING_CONTEXT = "supporting_context"
