@@ -18,7 +18,7 @@ $(VENV)/.deps: requirements.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
 	touch $@
 
-$(VENV)/.deps-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+$(VENV)/.deps-dev: requirements.txt requirements-dev.txt requirements-otel.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $@ $(VENV)/.deps
 

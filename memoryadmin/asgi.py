@@ -24,6 +24,10 @@ from a2wsgi import WSGIMiddleware
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
+from memoryadmin.core.tracing import tracing_start
+
+# Before the application loads its middleware, which tracing adds to.
+tracing_start("web")
 django_application = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
 # Imported once Django is set up: the MCP tools use its models.
