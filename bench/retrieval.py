@@ -217,9 +217,9 @@ class Run:
 
 def paraphrase_gate() -> dict[str, Any]:
     """Precision and recall of the semantic near-duplicate gate on the labelled pairs of the tests."""
+    from bench.paraphrase_pairs import DIFFERENT, SAME
     from memoryadmin.memories.embeddings import WordLlamaEmbedder
     from memoryadmin.memories.paraphrase import same_fact
-    from tests.memories.paraphrase_pairs import DIFFERENT, SAME
 
     embedder = WordLlamaEmbedder()
 

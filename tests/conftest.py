@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db.backends.postgresql.operations import DatabaseOperations
 from django.test import Client
 
 from memoryadmin.audit.services import Actor
+from memoryadmin.conversations.models import Message, Session
+from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.core.redis_client import get_redis
+from memoryadmin.memories.models import Memory, MemorySource
+from memoryadmin.memories.services import memory_create
 from memoryadmin.tenancy.models import ApiKey, Namespace
-from memoryadmin.tenancy.services import api_key_create, namespace_create
+from memoryadmin.tenancy.services import api_key_create, namespace_create, operator_create
 
 SYSTEM = Actor.system("tests")
 
@@ -167,3 +173,109 @@ def limited_asgi_server(django_db_setup, django_db_blocker):
     server = AsgiServer(API_RATE_LIMIT_PER_MINUTE=str(LIMITED_RATE)).wait_ready()
     yield server
     server.stop()
+
+
+# --- Operators: alice (admin), olivia (operator), victor (viewer), nora (no role) ---------------------
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    # Operators are created in nearly every console test; a deliberately slow hash would dominate the suite.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def operator_user(username: str, role: str | None) -> User:
+    """A console user with `role` (admin, operator, viewer), or with none."""
+    if role is None:
+        return User.objects.create_user(username=username, password=PASSWORD)
+    return operator_create(username=username, role=role, password=PASSWORD, actor=SYSTEM)
+
+
+def signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def alice(db) -> User:
+    return operator_user("alice", "admin")
+
+
+@pytest.fixture
+def olivia(db) -> User:
+    return operator_user("olivia", "operator")
+
+
+@pytest.fixture
+def victor(db) -> User:
+    return operator_user("victor", "viewer")
+
+
+@pytest.fixture
+def admin_client(alice) -> Client:
+    return signed_in(alice)
+
+
+@pytest.fixture
+def operator_client(olivia) -> Client:
+    return signed_in(olivia)
+
+
+@pytest.fixture
+def viewer_client(victor) -> Client:
+    return signed_in(victor)
+
+
+@pytest.fixture
+def norole_client(db) -> Client:
+    return signed_in(operator_user("nora", None))
+
+
+@pytest.fixture
+def htmx() -> dict[str, str]:
+    """Headers of a request htmx makes."""
+    return {"HX-Request": "true"}
+
+
+@pytest.fixture
+def make_memory(namespace) -> Callable[..., Memory]:
+    def make(text: str = "User likes jazz", *, ns: Namespace | None = None, **kwargs: Any) -> Memory:
+        kwargs.setdefault("user_id", "u1")
+        result = memory_create(namespace=ns or namespace, text=text, actor=SYSTEM, **kwargs)
+        assert result.memory is not None, result.outcome
+        return result.memory
+
+    return make
+
+
+@pytest.fixture
+def make_candidate(make_memory) -> Callable[..., Memory]:
+    def make(text: str = "User prefers aisle seats", **kwargs: Any) -> Memory:
+        return make_memory(text, status="candidate", source=MemorySource.EXTRACTION, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def make_session(namespace) -> Callable[..., tuple[Session, list[Message]]]:
+    def make(
+        session_id: str = "s1",
+        messages: list[NewMessage] | None = None,
+        *,
+        ns: Namespace | None = None,
+        user_id: str = "u1",
+        agent_id: str = "agent-1",
+    ) -> tuple[Session, list[Message]]:
+        batch = messages or [
+            NewMessage(role="system", kind="instruction", content="Be brief."),
+            NewMessage(role="user", content="I live in Lyon."),
+            NewMessage(role="assistant", content="Noted."),
+        ]
+        return session_append_messages(
+            namespace=ns or namespace, session_id=session_id, user_id=user_id, agent_id=agent_id, messages=batch
+        )
+
+    return make

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -13,51 +12,15 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from memoryadmin.audit.services import Actor
+from memoryadmin.console.error_views import not_found
+from memoryadmin.console.rights import Rights, rights_of
 from memoryadmin.console.wall import UnknownParameter, namespaces_named
 from memoryadmin.tenancy.models import Namespace
-from memoryadmin.tenancy.roles import ROLES, rights_of_user
+from memoryadmin.tenancy.roles import ROLES
 
 View = Callable[..., HttpResponse]
 
-
-@dataclass(frozen=True)
-class Rights:
-    """The signed-in operator's role, for views and templates (`request.can.operator`), and the
-    namespaces they are limited to (None: every namespace)."""
-
-    role: str | None
-    namespace_ids: frozenset[int] | None = None
-
-    @property
-    def limited(self) -> bool:
-        return self.namespace_ids is not None
-
-    def sees(self, namespace_id: int | None) -> bool:
-        return self.namespace_ids is None or namespace_id in self.namespace_ids
-
-    def at_least(self, role: str) -> bool:
-        return self.role is not None and ROLES.index(self.role) >= ROLES.index(role)
-
-    @property
-    def viewer(self) -> bool:
-        return self.at_least("viewer")
-
-    @property
-    def operator(self) -> bool:
-        return self.at_least("operator")
-
-    @property
-    def admin(self) -> bool:
-        return self.at_least("admin")
-
-
-def rights_of(request: HttpRequest) -> Rights:
-    # One query per request (groups and namespace limits), however many checks the page makes.
-    rights = getattr(request, "can", None)
-    if rights is None:
-        rights = Rights(*rights_of_user(request.user))
-        request.can = rights  # type: ignore[attr-defined]
-    return rights
+__all__ = ["Rights", "actor_of", "bad_request", "forbidden", "not_found", "rights_of", "role_required"]
 
 
 def forbidden(request: HttpRequest, role: str) -> HttpResponse:
@@ -110,14 +73,6 @@ def _wall(request: HttpRequest, rights: Rights, kwargs: dict[str, Any]) -> None:
     # An object that does not exist (None) is left to the view, which answers 404 itself.
     if any(owner is not None and not rights.sees(owner) for owner in owners) or (slug and owners[-1] is None):
         raise Http404("not in your namespaces")
-
-
-def not_found(request: HttpRequest) -> HttpResponse:
-    """The one page of whatever is missing or out of the operator's reach, whatever DEBUG is."""
-    # Imported here: the error pages read the operator's rights from this module.
-    from memoryadmin.console.error_views import not_found as page
-
-    return page(request)
 
 
 def actor_of(request: HttpRequest) -> Actor:

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template import loader
 
-from memoryadmin.console.access import rights_of
+from memoryadmin.console.rights import rights_of
 
 PRIVACY_PREFIX = "/privacy/"
 

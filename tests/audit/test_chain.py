@@ -254,14 +254,14 @@ def test_the_commands_write_checkpoints_and_verify_against_them(namespace, tmp_p
 
 
 def test_the_console_chain_page_lists_every_break_and_uses_the_checkpoints(namespace, tmp_path, settings) -> None:
-    from tests.console.conftest import _client, _user
+    from tests.conftest import operator_user, signed_in
 
     settings.AUDIT_CHECKPOINT_DIR = str(tmp_path)
     events = record(namespace, 5)
     checkpoint_write(tmp_path)
     tamper("UPDATE audit_auditevent SET reason = 'edited' WHERE id = %s", [events[1].pk])
     tamper("DELETE FROM audit_auditevent WHERE id = %s", [events[-1].pk])
-    viewer = _client(_user("victor", "viewer"))
+    viewer = signed_in(operator_user("victor", "viewer"))
     html = viewer.get("/audit/chain/").content.decode()
     assert f"#{events[1].pk}" in html and f"#{events[-1].pk}" in html
     assert "content does not match its hash" in html and "is missing" in html
@@ -285,7 +285,7 @@ def test_a_reason_blanked_by_anyone_but_an_erasure_does_not_verify(namespace) ->
 
 
 def test_an_emptied_chain_of_an_existing_namespace_does_not_verify(namespace, other_namespace) -> None:
-    from tests.console.conftest import _client, _user
+    from tests.conftest import operator_user, signed_in
 
     record(namespace, 2)
     with connection.cursor() as cursor:
@@ -294,7 +294,7 @@ def test_an_emptied_chain_of_an_existing_namespace_does_not_verify(namespace, ot
         cursor.execute("TRUNCATE audit_auditevent")
     with pytest.raises(CommandError, match="broken"):
         call_command("verify_audit_chain")
-    html = _client(_user("victor", "viewer")).get("/audit/chain/").content.decode()
+    html = signed_in(operator_user("victor", "viewer")).get("/audit/chain/").content.decode()
     assert "Intact" not in html and "is empty" in html
     # Cut from its start only: the chain no longer begins with the namespace's creation.
     audit_record(actor=SYSTEM, action="test.event", namespace_id=other_namespace.pk)

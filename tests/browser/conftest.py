@@ -16,9 +16,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.console.conftest import PASSWORD, alice, make_candidate, make_memory, make_session, olivia, victor
-
-__all__ = ["alice", "make_candidate", "make_memory", "make_session", "olivia", "victor"]
+from tests.conftest import PASSWORD
 
 FLAGS = (
     "--headless=new",
@@ -47,11 +45,6 @@ def chrome() -> Iterator[WebDriver]:
             yield driver
         finally:
             driver.quit()
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

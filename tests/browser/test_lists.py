@@ -68,7 +68,7 @@ def test_an_operator_picks_an_action_and_exports_what_the_log_shows(sign_in, liv
 def test_an_admin_lifts_a_tombstone_and_the_count_follows(sign_in, live_server, alice, make_memory):
     from memoryadmin.memories.models import Tombstone
     from memoryadmin.memories.services import memory_forget
-    from tests.console.conftest import SYSTEM
+    from tests.conftest import SYSTEM
 
     first = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)
     memory_forget(memory=make_memory("User likes rain"), actor=SYSTEM)

@@ -19,7 +19,7 @@ from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory, Tombstone
 from memoryadmin.memories.services import memory_forget, memory_reject, memory_update
 from tests.browser.conftest import policy_violations, wait
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.console.conftest import PASSWORD
+from tests.conftest import PASSWORD
 
 PAGES = ["/", "/memories/", "/review/", "/sessions/", "/subjects/", "/tombstones/", "/namespaces/", "/audit/"]
 

@@ -6,7 +6,7 @@ from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import reason_digest
 from memoryadmin.memories.services import memory_pin
 from memoryadmin.tenancy.services import namespace_create
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def test_it_lists_events_newest_first(viewer_client, make_memory):

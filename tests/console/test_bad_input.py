@@ -90,7 +90,7 @@ def test_it_never_fails_on_a_strange_read(client, namespace, make_session, path)
 )
 def test_it_never_fails_on_a_strange_write(client, namespace, make_memory, path, data):
     from memoryadmin.memories.services import memory_forget
-    from tests.console.conftest import SYSTEM
+    from tests.conftest import SYSTEM
 
     memory = make_memory("User likes jazz")
     tombstone = memory_forget(memory=make_memory("User likes tea"), actor=SYSTEM)

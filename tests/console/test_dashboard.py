@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.memories.services import memory_forget
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def test_it_works(viewer_client, namespace, make_memory, make_candidate):

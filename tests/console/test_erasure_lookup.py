@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.governance.models import ErasureRequest
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def erase(namespace, user_id: str) -> ErasureRequest:

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from memoryadmin.memories.services import memory_pin
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def test_it_works(viewer_client, make_memory):

@@ -7,7 +7,7 @@ import pytest
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.memories.models import Memory, MemoryRevision, Pin, Tombstone
 from memoryadmin.memories.services import memory_forget, memory_pin, memory_update
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 ACTIONS = ["pin", "unpin", "forget", "approve", "reject", "edit"]
 

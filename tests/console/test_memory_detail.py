@@ -4,7 +4,7 @@ import uuid
 
 from memoryadmin.conversations.services import NewMessage
 from memoryadmin.memories.services import memory_pin, memory_update
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def test_it_works(viewer_client, make_memory):

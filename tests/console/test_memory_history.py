@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from memoryadmin.memories.models import MemoryStatus
 from memoryadmin.memories.services import Statement, memories_apply_statements, memory_forget
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def moved(namespace, make_memory):

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.tenancy.roles import rights_of_user, role_of
-from tests.console.conftest import PASSWORD, _user
+from tests.conftest import PASSWORD, _user
 
 
 def test_the_people_link_is_in_an_admins_navigation(admin_client):

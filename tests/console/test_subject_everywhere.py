@@ -11,7 +11,7 @@ from memoryadmin.conversations.services import NewMessage
 from memoryadmin.governance.erasure import erasure_execute, erasure_request
 from memoryadmin.memories.services import memory_forget
 from memoryadmin.tenancy.services import operator_namespaces_set
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 URL = reverse("console:subject_everywhere")
 

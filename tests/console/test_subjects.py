@@ -5,7 +5,7 @@ import json
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink
 from memoryadmin.memories.services import memory_forget
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def subject_url(namespace, user_id="u1", action=""):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.services import memory_forget, memory_reject
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 
 
 def test_it_lists_tombstones_newest_first(viewer_client, make_memory, make_candidate):
@@ -80,7 +80,7 @@ def test_it_hides_lift_from_an_operator(operator_client, make_memory):
 
 def test_it_says_how_many_match_the_filters(viewer_client, make_memory, make_candidate):
     from memoryadmin.memories.services import memory_forget
-    from tests.console.conftest import SYSTEM
+    from tests.conftest import SYSTEM
 
     memory_forget(memory=make_memory("User likes jazz"), actor=SYSTEM)
     memory_forget(memory=make_memory("User likes tea", user_id="u2"), actor=SYSTEM)
@@ -90,7 +90,7 @@ def test_it_says_how_many_match_the_filters(viewer_client, make_memory, make_can
 
 def test_its_when_column_sorts_both_ways(viewer_client, make_memory):
     from memoryadmin.memories.services import memory_forget
-    from tests.console.conftest import SYSTEM
+    from tests.conftest import SYSTEM
 
     for text in ("User likes jazz", "User likes tea"):
         memory_forget(memory=make_memory(text), actor=SYSTEM, reason=text)

@@ -9,7 +9,7 @@ from memoryadmin.memories.services import memory_create
 from memoryadmin.webhooks.delivery import deliveries_send
 from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
 from memoryadmin.webhooks.services import webhook_create
-from tests.console.conftest import SYSTEM
+from tests.conftest import SYSTEM
 from tests.webhooks.receiver import Answer, Receiver
 
 

@@ -15,30 +15,7 @@ from memoryadmin.governance.snapshots import snapshot_export_lines
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.services import memory_create
 from tests.conftest import SYSTEM
-from tests.console.conftest import (
-    _fast_password_hashing,
-    admin_client,
-    alice,
-    htmx,
-    norole_client,
-    olivia,
-    operator_client,
-    victor,
-    viewer_client,
-)
 from tests.governance.conftest import populate
-
-__all__ = [
-    "_fast_password_hashing",
-    "admin_client",
-    "alice",
-    "htmx",
-    "norole_client",
-    "olivia",
-    "operator_client",
-    "victor",
-    "viewer_client",
-]
 
 POLICY = {
     "max_age_days": "30",

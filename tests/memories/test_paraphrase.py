@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from bench.paraphrase_pairs import DIFFERENT, SAME
 from memoryadmin.memories.embeddings import WordLlamaEmbedder
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.paraphrase import same_fact
 from memoryadmin.memories.services import NewMemory, Outcome, memory_create, memory_create_many
 from tests.conftest import SYSTEM
-from tests.memories.paraphrase_pairs import DIFFERENT, SAME
 
 
 def judged(pairs: list[tuple[str, str]]) -> list[bool]:

@@ -1,4 +1,5 @@
-"""Operators of every role, for the security tests: adam (admin), otto (operator), vera (viewer), nils (no role)."""
+"""Operators of every role for the security tests, adam (admin), otto (operator), vera (viewer), nils (no
+role), and a world of data in one namespace that outsiders must not reach."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
@@ -20,39 +20,19 @@ from memoryadmin.governance.snapshots import snapshot_export_lines
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryStatus, Pin, Tombstone
 from memoryadmin.memories.services import memory_create, memory_forget
 from memoryadmin.tenancy.models import ApiKey, Namespace
-from memoryadmin.tenancy.services import operator_create
 from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
 from memoryadmin.webhooks.services import webhook_create, webhook_send_test
-from tests.conftest import SYSTEM
+from tests.conftest import SYSTEM, operator_user
 
-PASSWORD = "correct horse battery"
 ROLE_USERS = {"admin": "adam", "operator": "otto", "viewer": "vera"}
-
-
-def make_operator(username: str, role: str | None) -> User:
-    if role is None:
-        return User.objects.create_user(username=username, password=PASSWORD)
-    return operator_create(username=username, role=role, password=PASSWORD, actor=SYSTEM)
-
-
-def signed_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
 def operators(db) -> dict[str | None, User]:
     """One user per role, and one (`None`) without a role."""
-    users: dict[str | None, User] = {role: make_operator(name, role) for role, name in ROLE_USERS.items()}
-    users[None] = make_operator("nils", None)
+    users: dict[str | None, User] = {role: operator_user(name, role) for role, name in ROLE_USERS.items()}
+    users[None] = operator_user("nils", None)
     return users
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings) -> None:
-    # Sign-in tests hash many passwords; the real hasher's cost is not what they test.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @dataclass

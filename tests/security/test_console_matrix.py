@@ -22,7 +22,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.tenancy.roles import ROLES
-from tests.security.conftest import World, holdings, signed_in
+from tests.conftest import signed_in
+from tests.security.conftest import World, holdings
 
 # Reachable without signing in, on purpose.
 PUBLIC = {"console:login", "console:logout"}

@@ -16,15 +16,15 @@ from memoryadmin.audit.models import AuditEvent
 from memoryadmin.console.access import Rights, role_required
 from memoryadmin.tenancy.roles import ROLES
 from memoryadmin.tenancy.services import operator_namespaces_set
-from tests.conftest import SYSTEM
-from tests.security.conftest import World, holdings, make_operator, signed_in
+from tests.conftest import SYSTEM, operator_user, signed_in
+from tests.security.conftest import World, holdings
 from tests.security.test_console_matrix import RIGHTS, VIEWS, View, url_of
 
 OPEN_TO = {role: [v for v in VIEWS if ROLES.index(RIGHTS[v.name]) <= ROLES.index(role)] for role in ROLES}
 
 
 def limited(username: str, role: str, *namespaces) -> Client:
-    user = make_operator(username, role)
+    user = operator_user(username, role)
     operator_namespaces_set(user=user, namespaces=namespaces, actor=SYSTEM)
     return signed_in(user)
 
@@ -92,7 +92,7 @@ def test_an_unknown_path_parameter_is_refused_to_a_limited_operator(world: World
         raise AssertionError("the view ran")
 
     request = rf.get("/")
-    request.user = make_operator("lena", "viewer")
+    request.user = operator_user("lena", "viewer")
     request.can = Rights("viewer", frozenset({world.b.pk}))
     assert view(request, widget_id=1).status_code == 404
 
@@ -117,7 +117,7 @@ def test_a_limited_operators_own_pages_never_show_another_namespace(view: View, 
 
 def test_a_limited_operators_audit_export_holds_their_namespaces_events_only(world: World) -> None:
     lena = limited("lena", "operator", world.b)
-    operator_namespaces_set(user=make_operator("lars", "operator"), namespaces=[world.b], actor=SYSTEM)
+    operator_namespaces_set(user=operator_user("lars", "operator"), namespaces=[world.b], actor=SYSTEM)
     r = lena.get("/audit/export.csv")
     assert r.status_code == 200
     rows = b"".join(r.streaming_content).decode().splitlines()

@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
-from tests.conftest import SYSTEM
-from tests.security.conftest import PASSWORD, World, signed_in
+from tests.conftest import PASSWORD, SYSTEM, signed_in
+from tests.security.conftest import World
 from tests.security.test_console_matrix import VIEWS, url_of
 
 HTML_POLICY = (

@@ -11,12 +11,12 @@ import pytest
 from django.contrib.auth.signals import user_login_failed
 from django.test import Client
 
-from tests.security.conftest import PASSWORD, make_operator
+from tests.conftest import PASSWORD, operator_user
 
 
 @pytest.fixture
 def adam(db):
-    return make_operator("adam", "admin")
+    return operator_user("adam", "admin")
 
 
 def attempt(client: Client, username: str, password: str, ip: str = "203.0.113.7"):
@@ -36,7 +36,7 @@ def test_it_locks_out_an_address_and_username_after_too_many_failures(settings, 
 
 def test_the_lockout_is_per_username(settings, adam) -> None:
     settings.LOGIN_FAILURE_LIMIT = 2
-    make_operator("bea", "viewer")
+    operator_user("bea", "viewer")
     for _ in range(2):
         attempt(Client(), "adam", "wrong-password")
     assert attempt(Client(), "adam", PASSWORD).status_code == 429
@@ -102,7 +102,7 @@ def test_the_lockout_page_carries_the_security_headers(settings, adam) -> None:
 
 def test_parallel_attempts_never_try_more_passwords_than_the_limit(settings, live_server, transactional_db) -> None:
     settings.LOGIN_FAILURE_LIMIT = 5
-    make_operator("adam", "admin")
+    operator_user("adam", "admin")
     with httpx.Client(base_url=live_server.url) as first:
         form = first.get("/login/")
         csrf = first.cookies["csrftoken"]

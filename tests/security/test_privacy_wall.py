@@ -17,8 +17,8 @@ from memoryadmin.governance.models import ErasureRequest, PrivacyLink
 from memoryadmin.governance.privacy_links import RIGHTS, privacy_link_create
 from memoryadmin.memories.models import Memory
 from memoryadmin.tenancy.services import api_key_revoke
-from tests.conftest import SYSTEM, ApiClient
-from tests.security.conftest import World, make_operator, signed_in
+from tests.conftest import SYSTEM, ApiClient, operator_user, signed_in
+from tests.security.conftest import World
 
 
 def link(world_ns, user_id: str) -> str:
@@ -291,7 +291,7 @@ def test_a_link_follows_its_key_however_the_key_was_revoked(world: World, make_k
 
 
 def test_an_admins_link_loses_erase_when_demoted_and_ends_when_made_viewer(world: World, operators) -> None:
-    ada = make_operator("ada", "admin")
+    ada = operator_user("ada", "admin")
     home = console_link(signed_in(ada), world)
     assert Client().get(home + "erase/").status_code == 200
     adam = signed_in(operators["admin"])

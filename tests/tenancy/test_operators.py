@@ -17,14 +17,7 @@ from memoryadmin.tenancy.services import (
     operator_reactivate,
     operator_role_set,
 )
-from tests.conftest import SYSTEM
-
-PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+from tests.conftest import PASSWORD, SYSTEM
 
 
 def make(username: str, role: str, *namespaces) -> User:

@@ -16,10 +16,14 @@ from django.utils import timezone
 from memoryadmin.conversations.models import Session
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.personal_data import KeyFamily
+from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.leases import stale_before
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.tenancy.models import Namespace
+
+# Queued by name: the tasks module imports the services.
+EXTRACT_SESSION_TASK = "memoryadmin.extraction.tasks.extract_session"
 
 logger = logging.getLogger(__name__)
 
@@ -95,10 +99,9 @@ def _token(delay: float) -> str:
 
 
 def _publish(run_id: uuid.UUID, token: str, delay: float, debounce: float | None = None) -> None:
-    from memoryadmin.extraction.tasks import extract_session
 
     kwargs = {} if debounce is None else {"debounce": debounce}
-    extract_session.apply_async(args=[str(run_id), token], kwargs=kwargs, countdown=max(delay, 0))
+    queued(EXTRACT_SESSION_TASK).apply_async(args=[str(run_id), token], kwargs=kwargs, countdown=max(delay, 0))
 
 
 def _dispatch(namespace_id: int, session_pk: int, run_id: uuid.UUID, delay: float) -> None:

@@ -1,4 +1,7 @@
-"""A labelled set of memory pairs: the same fact said twice (merge) and adjacent but different facts (keep apart)."""
+"""A labelled set of memory pairs: the same fact said twice (merge) and adjacent but different facts (keep apart).
+
+The near-duplicate gate is tested on it (tests/memories/test_paraphrase.py) and measured on it (bench/retrieval.py).
+"""
 
 from __future__ import annotations
 
