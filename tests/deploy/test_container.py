@@ -58,3 +58,26 @@ def test_compose_builds_one_image_and_runs_each_process_of_the_procfile_from_it(
         # Migrations once, before any of them starts.
         assert ours[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
     assert "bin/procfile.py exec release" in " ".join(ours["migrate"]["command"])
+
+
+def test_the_scale_file_runs_two_web_and_two_workers_through_the_pooler_with_a_replica_for_reads() -> None:
+    base = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    scale = yaml.safe_load((ROOT / "docker-compose.scale.yml").read_text())["services"]
+    processes = {"web": "web", "web-2": "web", "worker": "worker", "worker-2": "worker", "beat": "beat"}
+    for name, process in processes.items():
+        merged = {**base.get(name, {}), **scale[name]}
+        assert merged["image"] == "memoryadmin:local" and "build" not in merged
+        assert merged["command"] == ["python", "bin/procfile.py", "exec", process]
+        environment = merged["environment"]
+        assert environment["DATABASE_URL"].startswith("postgres://postgres:postgres@pgbouncer:6432/")
+        assert environment["DATABASE_POOLER"] == "transaction"
+        assert environment["DATABASE_REPLICA_URLS"].startswith("postgres://postgres:postgres@postgres-replica:5432/")
+        assert {"pgbouncer", "postgres-replica", "redis", "migrate"} <= set(merged["depends_on"])
+    # The release step migrates the primary itself, not through the pooler.
+    assert "DATABASE_URL" not in scale.get("migrate", {}).get("environment", {})
+    assert scale["pgbouncer"]["environment"]["POOL_MODE"] == "transaction"
+    # The replica is cloned from the primary by a role the primary's first start creates.
+    script = next(v.split(":")[0] for v in scale["postgres"]["volumes"] if "docker-entrypoint-initdb.d" in v)
+    assert "WITH REPLICATION LOGIN" in (ROOT / script).read_text()
+    replica = " ".join(scale["postgres-replica"]["command"])
+    assert "pg_basebackup -h postgres -U replicator" in replica and " -R " in replica
