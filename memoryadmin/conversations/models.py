@@ -3,19 +3,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-
-class Role(models.TextChoices):
-    SYSTEM = "system"
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-
-
-class MessageKind(models.TextChoices):
-    MESSAGE = "message"
-    INSTRUCTION = "instruction"
-    COMMENTARY = "commentary"
-    SUPPORTING_CONTEXT = "supporting_context"
+from memoryadmin.conversations.enums import MessageKind, Role
 
 
 class Session(models.Model):

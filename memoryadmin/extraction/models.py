@@ -5,12 +5,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-
-class RunStatus(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
+from memoryadmin.extraction.enums import RunStatus
 
 
 class ExtractionRun(models.Model):

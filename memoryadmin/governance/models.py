@@ -6,6 +6,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
+from memoryadmin.governance.enums import ErasureStatus, ForgettingTrigger, JobStatus, PrivacyRight
+
 
 class ForgettingPolicy(models.Model):
     """A namespace's standing rule for forgetting; beat runs it every `interval_hours`."""
@@ -25,13 +27,6 @@ class ForgettingPolicy(models.Model):
 
     def __str__(self) -> str:
         return f"forgetting policy of {self.namespace_id}"
-
-
-class ErasureStatus(models.TextChoices):
-    PENDING = "pending"
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FAILED = "failed"
 
 
 class ErasureRequest(models.Model):
@@ -67,19 +62,6 @@ class ErasureRequest(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.id} ({self.status})"
-
-
-class ForgettingTrigger(models.TextChoices):
-    API = "api"
-    CONSOLE = "console"
-    SCHEDULE = "schedule"
-
-
-class JobStatus(models.TextChoices):
-    PENDING = "pending"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
 
 
 class ForgettingRun(models.Model):
@@ -165,14 +147,6 @@ class SnapshotChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.restore_id}[{self.index}]"
-
-
-class PrivacyRight(models.TextChoices):
-    """What a privacy link lets its holder do with their own data."""
-
-    READ = "read", "see and download"
-    FORGET = "forget", "forget one memory"
-    ERASE = "erase", "erase everything"
 
 
 class PrivacyLink(models.Model):

@@ -8,6 +8,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import Q
 
+from memoryadmin.memories.enums import DatePrecision, MemorySource, MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.memories.fields import EmbeddingField
 
 # The limits of a memory's labels, defined with the columns that hold them. Every path that writes
@@ -16,45 +17,6 @@ from memoryadmin.memories.fields import EmbeddingField
 MAX_TOPIC_CHARS = 100
 MAX_ENTITY_CHARS = 200
 MAX_LABELS = 50
-
-
-class MemoryType(models.TextChoices):
-    SEMANTIC = "semantic"
-    EPISODIC = "episodic"
-    PREFERENCE = "preference"
-    SUMMARY = "summary"
-    # A turn of a conversation kept as it was said, because extraction drew no fact from it: it stays
-    # findable (search weighs it below the facts) and is governed like any other memory.
-    UTTERANCE = "utterance"
-
-
-class DatePrecision(models.TextChoices):
-    """How much of an `event_date` is known: "in August 2023" is the month, stored as its first day."""
-
-    DAY = "day"
-    WEEK = "week"
-    MONTH = "month"
-    YEAR = "year"
-
-
-class MemoryStatus(models.TextChoices):
-    ACTIVE = "active"
-    CANDIDATE = "candidate"
-    # Kept as history: a newer memory about the same subject and attribute replaced it.
-    SUPERSEDED = "superseded"
-
-
-class MemorySource(models.TextChoices):
-    API = "api"
-    EXTRACTION = "extraction"
-    OPERATOR = "operator"
-    RESTORE = "restore"
-
-
-class TombstoneReason(models.TextChoices):
-    REJECTED = "rejected"
-    FORGOTTEN = "forgotten"
-    POLICY = "policy"
 
 
 class Memory(models.Model):

@@ -14,10 +14,7 @@ import uuid
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-
-class EndpointStatus(models.TextChoices):
-    ACTIVE = "active"
-    PAUSED = "paused"
+from memoryadmin.webhooks.enums import DeliveryState, EndpointStatus
 
 
 def new_secret() -> str:
@@ -51,13 +48,6 @@ class WebhookEndpoint(models.Model):
     @property
     def failing(self) -> bool:
         return self.failing_since is not None
-
-
-class DeliveryState(models.TextChoices):
-    PENDING = "pending"
-    DELIVERED = "delivered"
-    # Given up: its retries ran out (an operator may redeliver it).
-    FAILED = "failed"
 
 
 class WebhookDelivery(models.Model):

@@ -30,6 +30,7 @@ from memoryadmin.memories.services.lifecycle import (
     memory_pin,
     memory_reject,
     memory_unpin,
+    memory_update_and_approve,
     session_memories_forget,
     tombstone_lift,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "memory_reject",
     "memory_unpin",
     "memory_update",
+    "memory_update_and_approve",
     "near_duplicate_target",
     "session_memories_forget",
     "tombstone_lift",
