@@ -20,16 +20,12 @@ def visible_namespaces(request: HttpRequest) -> list[Namespace]:
     return list(namespaces_by_slug(rights_of(request).namespace_ids))
 
 
-def namespace_or_404(request: HttpRequest, namespace: Namespace | None) -> Namespace:
-    """The namespace, when there is one and the operator may see it; else a 404."""
+def slug_or_404(request: HttpRequest, slug: str) -> Namespace:
+    """The namespace of a slug in the URL, when there is one and the operator may see it; else a 404."""
+    namespace = namespace_with_slug(slug)
     if namespace is None or not rights_of(request).sees(namespace.pk):
         raise Http404("not in your namespaces")
     return namespace
-
-
-def slug_or_404(request: HttpRequest, slug: str) -> Namespace:
-    """The namespace of a slug in the URL, when the operator may see it; else a 404."""
-    return namespace_or_404(request, namespace_with_slug(slug))
 
 
 def chosen_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Namespace | None:
