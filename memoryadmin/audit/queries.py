@@ -47,6 +47,26 @@ class AuditFilter:
         return data
 
 
+def audit_trail(target_type: str, target_id: str, *, limit: int = 200) -> list[AuditEvent]:
+    """What happened to one object, oldest first, with the namespaces of the events."""
+    events = AuditFilter(target_type=target_type, target_id=target_id).events().select_related("namespace")
+    return list(events.order_by("id")[:limit])
+
+
+def audit_page(
+    events: AuditFilter, *, before_id: int | None = None, limit: int = 50
+) -> tuple[list[AuditEvent], int | None]:
+    """Newest first, keyset on id, with their namespaces; returns the events and the id to continue before."""
+    qs = events.events().select_related("namespace")
+    if before_id:
+        qs = qs.filter(pk__lt=before_id)
+    rows = list(qs.order_by("-id")[: limit + 1])
+    if len(rows) > limit:
+        rows = rows[:limit]
+        return rows, rows[-1].pk
+    return rows, None
+
+
 def recorded_actions() -> list[str]:
     """Every action the trail holds, in order: one probe of the (action, id) index per action, not a scan."""
     # Only the model's own table name is formatted in.

@@ -10,12 +10,13 @@ from django.contrib.auth.views import redirect_to_login
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.console.error_views import not_found
 from memoryadmin.console.rights import Rights, rights_of
 from memoryadmin.console.wall import UnknownParameter, namespaces_named
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.queries import namespace_id_of
 from memoryadmin.tenancy.roles import ROLES
 
 View = Callable[..., HttpResponse]
@@ -38,28 +39,38 @@ def role_required(role: str) -> Callable[[View], View]:
     def decorator(view: View) -> View:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            if not request.user.is_authenticated:
-                if getattr(request, "htmx", False):
-                    return HttpResponse("Your session has ended; sign in again.", status=401)
-                return redirect_to_login(request.get_full_path())
-            if not rights_of(request).at_least(role):
-                return forbidden(request, role)
             try:
-                # The scope wall: whatever the view, an object or `ns` of a namespace the operator is
-                # not limited to is a 404, before the view reads anything.
-                if rights_of(request).limited:
-                    _wall(request, rights_of(request), kwargs)
-                return view(request, *args, **kwargs)
+                response = _refusal(request, role, kwargs)
+                if response is None:
+                    return view(request, *args, **kwargs)
             except Http404:
                 # Answered here, not by Django: with DEBUG on, its technical page would say why
                 # ("not in your namespaces", "no such memory"), and so which ids exist.
-                return not_found(request)
+                response = not_found(request)
+            # A refusal is told to htmx and to a browser differently, like the pages it stands for.
+            patch_vary_headers(response, ("HX-Request",))
+            return response
 
         # Read by the security tests' role matrix, so no view escapes it.
         wrapped.required_role = role  # type: ignore[attr-defined]
         return wrapped
 
     return decorator
+
+
+def _refusal(request: HttpRequest, role: str, kwargs: dict[str, Any]) -> HttpResponse | None:
+    """The answer to a request the view must not see, or None; Http404 for what is out of reach."""
+    if not request.user.is_authenticated:
+        if getattr(request, "htmx", False):
+            return HttpResponse("Your session has ended; sign in again.", status=401)
+        return redirect_to_login(request.get_full_path())
+    if not rights_of(request).at_least(role):
+        return forbidden(request, role)
+    # The scope wall: whatever the view, an object or `ns` of a namespace the operator is
+    # not limited to is a 404, before the view reads anything.
+    if rights_of(request).limited:
+        _wall(request, rights_of(request), kwargs)
+    return None
 
 
 def _wall(request: HttpRequest, rights: Rights, kwargs: dict[str, Any]) -> None:
@@ -69,7 +80,7 @@ def _wall(request: HttpRequest, rights: Rights, kwargs: dict[str, Any]) -> None:
         raise Http404("not in your namespaces") from None
     slug = request.POST.get("ns") or request.GET.get("ns")
     if slug:
-        owners.append(Namespace.objects.filter(slug=slug).values_list("pk", flat=True).first())
+        owners.append(namespace_id_of(slug=slug))
     # An object that does not exist (None) is left to the view, which answers 404 itself.
     if any(owner is not None and not rights.sees(owner) for owner in owners) or (slug and owners[-1] is None):
         raise Http404("not in your namespaces")

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.audit.checkpoints import CheckpointInvalid, configured_anchors
 from memoryadmin.audit.export import audit_export_stream
-from memoryadmin.audit.queries import AuditFilter, recorded_actions
+from memoryadmin.audit.queries import AuditFilter, audit_page, recorded_actions
 from memoryadmin.audit.services import verify_audit_chain
-from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, rights_of, role_required
 from memoryadmin.console.forms import AuditFilterForm
+from memoryadmin.console.listing import page_or_fragment
 from memoryadmin.console.scope import named_namespace, visible_namespaces
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.tenancy.models import Namespace
+
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
 
@@ -44,7 +44,6 @@ def _query(form: AuditFilterForm, namespace: Namespace | None, **extra: Any) -> 
     return urlencode({**params, **extra})
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 @lag_tolerant_view
 def audit(request: HttpRequest) -> HttpResponse:
@@ -58,7 +57,7 @@ def audit(request: HttpRequest) -> HttpResponse:
             before = int(request.GET.get("before", "0") or 0)
         except ValueError:
             before = 0
-        events, next_before = queries.audit_page(
+        events, next_before = audit_page(
             _filter_of(request, form, namespace), before_id=before or None, limit=PAGE_SIZE
         )
         context["events"] = events
@@ -68,9 +67,14 @@ def audit(request: HttpRequest) -> HttpResponse:
             context["more_url"] = "?" + _query(form, namespace, before=next_before)
     else:
         status = 400
-    if request.htmx and request.GET.get("before") and not request.htmx.history_restore_request:
-        return render(request, "console/_audit_table.html#rows", context, status=status)
-    return render(request, "console/audit.html", context, status=status)
+    return page_or_fragment(
+        request,
+        "console/audit.html",
+        "console/_audit_table.html#rows",
+        context,
+        when=bool(request.GET.get("before")),
+        status=status,
+    )
 
 
 @role_required("operator")
@@ -111,7 +115,6 @@ def audit_chain(request: HttpRequest) -> HttpResponse:
         report = verify_audit_chain(anchors=anchors, founded=founded)
     else:
         report = verify_audit_chain(namespace.pk, all_chains=False, anchors=anchors, founded=founded)
-    template = "console/audit_chain.html#chain" if request.htmx else "console/audit_chain.html"
     context = {"report": report, "namespace": namespace, "checked": True, "anchor_error": anchor_error}
     context["checkpoints"] = bool(settings.AUDIT_CHECKPOINT_DIR)
-    return render(request, template, context)
+    return page_or_fragment(request, "console/audit_chain.html", "console/audit_chain.html#chain", context)

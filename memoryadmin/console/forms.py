@@ -11,9 +11,9 @@ from django import forms
 
 from memoryadmin.console.queries import day_start
 from memoryadmin.core.app_ids import APP_ID_RE
-from memoryadmin.extraction.models import RunStatus
-from memoryadmin.memories.models import MemoryStatus, MemoryType, TombstoneReason
-from memoryadmin.tenancy.models import SCOPES, ExtractionStrategy
+from memoryadmin.extraction.enums import RunStatus
+from memoryadmin.memories.enums import MemoryStatus, MemoryType, TombstoneReason
+from memoryadmin.tenancy.enums import SCOPES, ExtractionStrategy
 from memoryadmin.webhooks.events import EVENT_TYPES
 
 ANY = [("", "any")]

@@ -6,38 +6,37 @@ admins save policies, run them, restore snapshots and retry erasures.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import orjson
 from django import forms
 from django.contrib import messages
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import SubjectLookupForm
-from memoryadmin.console.scope import chosen_namespace, namespace_or_404, visible_namespaces
+from memoryadmin.console.listing import page_or_fragment
+from memoryadmin.console.scope import chosen_namespace, slug_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
+from memoryadmin.governance.enums import ErasureStatus, JobStatus
 from memoryadmin.governance.erasure import erasure_receipt as receipt_shown
 from memoryadmin.governance.erasure import erasure_retry as erasure_retry_service
 from memoryadmin.governance.erasure import receipt_verify
 from memoryadmin.governance.forgetting import (
     Policy,
+    forgetting_dry_run,
     forgetting_policy_save,
     forgetting_run_is_active,
     forgetting_run_queue,
-    forgetting_select,
     policy_clean,
 )
-from memoryadmin.governance.models import ErasureRequest, ErasureStatus, JobStatus, SnapshotRestore
 from memoryadmin.governance.restore_jobs import (
     restore_job_apply,
     restore_job_create,
@@ -45,10 +44,11 @@ from memoryadmin.governance.restore_jobs import (
     restore_progress,
 )
 from memoryadmin.governance.snapshots import snapshot_export_stream
-from memoryadmin.memories.models import Memory, MemoryType
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.memories.enums import MemoryType
 
-PREVIEW_ROWS = 50
+if TYPE_CHECKING:
+    from memoryadmin.governance.models import ErasureRequest, SnapshotRestore
+    from memoryadmin.tenancy.models import Namespace
 
 
 def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
@@ -57,11 +57,7 @@ def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]
 
 
 def _required_namespace(request: HttpRequest) -> Namespace:
-    slug = request.POST.get("ns") or request.GET.get("ns", "")
-    namespace = Namespace.objects.filter(slug=slug).first()
-    if namespace is None:
-        raise Http404("no such namespace")
-    return namespace_or_404(request, namespace)
+    return slug_or_404(request, request.POST.get("ns") or request.GET.get("ns", ""))
 
 
 # --- forgetting ---------------------------------------------------------------------------------
@@ -146,17 +142,20 @@ def _forgetting_context(namespace: Namespace, form: PolicyForm | None = None) ->
     }
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 def forgetting(request: HttpRequest) -> HttpResponse:
     namespaces, namespace = _namespace(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     if namespace is not None:
         context.update(_forgetting_context(namespace))
-    if request.htmx and namespace is not None and not request.htmx.history_restore_request:
-        # The runs table polls itself while a run is pending or running.
-        return render(request, "console/governance/forgetting.html#runs", context)
-    return render(request, "console/governance/forgetting.html", context)
+    # The runs table polls itself while a run is pending or running.
+    return page_or_fragment(
+        request,
+        "console/governance/forgetting.html",
+        "console/governance/forgetting.html#runs",
+        context,
+        when=namespace is not None,
+    )
 
 
 @require_POST
@@ -174,34 +173,13 @@ def forgetting_preview(request: HttpRequest) -> HttpResponse:
             form.add_error(None, exc.message)
             status = 422
         else:
-            context["preview"] = _preview(namespace, policy)
+            context["preview"] = forgetting_dry_run(namespace=namespace, policy=policy)
     else:
         status = 422
     template = "console/governance/forgetting.html#preview" if request.htmx else "console/governance/forgetting.html"
     if not request.htmx:
         context = {**_forgetting_context(namespace, form), **context, "namespaces": visible_namespaces(request)}
     return render(request, template, context, status=status)
-
-
-def _preview(namespace: Namespace, policy: Policy) -> dict[str, Any]:
-    with transaction.atomic():
-        selection = forgetting_select(namespace=namespace, policy=policy)
-        reasons: dict[str, int] = {}
-        sample: list[tuple[Any, str]] = []
-        for memory_id, reason in selection.rows:
-            reasons[reason] = reasons.get(reason, 0) + 1
-            if len(sample) < PREVIEW_ROWS:
-                sample.append((memory_id, reason))
-    memories = Memory.objects.defer("search_vector").in_bulk([memory_id for memory_id, _ in sample])
-    return {
-        "policy": policy,
-        "scanned": selection.scanned,
-        "selected": sum(reasons.values()),
-        "reasons": sorted(reasons.items()),
-        "rows": [(memories[mid], reason) for mid, reason in sample if mid in memories],
-        "more": sum(reasons.values()) - len(sample),
-        "policy_json": orjson.dumps(policy.as_dict()).decode(),
-    }
 
 
 @require_POST
@@ -303,7 +281,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _restore_or_404(restore_id: Any) -> SnapshotRestore:
-    job = SnapshotRestore.objects.select_related("namespace").filter(pk=restore_id).first()
+    job = queries.restore_get(restore_id)
     if job is None:
         raise Http404("no such restore")
     return job
@@ -322,8 +300,9 @@ def snapshot_restore(request: HttpRequest, restore_id: Any) -> HttpResponse:
         "by_type": sorted((job.counts or {}).get("by_type", {}).items()),
         "totals": (job.counts or {}).get("totals", {}),
     }
-    template = "console/governance/restore.html#status" if request.htmx else "console/governance/restore.html"
-    return render(request, template, context)
+    return page_or_fragment(
+        request, "console/governance/restore.html", "console/governance/restore.html#status", context
+    )
 
 
 @require_POST
@@ -374,13 +353,17 @@ def erasures(request: HttpRequest) -> HttpResponse:
         if page.next_cursor:
             params = {"ns": namespace.slug, "user": user_id or "", "cursor": page.next_cursor}
             context["next_url"] = f"{reverse('console:erasures')}?" + urlencode({k: v for k, v in params.items() if v})
-        if request.htmx and request.GET.get("cursor"):
-            return render(request, "console/governance/erasures.html#rows", context)
-    return render(request, "console/governance/erasures.html", context)
+    return page_or_fragment(
+        request,
+        "console/governance/erasures.html",
+        "console/governance/erasures.html#rows",
+        context,
+        when=namespace is not None and bool(request.GET.get("cursor")),
+    )
 
 
 def _erasure_or_404(erasure_id: Any) -> ErasureRequest:
-    erasure = ErasureRequest.objects.select_related("namespace").filter(pk=erasure_id).first()
+    erasure = queries.erasure_get(erasure_id)
     if erasure is None:
         raise Http404("no such erasure")
     return erasure
@@ -396,8 +379,9 @@ def erasure(request: HttpRequest, erasure_id: Any) -> HttpResponse:
         "verified": receipt_verify(item.receipt) if item.receipt else None,
         "receipt_json": orjson.dumps(receipt_shown(item), option=orjson.OPT_INDENT_2).decode() if item.receipt else "",
     }
-    template = "console/governance/erasure.html#status" if request.htmx else "console/governance/erasure.html"
-    return render(request, template, context)
+    return page_or_fragment(
+        request, "console/governance/erasure.html", "console/governance/erasure.html#status", context
+    )
 
 
 @role_required("viewer")

@@ -1,24 +1,54 @@
-"""The flow every filtered, keyset-paginated console list shares."""
+"""The flow every filtered, keyset-paginated console list shares, and the one decision between a page
+and its fragment."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django import forms
-from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
-from memoryadmin.console import queries
 from memoryadmin.console.forms import OLDEST
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.pagination import Page
-from memoryadmin.tenancy.models import Namespace
+
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
+
+
+def wants_fragment(request: HttpRequest) -> bool:
+    """Whether htmx asks for part of a page: not for a history restore, which needs the whole page back."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
+
+
+def page_or_fragment(
+    request: HttpRequest,
+    page: str,
+    fragment: str,
+    context: dict[str, Any],
+    *,
+    when: bool = True,
+    status: int = 200,
+) -> HttpResponse:
+    """The `fragment` template (a "name#partial") for an htmx request that wants one and `when` it is
+    the part asked for (a "load more", a poll), else the whole `page`.
+
+    Either way the answer varies with HX-Request, so no cache hands the fragment to a browser
+    that asked for the page.
+    """
+    template = fragment if when and wants_fragment(request) else page
+    response = render(request, template, context, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
 
 
 def sort_links(params: dict[str, Any]) -> dict[str, Any]:
@@ -34,13 +64,14 @@ def filtered_list(
     request: HttpRequest,
     *,
     form_class: type[forms.Form],
-    model: type[Model],
+    total: Callable[[Sequence[int]], Estimate],
     fetch: Callable[[Namespace, dict[str, Any], str | None], Page[Any]],
     template: str,
 ) -> HttpResponse:
     """Render a namespace's list: the full page, or only its rows for an htmx "load more".
 
-    `fetch(namespace, cleaned_filters, cursor)` returns one page; the total shown is an estimate.
+    `fetch(namespace, cleaned_filters, cursor)` returns one page; `total(namespace ids)` estimates
+    how many rows the whole list holds.
     """
     namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
@@ -60,7 +91,7 @@ def filtered_list(
             filters = {k: v for k, v in form.cleaned_data.items() if v}
             if cursor is None and page.matching is not None and set(filters) - {"order"}:
                 # How many match the filters: exact up to a cap, then the planner's estimate.
-                context["matching"] = queries.estimate(page.matching)
+                context["matching"] = estimate(page.matching)
             params = {"ns": namespace.slug, **filters}
             if page.next_cursor:
                 context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
@@ -68,7 +99,7 @@ def filtered_list(
     elif namespace is not None:
         status = 400
     if namespace is not None:
-        context["total"] = queries.estimate(model.objects.filter(namespace=namespace))  # type: ignore[attr-defined]
-    if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:  # type: ignore[attr-defined]
-        return render(request, f"{template}#rows", context, status=status)
-    return render(request, template, context, status=status)
+        context["total"] = total([namespace.pk])
+    return page_or_fragment(
+        request, template, f"{template}#rows", context, when=bool(request.GET.get("cursor")), status=status
+    )

@@ -9,37 +9,41 @@ from __future__ import annotations
 import re
 import uuid
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
-from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
-from memoryadmin.console import queries
+from memoryadmin.audit.queries import audit_trail
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
-from memoryadmin.console.listing import sort_links
+from memoryadmin.console.listing import page_or_fragment, sort_links, wants_fragment
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
+from memoryadmin.core.estimates import estimate
 from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories import services
-from memoryadmin.memories.models import Memory, MemoryStatus, Pin
 from memoryadmin.memories.queries import (
+    memories_by_ids,
+    memories_estimate,
     memories_page,
     memories_search,
     memory_evidence,
     memory_get,
     memory_history,
+    memory_namespace,
     memory_revisions,
+    pin_of,
 )
-from memoryadmin.tenancy.models import Namespace
+
+if TYPE_CHECKING:
+    from memoryadmin.memories.models import Memory
 
 PAGE_SIZE = 50
 FILTER_KEYS = ("ns", "q", "user", "type", "status", "pinned", "topic", "created_from", "created_to", "order")
@@ -47,7 +51,7 @@ FILTER_KEYS = ("ns", "q", "user", "type", "status", "pinned", "topic", "created_
 
 def memory_or_404(memory_id: uuid.UUID) -> Memory:
     """The memory with `pinned` annotated, through the same scoped read the API uses."""
-    namespace = Namespace.objects.filter(memories__id=memory_id).first()
+    namespace = memory_namespace(memory_id)
     if namespace is None:
         raise Http404("no such memory")
     try:
@@ -68,7 +72,6 @@ def _filter_query(request: HttpRequest, **changes: str | None) -> str:
 _OPERATORS = re.compile(r'"|(?:^|\s)-\w|\sOR\s')
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 @lag_tolerant_view
 def memories(request: HttpRequest) -> HttpResponse:
@@ -130,7 +133,7 @@ def memories(request: HttpRequest) -> HttpResponse:
                 context.update(sort_links({**params, "ns": namespace.slug}))
                 filtered = any(v for k, v in data.items() if k not in ("q", "order"))
                 if cursor is None and filtered and page.matching is not None:
-                    context["matching"] = queries.estimate(page.matching)
+                    context["matching"] = estimate(page.matching)
         except ServiceError as exc:
             form.add_error(None, exc.message)
             status = 400
@@ -141,19 +144,19 @@ def memories(request: HttpRequest) -> HttpResponse:
                 context["next_url"] = "?" + _filter_query(request, ns=namespace.slug, cursor=page.next_cursor)
     elif namespace is not None:
         status = 400
-    loading_more = bool(request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request)
+    loading_more = bool(request.GET.get("cursor")) and wants_fragment(request)
     if namespace is not None and not loading_more:
         # Rows fetched by "load more" do not show the total; only whole pages pay for it.
-        context["total"] = queries.estimate(Memory.objects.filter(namespace=namespace))
+        context["total"] = memories_estimate([namespace.pk])
     if namespace is not None:
         context["here"] = reverse("console:memories") + "?" + _filter_query(request, ns=namespace.slug)
-    if loading_more:
-        return render(request, "console/memories.html#rows", context, status=status)
-    if request.htmx and not request.htmx.history_restore_request:
-        response = render(request, "console/memories.html#results", context, status=status)
+    # A "load more" gets rows; a change of the filters, the results under them.
+    fragment = "console/memories.html#rows" if loading_more else "console/memories.html#results"
+    response = page_or_fragment(request, "console/memories.html", fragment, context, status=status)
+    if wants_fragment(request) and not loading_more:
         # The address bar follows the filters (without empty ones), so a view can be bookmarked.
-        return push_url(response, context.get("here") or reverse("console:memories"))
-    return render(request, "console/memories.html", context, status=status)
+        push_url(response, context.get("here") or reverse("console:memories"))
+    return response
 
 
 @role_required("viewer")
@@ -169,8 +172,8 @@ def memory(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
             "revisions": revisions,
             "changes": list(pairwise(revisions)),
             "evidence": memory_evidence(item),
-            "pin": Pin.objects.filter(memory=item).first(),
-            "trail": queries.audit_trail("memory", str(item.pk)),
+            "pin": pin_of(item),
+            "trail": audit_trail("memory", str(item.pk)),
             **memory_history(item),
         },
     )
@@ -210,7 +213,7 @@ def _answer(
         response = render(
             request,
             "console/memory.html#summary",
-            {"memory": fresh, "pin": Pin.objects.filter(memory=fresh).first(), "note": note},
+            {"memory": fresh, "pin": pin_of(fresh), "note": note},
             status=status,
         )
         # A form inside the summary (Pin, Approve) may have targeted a part of it: the whole summary is replaced.
@@ -340,20 +343,19 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
         status = 422
         if form.is_valid():
             data = form.cleaned_data
+            # From the review queue the edit approves the candidate too, in the same transaction.
+            save = services.memory_update_and_approve if approve else services.memory_update
             try:
-                with transaction.atomic():
-                    services.memory_update(
-                        memory=item,
-                        actor=actor_of(request),
-                        text=data["text"],
-                        memory_type=data["memory_type"],
-                        topics=data["topics"],
-                        entities=data["entities"],
-                        reason=data["reason"],
-                        expected_revision=data["revision"],
-                    )
-                    if approve and item.status == MemoryStatus.CANDIDATE:
-                        services.memory_approve(memory=item, actor=actor_of(request), reason=data["reason"])
+                save(
+                    memory=item,
+                    actor=actor_of(request),
+                    text=data["text"],
+                    memory_type=data["memory_type"],
+                    topics=data["topics"],
+                    entities=data["entities"],
+                    reason=data["reason"],
+                    expected_revision=data["revision"],
+                )
             except PreconditionFailed:
                 # Someone saved meanwhile: show their version beside the operator's edit, which is kept,
                 # and let a second save replace theirs knowingly (the form now carries their revision).
@@ -410,7 +412,7 @@ def memories_bulk(request: HttpRequest) -> HttpResponse:
     action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
     ids = form.cleaned_data["ids"]
     # Read before the action: the rows of memories it removes still show what went.
-    shown = {str(m.pk): m for m in queries.memories_by_ids(namespace, ids)}
+    shown = {str(m.pk): m for m in memories_by_ids(namespace, ids)}
     result = services.memories_bulk_apply(
         namespace=namespace, action=action, ids=[str(i) for i in ids], actor=actor_of(request), reason=reason
     )
@@ -421,7 +423,7 @@ def memories_bulk(request: HttpRequest) -> HttpResponse:
         (messages.success if not failed else messages.warning)(request, note)
         return redirect(_next_url(request, reverse("console:memories") + f"?ns={namespace.slug}"))
     removed = action in REMOVING
-    fresh = [] if removed else queries.memories_by_ids(namespace, [m.pk for m in done])
+    fresh = [] if removed else memories_by_ids(namespace, [m.pk for m in done])
     return render(
         request,
         "console/memories.html#bulk_result",

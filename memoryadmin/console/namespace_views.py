@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import ApiKeyForm, NamespaceCreateForm, NamespaceSettingsForm, ReasonForm
-from memoryadmin.console.scope import namespace_or_404, visible_namespaces
+from memoryadmin.console.scope import slug_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.governance.privacy_links import api_key_revoke_with_links
 from memoryadmin.governance.queries import privacy_links_made_by
 from memoryadmin.tenancy.access_log import access_summary
-from memoryadmin.tenancy.models import ApiKey, Namespace
+from memoryadmin.tenancy.queries import api_key_in, api_keys_of
 from memoryadmin.tenancy.services import api_key_create, namespace_create, namespace_update
 from memoryadmin.webhooks.queries import failing_webhooks
+
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import ApiKey, Namespace
 
 PRIVACY_LINKS_SHOWN = 50
 
@@ -68,7 +72,7 @@ def _settings_initial(namespace: Namespace) -> dict[str, object]:
 def _namespace_context(namespace: Namespace, **extra: object) -> dict[str, object]:
     return {
         "namespace": namespace,
-        "keys": list(ApiKey.objects.filter(namespace=namespace).order_by("-created_at")),
+        "keys": api_keys_of(namespace),
         "key_form": ApiKeyForm(),
         "failing_webhooks": failing_webhooks(namespace),
         **extra,
@@ -77,7 +81,7 @@ def _namespace_context(namespace: Namespace, **extra: object) -> dict[str, objec
 
 @role_required("viewer")
 def namespace(request: HttpRequest, slug: str) -> HttpResponse:
-    ns = namespace_or_404(request, get_object_or_404(Namespace, slug=slug))
+    ns = slug_or_404(request, slug)
     form = NamespaceSettingsForm(initial=_settings_initial(ns))
     return render(request, "console/namespace.html", _namespace_context(ns, form=form))
 
@@ -85,7 +89,7 @@ def namespace(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @role_required("admin")
 def namespace_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    ns = get_object_or_404(Namespace, slug=slug)
+    ns = slug_or_404(request, slug)
     form = NamespaceSettingsForm(request.POST)
     status = 200
     if form.is_valid():
@@ -120,7 +124,7 @@ def namespace_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @role_required("admin")
 def api_key_new(request: HttpRequest, slug: str) -> HttpResponse:
-    ns = get_object_or_404(Namespace, slug=slug)
+    ns = slug_or_404(request, slug)
     form = ApiKeyForm(request.POST)
     secret = None
     status = 200
@@ -148,10 +152,17 @@ def api_key_new(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, template, context, status=status)
 
 
+def _key_or_404(request: HttpRequest, slug: str, key_id: int) -> tuple[Namespace, ApiKey]:
+    ns = slug_or_404(request, slug)
+    key = api_key_in(ns, key_id)
+    if key is None:
+        raise Http404("no such key")
+    return ns, key
+
+
 @role_required("viewer")
 def api_key(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
-    ns = get_object_or_404(Namespace, slug=slug)
-    key = get_object_or_404(ApiKey, pk=key_id, namespace=ns)
+    ns, key = _key_or_404(request, slug, key_id)
     summary = access_summary(key_hash=key.key_hash)
     context = {
         "namespace": ns,
@@ -166,8 +177,7 @@ def api_key(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
 @require_POST
 @role_required("admin")
 def api_key_revoke_view(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
-    ns = get_object_or_404(Namespace, slug=slug)
-    key = get_object_or_404(ApiKey, pk=key_id, namespace=ns)
+    ns, key = _key_or_404(request, slug, key_id)
     form = ReasonForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     api_key_revoke_with_links(key=key, actor=actor_of(request), reason=reason)

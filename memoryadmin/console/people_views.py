@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import ReasonForm
+from memoryadmin.console.listing import page_or_fragment
 from memoryadmin.core.errors import NotFound, ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance.privacy_links import (
@@ -24,8 +25,13 @@ from memoryadmin.governance.privacy_links import (
     operator_role_set_with_links,
 )
 from memoryadmin.governance.queries import privacy_links_made_by
-from memoryadmin.tenancy.models import Namespace
-from memoryadmin.tenancy.queries import Operator, operator_get, operators_page
+from memoryadmin.tenancy.queries import (
+    Operator,
+    account_with_username,
+    namespaces_by_slug,
+    operator_get,
+    operators_page,
+)
 from memoryadmin.tenancy.services import operator_create, operator_reactivate
 
 PAGE_SIZE = 50
@@ -39,7 +45,7 @@ ROLE_CHOICES = [
 
 def _namespace_field() -> forms.ModelMultipleChoiceField:
     return forms.ModelMultipleChoiceField(
-        queryset=Namespace.objects.order_by("slug"),
+        queryset=namespaces_by_slug(),
         to_field_name="slug",
         required=False,
         widget=forms.CheckboxSelectMultiple,
@@ -82,9 +88,9 @@ def _people_page(request: HttpRequest, form: PersonCreateForm, *, status: int = 
     context: dict[str, Any] = {"people": page.items, "form": form, "first_page": cursor is None}
     if page.next_cursor:
         context["next_url"] = reverse("console:people") + "?" + urlencode({"cursor": page.next_cursor})
-    if request.htmx and cursor and not request.htmx.history_restore_request:
-        return render(request, "console/people.html#rows", context)
-    return render(request, "console/people.html", context, status=status)
+    return page_or_fragment(
+        request, "console/people.html", "console/people.html#rows", context, when=bool(cursor), status=status
+    )
 
 
 @role_required("admin")
@@ -145,7 +151,7 @@ def person(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def _user_or_404(username: str) -> User:
-    user = User.objects.filter(username=username).first()
+    user = account_with_username(username)
     if user is None:
         raise Http404("no such account")
     return user

@@ -6,27 +6,27 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.vary import vary_on_headers
 
-from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
+from memoryadmin.console.listing import page_or_fragment
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
 from memoryadmin.core.errors import ServiceError
+from memoryadmin.core.estimates import Estimate
 from memoryadmin.core.replicas import lag_tolerant_view
+from memoryadmin.memories.enums import MemoryStatus
+from memoryadmin.memories.queries import candidates_by_namespace, memories_estimate, review_page
 
 PAGE_SIZE = 20
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 @lag_tolerant_view
 def review(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     namespace = chosen_namespace(request, namespaces)
-    if namespace is not None and not request.GET.get("ns") and not queries.review_queue_size([namespace.pk]).value:
+    if namespace is not None and not request.GET.get("ns") and not _waiting([namespace.pk]).value:
         # Not asked for by name and nothing waits there: open where candidates do wait, the most first.
-        waiting = queries.candidates_by_namespace([ns.pk for ns in namespaces])
+        waiting = candidates_by_namespace([ns.pk for ns in namespaces])
         if waiting:
             namespace = max(namespaces, key=lambda ns: (waiting.get(ns.pk, 0), -namespaces.index(ns)))
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "items": []}
@@ -34,7 +34,7 @@ def review(request: HttpRequest) -> HttpResponse:
     if namespace is not None:
         cursor = request.GET.get("cursor") or None
         try:
-            page = queries.review_page(namespace, cursor=cursor, limit=PAGE_SIZE)
+            page = review_page(namespace, cursor=cursor, limit=PAGE_SIZE)
         except ServiceError as exc:
             context["error"] = exc.message
             status = exc.status
@@ -43,12 +43,21 @@ def review(request: HttpRequest) -> HttpResponse:
             context["first_page"] = cursor is None
             if page.next_cursor:
                 context["next_url"] = "?" + urlencode({"ns": namespace.slug, "cursor": page.next_cursor})
-        context["waiting"] = queries.review_queue_size([namespace.pk])
+        context["waiting"] = _waiting([namespace.pk])
         if not context["items"] and not cursor:
             # An empty queue says where candidates do wait, so the operator is one click from them.
             others = [ns for ns in namespaces if ns != namespace]
-            waiting = queries.candidates_by_namespace([ns.pk for ns in others])
+            waiting = candidates_by_namespace([ns.pk for ns in others])
             context["elsewhere"] = [(ns, waiting[ns.pk]) for ns in others if ns.pk in waiting]
-    if request.htmx and request.GET.get("cursor") and not request.htmx.history_restore_request:
-        return render(request, "console/review.html#cards", context, status=status)
-    return render(request, "console/review.html", context, status=status)
+    return page_or_fragment(
+        request,
+        "console/review.html",
+        "console/review.html#cards",
+        context,
+        when=bool(request.GET.get("cursor")),
+        status=status,
+    )
+
+
+def _waiting(namespace_ids: list[int]) -> Estimate:
+    return memories_estimate(namespace_ids, status=MemoryStatus.CANDIDATE)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
@@ -14,14 +13,17 @@ from memoryadmin.console.forms import OLDEST, RunFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
 from memoryadmin.core.pagination import Page
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.extraction.models import ExtractionRun
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.extraction.queries import runs_estimate, runs_page
+
+if TYPE_CHECKING:
+    from memoryadmin.extraction.models import ExtractionRun
+    from memoryadmin.tenancy.models import Namespace
 
 
 def _runs(namespace: Namespace, filters: dict[str, Any], cursor: str | None) -> Page[ExtractionRun]:
     start, end = filters["start"], filters["end"]
-    return queries.runs_page(
-        namespace,
+    return runs_page(
+        namespace=namespace,
         status=filters["status"] or None,
         since=queries.day_start(start) if start else None,
         until=queries.day_start(end + timedelta(days=1)) if end else None,
@@ -31,10 +33,9 @@ def _runs(namespace: Namespace, filters: dict[str, Any], cursor: str | None) -> 
     )
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 @lag_tolerant_view
 def extraction_runs(request: HttpRequest) -> HttpResponse:
     return filtered_list(
-        request, form_class=RunFilterForm, model=ExtractionRun, fetch=_runs, template="console/runs.html"
+        request, form_class=RunFilterForm, total=runs_estimate, fetch=_runs, template="console/runs.html"
     )

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.http import Http404, HttpRequest
 
 from memoryadmin.console.access import rights_of
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.tenancy.queries import namespace_with_slug, namespaces_by_slug
+
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import Namespace
 
 SESSION_KEY = "console_namespace"
 
 
 def visible_namespaces(request: HttpRequest) -> list[Namespace]:
     """Every namespace, or only those the signed-in operator is limited to."""
-    qs = Namespace.objects.order_by("slug")
-    limits = rights_of(request).namespace_ids
-    return list(qs if limits is None else qs.filter(pk__in=limits))
+    return list(namespaces_by_slug(rights_of(request).namespace_ids))
 
 
-def namespace_or_404(request: HttpRequest, namespace: Namespace) -> Namespace:
-    if not rights_of(request).sees(namespace.pk):
+def slug_or_404(request: HttpRequest, slug: str) -> Namespace:
+    """The namespace of a slug in the URL, when there is one and the operator may see it; else a 404."""
+    namespace = namespace_with_slug(slug)
+    if namespace is None or not rights_of(request).sees(namespace.pk):
         raise Http404("not in your namespaces")
     return namespace
 

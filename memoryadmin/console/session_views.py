@@ -2,42 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django.views.decorators.vary import vary_on_headers
 from redis.exceptions import RedisError
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import OLDEST, ReasonForm, SessionFilterForm
-from memoryadmin.console.listing import PAGE_SIZE, filtered_list
-from memoryadmin.conversations.models import Session
-from memoryadmin.conversations.queries import sessions_page
+from memoryadmin.console.listing import PAGE_SIZE, filtered_list, page_or_fragment, wants_fragment
+from memoryadmin.conversations.queries import session_by_pk, sessions_estimate, sessions_page
 from memoryadmin.conversations.services import session_delete, working_memory_clear
 from memoryadmin.conversations.working_memory import working_memory_get
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.extraction.models import RunStatus
+from memoryadmin.extraction.enums import RunStatus
+from memoryadmin.extraction.queries import session_runs as runs_of_session
 from memoryadmin.extraction.services import extraction_schedule
+
+if TYPE_CHECKING:
+    from memoryadmin.conversations.models import Session
 
 TRANSCRIPT_PAGE = 100
 # An evidence link opens the transcript a few messages before the one it points at, for context.
 CONTEXT_BEFORE = 5
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 @lag_tolerant_view
 def sessions(request: HttpRequest) -> HttpResponse:
     return filtered_list(
         request,
         form_class=SessionFilterForm,
-        model=Session,
+        total=sessions_estimate,
         fetch=lambda namespace, filters, cursor: sessions_page(
             namespace,
             user_id=filters["user"] or None,
@@ -57,11 +58,17 @@ def _int_param(request: HttpRequest, name: str) -> int:
         return 0
 
 
-@vary_on_headers("HX-Request")
+def _session_or_404(session_pk: int) -> Session:
+    session = session_by_pk(session_pk)
+    if session is None:
+        raise Http404("no such session")
+    return session
+
+
 @role_required("viewer")
 @lag_tolerant_view
 def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
-    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    session = _session_or_404(session_pk)
     after = _int_param(request, "after")
     at = _int_param(request, "at")
     if at:
@@ -76,18 +83,26 @@ def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
         "next_url": f"{base}?after={page.next_after}" if page.next_after else None,
         "earlier_url": f"{base}?after={max(after - TRANSCRIPT_PAGE, 0)}" if after else None,
     }
-    if request.htmx and request.GET.get("after") and not request.htmx.history_restore_request:
-        return render(request, "console/transcript.html#lines", context)
-    try:
-        context["working_memory"] = working_memory_get(namespace_id=session.namespace_id, session_id=session.session_id)
-    except RedisError:
-        context["redis_down"] = True
-    context.update(_runs_context(session))
-    return render(request, "console/transcript.html", context)
+    # "Earlier" and "later" load only more lines; the page itself shows working memory and runs too.
+    if not (request.GET.get("after") and wants_fragment(request)):
+        try:
+            context["working_memory"] = working_memory_get(
+                namespace_id=session.namespace_id, session_id=session.session_id
+            )
+        except RedisError:
+            context["redis_down"] = True
+        context.update(_runs_context(session))
+    return page_or_fragment(
+        request,
+        "console/transcript.html",
+        "console/transcript.html#lines",
+        context,
+        when=bool(request.GET.get("after")),
+    )
 
 
 def _runs_context(session: Session, **extra: Any) -> dict[str, Any]:
-    runs = queries.session_runs(session)
+    runs = runs_of_session(session)
     # While a run waits or works, its card asks again every few seconds; once all are done it stops.
     active = any(run.status in (RunStatus.QUEUED, RunStatus.RUNNING) for run in runs)
     return {"session": session, "runs": runs, "active": active, **extra}
@@ -96,7 +111,7 @@ def _runs_context(session: Session, **extra: Any) -> dict[str, Any]:
 @role_required("viewer")
 def session_runs(request: HttpRequest, session_pk: int) -> HttpResponse:
     """The extraction card of a transcript as it is now (polled while a run is queued or running)."""
-    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    session = _session_or_404(session_pk)
     if not request.htmx:
         return redirect("console:transcript", session.pk)
     return render(request, "console/transcript.html#runs", _runs_context(session))
@@ -106,7 +121,7 @@ def session_runs(request: HttpRequest, session_pk: int) -> HttpResponse:
 @role_required("operator")
 def session_remove(request: HttpRequest, session_pk: int) -> HttpResponse:
     """GET asks for confirmation (and a reason); POST deletes the session, its messages and working memory."""
-    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    session = _session_or_404(session_pk)
     form = ReasonForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         try:
@@ -127,7 +142,7 @@ def session_remove(request: HttpRequest, session_pk: int) -> HttpResponse:
 @require_POST
 @role_required("operator")
 def working_memory_clear_view(request: HttpRequest, session_pk: int) -> HttpResponse:
-    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    session = _session_or_404(session_pk)
     form = ReasonForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     context: dict[str, Any] = {"session": session}
@@ -148,7 +163,7 @@ def working_memory_clear_view(request: HttpRequest, session_pk: int) -> HttpResp
 @require_POST
 @role_required("operator")
 def extract_now(request: HttpRequest, session_pk: int) -> HttpResponse:
-    session = get_object_or_404(Session.objects.select_related("namespace"), pk=session_pk)
+    session = _session_or_404(session_pk)
     run = extraction_schedule(session=session, delay=0)
     note = "Extraction scheduled; it runs as soon as a worker picks it up." if run else "Nothing new to extract."
     if request.htmx:

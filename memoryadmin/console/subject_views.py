@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -17,13 +17,13 @@ from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
 from memoryadmin.console.scope import chosen_namespace, visible_namespaces
-from memoryadmin.conversations.queries import sessions_page
+from memoryadmin.conversations.queries import recent_subjects, sessions_page
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.replicas import lag_tolerant_stream, lag_tolerant_view
+from memoryadmin.governance.enums import ErasureStatus
 from memoryadmin.governance.erasure import erasure_request
-from memoryadmin.governance.models import ErasureStatus
 from memoryadmin.governance.privacy_links import (
     privacy_link_create,
     privacy_link_in,
@@ -31,9 +31,11 @@ from memoryadmin.governance.privacy_links import (
 )
 from memoryadmin.governance.queries import erasures_page, privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream
-from memoryadmin.memories.models import Tombstone
-from memoryadmin.memories.queries import memories_page
-from memoryadmin.tenancy.models import Namespace
+from memoryadmin.memories.queries import memories_page, tombstones_page
+from memoryadmin.tenancy.queries import namespace_with_pk
+
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import Namespace
 
 PRIVACY_LINK_TTL_SECONDS = 24 * 3600
 PRIVACY_LINK_LIFETIMES = [
@@ -58,7 +60,7 @@ def subjects(request: HttpRequest) -> HttpResponse:
         "namespaces": namespaces,
         "namespace": namespace,
         "form": form,
-        "recent": queries.recent_subjects(namespace) if namespace else [],
+        "recent": recent_subjects(namespace) if namespace else [],
     }
     return render(request, "console/subjects.html", context, status=400 if form.errors else 200)
 
@@ -75,7 +77,9 @@ def subject_everywhere(request: HttpRequest) -> HttpResponse:
 
 
 def _subject(namespace_id: int, user_id: str) -> tuple[Namespace, str]:
-    namespace = get_object_or_404(Namespace, pk=namespace_id)
+    namespace = namespace_with_pk(namespace_id)
+    if namespace is None:
+        raise Http404("no such namespace")
     try:
         validate_app_id(user_id, "user_id")
     except InvalidInput:
@@ -126,9 +130,7 @@ def _subject_context(namespace: Namespace, user_id: str) -> dict[str, Any]:
         "figures": queries.subject_figures(namespace, user_id),
         "sessions": sessions_page(namespace, user_id=user_id, limit=20),
         "memories": memories_page(namespace, user_id=user_id, limit=50),
-        "tombstones": list(
-            Tombstone.objects.filter(namespace=namespace, user_id=user_id).order_by("-created_at", "-id")[:50]
-        ),
+        "tombstones": tombstones_page(namespace, user_id=user_id, limit=50).items,
         "erase_form": EraseForm(user_id=user_id),
         "link_lifetimes": PRIVACY_LINK_LIFETIMES,
         "default_lifetime": PRIVACY_LINK_TTL_SECONDS,

@@ -2,34 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django.views.decorators.vary import vary_on_headers
 
-from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import OLDEST, RequiredReasonForm, TombstoneFilterForm
 from memoryadmin.console.listing import PAGE_SIZE, filtered_list
-from memoryadmin.console.queries import Estimate
+from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.replicas import lag_tolerant_view
-from memoryadmin.memories.models import Tombstone
-from memoryadmin.memories.queries import tombstones_page
+from memoryadmin.memories.queries import tombstone_by_pk, tombstones_estimate, tombstones_page
 from memoryadmin.memories.services import tombstone_lift
 
+if TYPE_CHECKING:
+    from memoryadmin.memories.models import Tombstone
 
-@vary_on_headers("HX-Request")
+
 @role_required("viewer")
 @lag_tolerant_view
 def tombstones(request: HttpRequest) -> HttpResponse:
     return filtered_list(
         request,
         form_class=TombstoneFilterForm,
-        model=Tombstone,
+        total=tombstones_estimate,
         fetch=lambda namespace, filters, cursor: tombstones_page(
             namespace,
             user_id=filters["user"] or None,
@@ -42,10 +42,17 @@ def tombstones(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _tombstone_or_404(tombstone_id: int) -> Tombstone:
+    tombstone = tombstone_by_pk(tombstone_id)
+    if tombstone is None:
+        raise Http404("no such tombstone")
+    return tombstone
+
+
 @require_POST
 @role_required("admin")
 def tombstone_lift_view(request: HttpRequest, tombstone_id: int) -> HttpResponse:
-    tombstone = get_object_or_404(Tombstone, pk=tombstone_id)
+    tombstone = _tombstone_or_404(tombstone_id)
     form = RequiredReasonForm(request.POST)
     if not form.is_valid():
         if request.htmx:
@@ -77,4 +84,4 @@ def _matching_after(request: HttpRequest, tombstone: Tombstone) -> Estimate | No
         reason=filters.cleaned_data["reason"] or None,
         limit=1,
     )
-    return queries.estimate(page.matching) if page.matching is not None else None
+    return estimate(page.matching) if page.matching is not None else None

@@ -12,9 +12,13 @@ from redis.exceptions import RedisError
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import DashboardFilterForm
+from memoryadmin.console.listing import page_or_fragment
 from memoryadmin.console.scope import named_namespace, visible_namespaces
 from memoryadmin.core.replicas import lag_tolerant_view
+from memoryadmin.extraction.queries import failed_runs_by_namespace, recent_runs
 from memoryadmin.memories.embeddings import get_embedder
+from memoryadmin.memories.enums import MemoryStatus
+from memoryadmin.memories.queries import memories_estimate
 from memoryadmin.memories.services.embedding import embedding_job, embedding_job_queue
 from memoryadmin.memories.vectors import pgvector
 
@@ -39,7 +43,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     first, last = form.days(today)
     since, until = queries.day_start(first), queries.day_start(last + timedelta(days=1))
     figures = queries.namespace_figures(shown)
-    failed = queries.failed_runs_by_namespace(ids, since=since, until=until)
+    failed = failed_runs_by_namespace(ids, since=since, until=until)
     for f in figures:
         f.failed_runs = failed.get(f.namespace.pk, 0)
     # The tiles open the namespace where there is the most to look at, not the one last browsed.
@@ -59,12 +63,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "range_query": urlencode(range_query),
             "figures": figures,
             "activity": queries.activity(ids, days=(last - first).days + 1, last=last),
-            "review_queue": queries.review_queue_size(ids),
+            "review_queue": memories_estimate(ids, status=MemoryStatus.CANDIDATE),
             "review_namespace": busiest_review.namespace if busiest_review else None,
             "failures_namespace": busiest_failures.namespace if busiest_failures else None,
             "pending_erasures": sum(f.pending_erasures for f in figures),
-            "recent_runs": queries.recent_runs(ids, limit=8, since=since, until=until),
-            "recent_failures": queries.recent_runs(ids, limit=5, failed_only=True, since=since, until=until),
+            "recent_runs": recent_runs(ids, limit=8, since=since, until=until),
+            "recent_failures": recent_runs(ids, limit=5, failed_only=True, since=since, until=until),
             "now": timezone.now(),
             **_search_index(),
         },
@@ -94,5 +98,4 @@ def search_index_rebuild(request: HttpRequest) -> HttpResponse:
 @role_required("viewer")
 def health(request: HttpRequest) -> HttpResponse:
     """Pings PostgreSQL, Redis and the workers; loaded after the dashboard so a slow ping never delays it."""
-    template = "console/health.html#card" if request.htmx else "console/health.html"
-    return render(request, template, {"health": queries.health()})
+    return page_or_fragment(request, "console/health.html", "console/health.html#card", {"health": queries.health()})

@@ -10,36 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.db.models import Model
-
-from memoryadmin.conversations.models import Session
-from memoryadmin.governance.models import ErasureRequest, PrivacyLink, SnapshotRestore
-from memoryadmin.memories.models import Memory, Tombstone
-from memoryadmin.tenancy.models import ApiKey, Namespace
-from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
-
-
-def _by_pk(model: type[Model]) -> Callable[[Any], int | None]:
-    def lookup(value: Any) -> int | None:
-        return model.objects.filter(pk=value).values_list("namespace_id", flat=True).first()  # type: ignore[attr-defined]
-
-    return lookup
-
+from memoryadmin.conversations.queries import session_namespace_id
+from memoryadmin.governance.queries import erasure_namespace_id, privacy_link_namespace_id, restore_namespace_id
+from memoryadmin.memories.queries import memory_namespace_id, tombstone_namespace_id
+from memoryadmin.tenancy.queries import api_key_namespace_id, namespace_id_of
+from memoryadmin.webhooks.queries import delivery_namespace_id, webhook_namespace_id
 
 OWNERS: dict[str, Callable[[Any], int | None]] = {
-    "slug": lambda slug: Namespace.objects.filter(slug=slug).values_list("pk", flat=True).first(),
-    "namespace_id": lambda pk: Namespace.objects.filter(pk=pk).values_list("pk", flat=True).first(),
-    "memory_id": _by_pk(Memory),
-    "session_pk": _by_pk(Session),
-    "tombstone_id": _by_pk(Tombstone),
-    "key_id": _by_pk(ApiKey),
-    "erasure_id": _by_pk(ErasureRequest),
-    "restore_id": _by_pk(SnapshotRestore),
-    "link_id": _by_pk(PrivacyLink),
-    "webhook_id": _by_pk(WebhookEndpoint),
-    "delivery_id": lambda pk: (
-        WebhookDelivery.objects.filter(pk=pk).values_list("endpoint__namespace_id", flat=True).first()
-    ),
+    "slug": lambda slug: namespace_id_of(slug=slug),
+    "namespace_id": lambda pk: namespace_id_of(namespace_id=pk),
+    "memory_id": memory_namespace_id,
+    "session_pk": session_namespace_id,
+    "tombstone_id": tombstone_namespace_id,
+    "key_id": api_key_namespace_id,
+    "erasure_id": erasure_namespace_id,
+    "restore_id": restore_namespace_id,
+    "link_id": privacy_link_namespace_id,
+    "webhook_id": webhook_namespace_id,
+    "delivery_id": delivery_namespace_id,
 }
 # Parameters that name no namespace's object: the person of a subject page (the namespace is
 # its own parameter) and a console account (admin pages, which no limited operator reaches).

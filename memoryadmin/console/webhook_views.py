@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import WebhookForm
-from memoryadmin.console.listing import PAGE_SIZE
-from memoryadmin.console.scope import namespace_or_404
+from memoryadmin.console.listing import PAGE_SIZE, page_or_fragment
+from memoryadmin.console.scope import slug_or_404
 from memoryadmin.core.errors import NotFound, ServiceError
 from memoryadmin.core.pagination import InvalidCursor
-from memoryadmin.tenancy.models import Namespace
-from memoryadmin.webhooks.models import EndpointStatus, WebhookEndpoint
+from memoryadmin.webhooks.enums import EndpointStatus
 from memoryadmin.webhooks.queries import deliveries_page, delivery_get, webhook_get, webhooks_of
 from memoryadmin.webhooks.services import (
     delivery_redeliver,
@@ -28,9 +27,13 @@ from memoryadmin.webhooks.services import (
     webhook_update,
 )
 
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import Namespace
+    from memoryadmin.webhooks.models import WebhookEndpoint
+
 
 def _namespace(request: HttpRequest, slug: str) -> Namespace:
-    return namespace_or_404(request, get_object_or_404(Namespace, slug=slug))
+    return slug_or_404(request, slug)
 
 
 def _endpoint(request: HttpRequest, slug: str, webhook_id: uuid.UUID) -> WebhookEndpoint:
@@ -88,7 +91,6 @@ def _detail_context(request: HttpRequest, endpoint: WebhookEndpoint, cursor: str
     }
 
 
-@vary_on_headers("HX-Request")
 @role_required("viewer")
 def webhook(request: HttpRequest, slug: str, webhook_id: uuid.UUID) -> HttpResponse:
     endpoint = _endpoint(request, slug, webhook_id)
@@ -98,8 +100,7 @@ def webhook(request: HttpRequest, slug: str, webhook_id: uuid.UUID) -> HttpRespo
     except InvalidCursor:
         cursor = None
         context = _detail_context(request, endpoint, None)
-    template = "console/webhook.html#rows" if request.htmx and cursor else "console/webhook.html"
-    return render(request, template, context)
+    return page_or_fragment(request, "console/webhook.html", "console/webhook.html#rows", context, when=bool(cursor))
 
 
 @require_POST

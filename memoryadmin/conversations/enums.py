@@ -1,4 +1,5 @@
-"""The messages' choices, importable by every layer without the models (the API derives its enums from them)."""
+"""Choices of this app's columns, importable by every layer without the models: the API derives its
+enums from them, and the console and privacy pages show and filter by them."""
 
 from __future__ import annotations
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Sum
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
 from memoryadmin.core.errors import NotFound
+from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.tenancy.models import Namespace
 
@@ -19,6 +21,41 @@ def session_get(namespace: Namespace, session_id: str) -> Session:
     if session is None:
         raise NotFound("session not found")
     return session
+
+
+def session_by_pk(session_pk: int) -> Session | None:
+    """A session by its primary key, whichever namespace it is in (loaded with it)."""
+    return Session.objects.select_related("namespace").filter(pk=session_pk).first()
+
+
+def session_namespace_id(session_pk: int) -> int | None:
+    return Session.objects.filter(pk=session_pk).values_list("namespace_id", flat=True).first()
+
+
+def sessions_in_bulk(session_pks: Sequence[int]) -> dict[int, Session]:
+    return Session.objects.in_bulk(list(session_pks))
+
+
+def sessions_estimate(namespace_ids: Sequence[int], *, user_id: str | None = None) -> Estimate:
+    """How many sessions the namespaces hold (of one person): exact up to a cap, then estimated."""
+    qs = Session.objects.filter(namespace_id__in=list(namespace_ids))
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    return estimate(qs)
+
+
+def recent_subjects(namespace: Namespace, *, limit: int = 30) -> list[tuple[str, datetime]]:
+    """People active most recently, from the newest sessions (bounded: no DISTINCT over a big table)."""
+    seen: dict[str, datetime] = {}
+    for user_id, activity_at in (
+        Session.objects.filter(namespace=namespace)
+        .order_by("-last_activity_at", "-id")
+        .values_list("user_id", "last_activity_at")[: limit * 10]
+    ):
+        seen.setdefault(user_id, activity_at)
+        if len(seen) >= limit:
+            break
+    return list(seen.items())
 
 
 def sessions_page(
@@ -69,6 +106,11 @@ def messages_page(
         rows = rows[:limit]
         next_cursor = encode_cursor("messages", (rows[-1].seq,))
     return Page(rows, next_cursor)
+
+
+def messages_after(session: Session, *, after_seq: int, limit: int) -> list[Message]:
+    """Up to `limit` messages after `after_seq` in seq order, injected guidance included (a transcript)."""
+    return list(Message.objects.filter(session=session, seq__gt=after_seq).order_by("seq")[:limit])
 
 
 def estimate_tokens(text: str) -> int:
@@ -140,6 +182,27 @@ def sessions_waiting_for_extraction(*, persisted_before: datetime, after: int = 
     with connection.cursor() as cursor:
         cursor.execute(_WAITING_SQL, {"after": after, "before": persisted_before, "limit": limit})
         return [(session_pk, namespace_id) for session_pk, namespace_id in cursor.fetchall()]
+
+
+def unextracted_messages(
+    session_pk: int, *, after_seq: int, upto_seq: int, fields: Sequence[str], limit: int
+) -> list[tuple[Any, ...]]:
+    """`fields` of the session's unextracted messages in (after_seq, upto_seq], in seq order: rows, not
+    instances, for a run that reads hundreds of them."""
+    return list(
+        Message.objects.filter(session_id=session_pk, extracted_at__isnull=True, seq__gt=after_seq, seq__lte=upto_seq)
+        .order_by("seq")
+        .values_list(*fields)[:limit]
+    )
+
+
+def has_unextracted_messages(session_pk: int, *, after_seq: int = 0) -> bool:
+    return Message.objects.filter(session_id=session_pk, extracted_at__isnull=True, seq__gt=after_seq).exists()
+
+
+def session_message_count(session_pk: int) -> int | None:
+    """The session's message counter, or None when the session is gone."""
+    return Session.objects.filter(pk=session_pk).values_list("message_count", flat=True).first()
 
 
 def sessions_with_unextracted_messages(session_pks: Sequence[int]) -> set[int]:

@@ -263,6 +263,35 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
             )
 
 
+def messages_mark_extracted(*, session_pk: int, message_pks: Sequence[int]) -> set[int]:
+    """Mark which of these messages no run has taken yet as extracted; returns them.
+
+    Called inside the caller's writing transaction, so the marks commit with what was written for them.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE {Message._meta.db_table} SET extracted_at = %s
+            WHERE session_id = %s AND id = ANY(%s) AND extracted_at IS NULL
+            RETURNING id
+            """,
+            [timezone.now(), session_pk, list(message_pks)],
+        )
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def session_hold(*, session_pk: int) -> bool:
+    """Hold off the session's deletion until the caller's transaction ends; False when it no longer exists.
+
+    The row lock is FOR KEY SHARE: it conflicts with the lock a DELETE takes, so a deletion
+    or an erasure waits for the holder, and not with the UPDATE an append makes, so a holder
+    never holds up appends.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {Session._meta.db_table} WHERE id = %s FOR KEY SHARE", [session_pk])
+        return cursor.fetchone() is not None
+
+
 def working_memory_clear(*, session: Session, actor: Actor, reason: str = "") -> bool:
     """Empty a session's working memory now, instead of at its expiry; False when there was none."""
     removed = working_memory_delete(namespace_id=session.namespace_id, session_id=session.session_id)

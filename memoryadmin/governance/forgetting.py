@@ -24,7 +24,8 @@ from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.queueing import queued
 from memoryadmin.governance.models import ForgettingPolicy, ForgettingRun, ForgettingTrigger, JobStatus
 from memoryadmin.memories.forgetting import ForgettingRules, Selection, forget_selection, select_for_forgetting
-from memoryadmin.memories.models import MemoryType, TombstoneReason
+from memoryadmin.memories.models import Memory, MemoryType, TombstoneReason
+from memoryadmin.memories.queries import memories_by_ids
 from memoryadmin.tenancy.models import Namespace
 
 # Queued by name: the tasks module imports this one.
@@ -141,6 +142,45 @@ def forgetting_select(
     _clean_scope(user_id, session_id)
     now = now or timezone.now()
     return select_for_forgetting(rules_of(policy, namespace=namespace, user_id=user_id, session_id=session_id, now=now))
+
+
+@dataclass
+class Preview:
+    """What a policy would forget now: how many of how many, why, and the first of them."""
+
+    policy: Policy
+    scanned: int
+    selected: int
+    reasons: list[tuple[str, int]]
+    rows: list[tuple[Memory, str]]
+
+    @property
+    def more(self) -> int:
+        return self.selected - len(self.rows)
+
+
+PREVIEW_ROWS = 50
+
+
+def forgetting_dry_run(*, namespace: Namespace, policy: Policy, sample: int = PREVIEW_ROWS) -> Preview:
+    """The dry run an operator reads before saving or running a policy: the selection counted by reason,
+    and the first `sample` memories it would forget."""
+    with transaction.atomic():
+        selection = forgetting_select(namespace=namespace, policy=policy)
+        reasons: dict[str, int] = {}
+        first: list[tuple[uuid.UUID, str]] = []
+        for memory_id, reason in selection.rows:
+            reasons[reason] = reasons.get(reason, 0) + 1
+            if len(first) < sample:
+                first.append((memory_id, reason))
+    memories = {m.pk: m for m in memories_by_ids(namespace, [memory_id for memory_id, _ in first])}
+    return Preview(
+        policy=policy,
+        scanned=selection.scanned,
+        selected=sum(reasons.values()),
+        reasons=sorted(reasons.items()),
+        rows=[(memories[memory_id], reason) for memory_id, reason in first if memory_id in memories],
+    )
 
 
 @dataclass

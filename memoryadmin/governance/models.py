@@ -6,7 +6,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from memoryadmin.governance.enums import PrivacyRight
+from memoryadmin.governance.enums import ErasureStatus, ForgettingTrigger, JobStatus, PrivacyRight
 
 
 class ForgettingPolicy(models.Model):
@@ -27,13 +27,6 @@ class ForgettingPolicy(models.Model):
 
     def __str__(self) -> str:
         return f"forgetting policy of {self.namespace_id}"
-
-
-class ErasureStatus(models.TextChoices):
-    PENDING = "pending"
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FAILED = "failed"
 
 
 class ErasureRequest(models.Model):
@@ -69,19 +62,6 @@ class ErasureRequest(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.id} ({self.status})"
-
-
-class ForgettingTrigger(models.TextChoices):
-    API = "api"
-    CONSOLE = "console"
-    SCHEDULE = "schedule"
-
-
-class JobStatus(models.TextChoices):
-    PENDING = "pending"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
 
 
 class ForgettingRun(models.Model):

@@ -13,6 +13,7 @@ from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.governance.models import (
     ErasureRequest,
+    ErasureStatus,
     ForgettingPolicy,
     ForgettingRun,
     PrivacyLink,
@@ -43,6 +44,22 @@ def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None =
     )
 
 
+def erasure_get(erasure_id: uuid.UUID) -> ErasureRequest | None:
+    """An erasure by id, whichever namespace it is in (loaded with it)."""
+    return ErasureRequest.objects.select_related("namespace").filter(pk=erasure_id).first()
+
+
+def erasure_namespace_id(erasure_id: uuid.UUID) -> int | None:
+    return ErasureRequest.objects.filter(pk=erasure_id).values_list("namespace_id", flat=True).first()
+
+
+def subject_erasure(*, namespace: Namespace, user_id: str, erasure_id: uuid.UUID) -> ErasureRequest | None:
+    """One person's own erasure: another's is not found, whatever its id."""
+    return ErasureRequest.objects.filter(
+        namespace=namespace, pk=erasure_id, subject_hash=subject_hmac(namespace.pk, user_id)
+    ).first()
+
+
 def erasures_page(
     *, namespace: Namespace, user_id: str | None = None, cursor: str | None = None, limit: int = 50
 ) -> Page[ErasureRequest]:
@@ -53,6 +70,18 @@ def erasures_page(
         qs = qs.filter(subject_hash=subject_hmac(namespace.pk, user_id))
     return keyset_page(
         qs, tag="erasures", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
+    )
+
+
+def open_erasures_per_namespace(namespace_ids: Sequence[int]) -> dict[int, int]:
+    """Erasures pending or running in each namespace (those with none are left out)."""
+    return dict(
+        ErasureRequest.objects.filter(
+            namespace_id__in=list(namespace_ids), status__in=[ErasureStatus.PENDING, ErasureStatus.RUNNING]
+        )
+        .values_list("namespace_id")
+        .annotate(n=Count("id"))
+        .values_list("namespace_id", "n")
     )
 
 
@@ -80,6 +109,19 @@ def forgetting_policy_of(namespace: Namespace) -> ForgettingPolicy:
 
 def restores(namespace: Namespace, limit: int = 20) -> QuerySet[SnapshotRestore]:
     return SnapshotRestore.objects.filter(namespace=namespace).order_by("-created_at")[:limit]
+
+
+def restore_get(restore_id: uuid.UUID) -> SnapshotRestore | None:
+    """A snapshot restore by id, whichever namespace it is in (loaded with it)."""
+    return SnapshotRestore.objects.select_related("namespace").filter(pk=restore_id).first()
+
+
+def restore_namespace_id(restore_id: uuid.UUID) -> int | None:
+    return SnapshotRestore.objects.filter(pk=restore_id).values_list("namespace_id", flat=True).first()
+
+
+def privacy_link_namespace_id(link_id: uuid.UUID) -> int | None:
+    return PrivacyLink.objects.filter(pk=link_id).values_list("namespace_id", flat=True).first()
 
 
 def privacy_links_page(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.db.models import BooleanField, Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
@@ -18,7 +18,9 @@ from django.db.models.functions import Coalesce
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
 from memoryadmin.core.errors import NotFound
+from memoryadmin.core.estimates import EXACT_UP_TO, Estimate, estimate, per_day
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
+from memoryadmin.core.replicas import read_connection
 from memoryadmin.memories.models import (
     Memory,
     MemoryEvidence,
@@ -27,6 +29,7 @@ from memoryadmin.memories.models import (
     MemoryType,
     Pin,
     Tombstone,
+    TombstoneReason,
 )
 from memoryadmin.memories.search.engine import SearchHit, memories_search
 from memoryadmin.memories.search.query import MAX_QUERY_CHARS
@@ -76,9 +79,72 @@ def memory_get(namespace: Namespace, memory_id: str | uuid.UUID) -> Memory:
     return memory
 
 
-def memory_of_user(namespace: Namespace, user_id: str, memory_id: uuid.UUID) -> Memory | None:
-    """The person's memory of that id, or None: a memory of anyone else is not theirs to see or forget."""
+def subject_memory_get(namespace: Namespace, user_id: str, memory_id: uuid.UUID) -> Memory | None:
+    """One of a person's own memories: another person's is not found, whatever its id."""
     return Memory.objects.filter(namespace=namespace, user_id=user_id, pk=memory_id).first()
+
+
+def memory_namespace(memory_id: uuid.UUID) -> Namespace | None:
+    """The namespace a memory belongs to, whichever it is: where a console URL naming only the memory starts."""
+    return Namespace.objects.filter(memories__id=memory_id).first()
+
+
+def memory_namespace_id(memory_id: uuid.UUID) -> int | None:
+    return Memory.objects.filter(pk=memory_id).values_list("namespace_id", flat=True).first()
+
+
+def memories_by_ids(namespace: Namespace, ids: Sequence[Any]) -> list[Memory]:
+    """The namespace's memories among `ids`, with `pinned`; ids of other namespaces simply are not found."""
+    return list(memories_in(namespace).filter(pk__in=list(ids)))
+
+
+def pin_of(memory: Memory) -> Pin | None:
+    return Pin.objects.filter(memory=memory).first()
+
+
+def memories_estimate(
+    namespace_ids: Sequence[int], *, status: str | None = None, user_id: str | None = None
+) -> Estimate:
+    """How many memories the namespaces hold (of one status, of one person): exact up to a cap, then estimated."""
+    qs = Memory.objects.filter(namespace_id__in=list(namespace_ids))
+    if status is not None:
+        qs = qs.filter(status=status)
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    return estimate(qs)
+
+
+def candidates_by_namespace(namespace_ids: Sequence[int], *, cap: int = EXACT_UP_TO) -> dict[int, int]:
+    """Candidates waiting in each namespace, each count stopped at `cap`: one statement, an index range each."""
+    table = Memory._meta.db_table
+    with read_connection().cursor() as cursor:
+        # Only the model's own table name is formatted in; the ids and the cap are parameters.
+        cursor.execute(
+            f"""
+            SELECT ns.id, (
+                SELECT count(*) FROM (
+                    SELECT 1 FROM {table} m WHERE m.namespace_id = ns.id AND m.status = %s LIMIT %s
+                ) waiting
+            ) FROM unnest(%s::bigint[]) AS ns(id)
+            """,
+            [MemoryStatus.CANDIDATE, cap, list(namespace_ids)],
+        )
+        return {namespace_id: n for namespace_id, n in cursor.fetchall() if n}
+
+
+def memories_created_per_day(namespace_ids: Sequence[int], *, since: datetime, until: datetime) -> dict[date, int]:
+    """Memories created (and still held) each day of [since, until): a range scan of (namespace, created_at)."""
+    return per_day(Memory.objects.filter(namespace_id__in=namespace_ids, created_at__lt=until), "created_at", since)
+
+
+def memories_forgotten_per_day(namespace_ids: Sequence[int], *, since: datetime, until: datetime) -> dict[date, int]:
+    """Memories forgotten by hand or by policy each day of [since, until), from their tombstones."""
+    tombstones = Tombstone.objects.filter(
+        namespace_id__in=namespace_ids,
+        reason__in=[TombstoneReason.FORGOTTEN, TombstoneReason.POLICY],
+        created_at__lt=until,
+    )
+    return per_day(tombstones, "created_at", since)
 
 
 def memories_page(
@@ -155,6 +221,45 @@ def memory_evidence(memory: Memory) -> list[MemoryEvidence]:
     )
 
 
+def evidence_of_messages(message_ids: Sequence[int]) -> dict[int, list[tuple[uuid.UUID, str]]]:
+    """The memories each of these messages is evidence for: {message id: [(memory id, text)]}."""
+    evidence: dict[int, list[tuple[uuid.UUID, str]]] = {}
+    for message_id, memory_id, text in MemoryEvidence.objects.filter(message_id__in=list(message_ids)).values_list(
+        "message_id", "memory_id", "memory__text"
+    ):
+        evidence.setdefault(message_id, []).append((memory_id, text))
+    return evidence
+
+
+@dataclass
+class ReviewItem:
+    memory: Memory
+    evidence: list[MemoryEvidence]
+
+
+def review_page(namespace: Namespace, *, cursor: str | None = None, limit: int = 20) -> Page[ReviewItem]:
+    """Candidates oldest first (they have waited longest), each with the messages it came from."""
+    qs = memories_in(namespace).filter(status=MemoryStatus.CANDIDATE)
+    page = keyset_page(
+        qs,
+        tag="review",
+        key=("created_at", "id"),
+        types=(datetime, uuid.UUID),
+        cursor=cursor,
+        limit=limit,
+        descending=False,
+    )
+    rows, next_cursor = page.items, page.next_cursor
+    evidence: dict[Any, list[MemoryEvidence]] = {}
+    for ev in (
+        MemoryEvidence.objects.filter(memory_id__in=[m.pk for m in rows])
+        .select_related("message__session")
+        .order_by("message__session_id", "message__seq")
+    ):
+        evidence.setdefault(ev.memory_id, []).append(ev)
+    return Page([ReviewItem(memory=m, evidence=evidence.get(m.pk, [])) for m in rows], next_cursor)
+
+
 MAX_HISTORY = 20
 
 
@@ -180,6 +285,32 @@ def memory_history(memory: Memory) -> dict[str, Any]:
         "replaced_by_forgotten": memory.superseded_by is not None and replaced_by is None,
         "replaces": replaces,
     }
+
+
+def session_summary(
+    *, namespace_id: int, user_id: str, session_id: str, status: str | None = None, lock: bool = False
+) -> Memory | None:
+    """The summary memory extraction keeps of a session (of one status), the newest if there are several;
+    locked for the caller's transaction with `lock`."""
+    qs = Memory.objects.select_for_update() if lock else Memory.objects.all()
+    qs = qs.filter(namespace_id=namespace_id, user_id=user_id, session_id=session_id, memory_type=MemoryType.SUMMARY)
+    if status is not None:
+        qs = qs.filter(status=status)
+    return qs.order_by("-updated_at", "-id").first()
+
+
+MAX_KNOWN_FACTS = 50
+
+
+def known_facts(*, namespace_id: int, user_id: str, limit: int = MAX_KNOWN_FACTS) -> list[tuple[Any, ...]]:
+    """(id, text, subject, attribute) of the person's active memories that state an attribute, newest first:
+    what a new fact may replace."""
+    return list(
+        Memory.objects.filter(namespace_id=namespace_id, user_id=user_id, status=MemoryStatus.ACTIVE)
+        .exclude(attribute="")
+        .order_by(Coalesce("stated_at", "created_at").desc(), "-id")
+        .values_list("id", "text", "subject", "attribute")[:limit]
+    )
 
 
 @dataclass
@@ -219,18 +350,10 @@ def session_context(
                 break
             spent += cost
             memories.append(hit.memory)
-    summary = (
-        Memory.objects.filter(
-            namespace=namespace,
-            user_id=session.user_id,
-            session_id=session.session_id,
-            memory_type=MemoryType.SUMMARY,
-            status=MemoryStatus.ACTIVE,
-        )
-        .order_by("-updated_at")
-        .values_list("text", flat=True)
-        .first()
+    held = session_summary(
+        namespace_id=namespace.pk, user_id=session.user_id, session_id=session.session_id, status=MemoryStatus.ACTIVE
     )
+    summary = held.text if held is not None else None
     summary_cost = estimate_tokens(summary) if summary else 0
     if summary_cost > token_budget - spent:
         summary, summary_cost = None, 0
@@ -276,6 +399,22 @@ def tombstone_get(namespace: Namespace, tombstone_id: int) -> Tombstone:
     if tombstone is None:
         raise NotFound("tombstone not found")
     return tombstone
+
+
+def tombstone_by_pk(tombstone_id: int) -> Tombstone | None:
+    """A tombstone by id, whichever namespace it is in."""
+    return Tombstone.objects.filter(pk=tombstone_id).first()
+
+
+def tombstone_namespace_id(tombstone_id: int) -> int | None:
+    return Tombstone.objects.filter(pk=tombstone_id).values_list("namespace_id", flat=True).first()
+
+
+def tombstones_estimate(namespace_ids: Sequence[int], *, user_id: str | None = None) -> Estimate:
+    qs = Tombstone.objects.filter(namespace_id__in=list(namespace_ids))
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    return estimate(qs)
 
 
 def memories_per_namespace(user_id: str, namespace_ids: Sequence[int]) -> dict[int, tuple[int, int]]:

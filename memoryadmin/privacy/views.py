@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
@@ -20,10 +20,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import InvalidCursor
+from memoryadmin.governance.enums import ErasureStatus, PrivacyRight
 from memoryadmin.governance.erasure import erasure_receipt, erasure_request
-from memoryadmin.governance.models import ErasureRequest, ErasureStatus, PrivacyRight
 from memoryadmin.governance.privacy_links import (
     LinkExpired,
     LinkInvalid,
@@ -32,10 +31,13 @@ from memoryadmin.governance.privacy_links import (
     privacy_link_open,
     privacy_link_use,
 )
-from memoryadmin.governance.queries import erasures_page, subject_memories
+from memoryadmin.governance.queries import erasures_page, subject_erasure, subject_memories
 from memoryadmin.governance.snapshots import snapshot_export_stream
-from memoryadmin.memories.queries import memory_of_user
+from memoryadmin.memories.queries import subject_memory_get
 from memoryadmin.memories.services import memory_forget
+
+if TYPE_CHECKING:
+    from memoryadmin.governance.models import ErasureRequest
 
 CONFIRM_WORD = "erase"
 PAGE_SIZE = 50
@@ -114,7 +116,7 @@ def download(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 @require_POST
 @with_subject("forget", PrivacyRight.FORGET)
 def forget(request: HttpRequest, subject: PrivacySubject, memory_id: uuid.UUID) -> HttpResponse:
-    memory = memory_of_user(subject.namespace, subject.user_id, memory_id)
+    memory = subject_memory_get(subject.namespace, subject.user_id, memory_id)
     if memory is not None:
         # The person's own request outranks an operator's pin.
         memory_forget(memory=memory, actor=subject.actor, reason="forgotten by the person", force=True)
@@ -181,10 +183,7 @@ def _in_words(counts: dict[str, int] | None) -> list[tuple[str, int]]:
 
 
 def _erasure_of(subject: PrivacySubject, erasure_id: uuid.UUID) -> ErasureRequest | None:
-    """The person's own erasure: another's is not found, whatever its id."""
-    return ErasureRequest.objects.filter(
-        namespace=subject.namespace, pk=erasure_id, subject_hash=subject_hmac(subject.namespace.pk, subject.user_id)
-    ).first()
+    return subject_erasure(namespace=subject.namespace, user_id=subject.user_id, erasure_id=erasure_id)
 
 
 @require_GET

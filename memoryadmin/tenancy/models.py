@@ -7,22 +7,11 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.validators import RegexValidator
 from django.db import models
 
+# The choices live in enums.py, where the presentation apps import them; SCOPES is imported here
+# too, so the data apps' code still finds it beside the models.
+from memoryadmin.tenancy.enums import SCOPES, ExtractionStrategy  # noqa: F401
+
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,62}$"
-# read: every GET and search; write: every change; erase: data-subject erasure; tombstones: list
-# tombstones and lift them (what an operator's admin role may do in the console), which no
-# read or write key can, since lifting one lets forgotten text be stored again; webhooks: manage
-# the namespace's webhook endpoints (an admin's task in the console), since an endpoint hears of
-# every change.
-SCOPES = ("read", "write", "erase", "tombstones", "webhooks")
-
-
-class ExtractionStrategy(models.TextChoices):
-    OFFLINE = "offline", "Facts, events and episodes (offline)"
-    RULES = "rules", "Rules (offline, first-person facts only)"
-    DISCRETE = "discrete", "Discrete facts (LLM)"
-    SUMMARY = "summary", "Session summary (LLM)"
-    PREFERENCES = "preferences", "Preferences (LLM)"
-    CUSTOM = "custom", "Custom prompt (LLM)"
 
 
 class Namespace(models.Model):

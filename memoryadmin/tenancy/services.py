@@ -3,6 +3,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from datetime import timedelta
 from importlib import import_module
 
 from django.conf import settings
@@ -92,6 +93,17 @@ def api_key_create(*, namespace: Namespace, name: str, scopes: Iterable[str], ac
             data={"scopes": scopes, "name": key.name},
         )
     return key, raw
+
+
+def api_key_note_use(*, key: ApiKey, resolution: timedelta) -> None:
+    """Note that the key was used now, at most once per `resolution`: a conditional UPDATE, so
+    concurrent requests write it once between them."""
+    now = timezone.now()
+    if key.last_used_at is None or now - key.last_used_at >= resolution:
+        ApiKey.objects.filter(pk=key.pk).filter(
+            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - resolution)
+        ).update(last_used_at=now)
+        key.last_used_at = now
 
 
 def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:

@@ -1,4 +1,5 @@
-"""The webhooks' choices, importable by every layer without the models."""
+"""Choices of this app's columns, importable by every layer without the models: the API derives its
+enums from them, and the console and privacy pages show and filter by them."""
 
 from __future__ import annotations
 

@@ -17,6 +17,14 @@ def webhooks_of(namespace: Namespace) -> list[WebhookEndpoint]:
     return list(WebhookEndpoint.objects.filter(namespace=namespace).order_by("created_at", "id"))
 
 
+def webhook_namespace_id(endpoint_id: uuid.UUID) -> int | None:
+    return WebhookEndpoint.objects.filter(pk=endpoint_id).values_list("namespace_id", flat=True).first()
+
+
+def delivery_namespace_id(delivery_id: int) -> int | None:
+    return WebhookDelivery.objects.filter(pk=delivery_id).values_list("endpoint__namespace_id", flat=True).first()
+
+
 def failing_webhooks(namespace: Namespace) -> list[WebhookEndpoint]:
     """Endpoints with a delivery given up since their last success: what an operator must look at."""
     return list(WebhookEndpoint.objects.filter(namespace=namespace, failing_since__isnull=False))

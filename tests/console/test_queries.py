@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from memoryadmin.console.queries import Estimate, estimate
 from memoryadmin.console.templatetags.console import approx, word_diff
+from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.memories.models import Memory
 
 

@@ -9,12 +9,19 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import F, QuerySet
+from django.db.models import F
 from django.db.models.functions import Coalesce, Greatest, Now
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor
-from memoryadmin.conversations.models import Message, MessageKind, Role, Session
+from memoryadmin.conversations.models import MessageKind, Role, Session
+from memoryadmin.conversations.queries import (
+    has_unextracted_messages,
+    session_by_pk,
+    session_message_count,
+    unextracted_messages,
+)
+from memoryadmin.conversations.services import messages_mark_extracted, session_hold
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.metrics import EXTRACTION_RUNS, increment
@@ -40,7 +47,8 @@ from memoryadmin.extraction.strategies import (
     StrategyError,
     strategy_for,
 )
-from memoryadmin.memories.models import Memory, MemorySource, MemoryStatus, MemoryType
+from memoryadmin.memories.models import Memory, MemorySource, MemoryType
+from memoryadmin.memories.queries import known_facts, session_summary
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
@@ -88,10 +96,6 @@ class Tally:
             self.updated += 1
 
 
-def _unextracted(session_pk: int) -> QuerySet[Message]:
-    return Message.objects.filter(session_id=session_pk, extracted_at__isnull=True)
-
-
 def _short(error: BaseException) -> str:
     text = str(error) or type(error).__name__
     return text[:MAX_ERROR_CHARS]
@@ -105,7 +109,7 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
     deleted meanwhile. A strategy failure marks the run failed with the reason, and the
     messages it did not get to stay unextracted for a later run.
     """
-    session = Session.objects.select_related("namespace").filter(pk=run.session_id).first()
+    session = session_by_pk(run.session_id)
     if session is None:
         return None
     namespace = session.namespace
@@ -202,13 +206,10 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
     wants_known = getattr(strategy, "wants_known_facts", False)
     while True:
         # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
-        chunk = [
-            _ChunkRow(*row)
-            for row in _unextracted(session.pk)
-            .filter(seq__gt=after, seq__lte=upto)
-            .order_by("seq")
-            .values_list("pk", "seq", "role", "kind", "content", "name", "created_at")[: strategy.chunk_size]
-        ]
+        rows = unextracted_messages(
+            session.pk, after_seq=after, upto_seq=upto, fields=_ChunkRow._fields, limit=strategy.chunk_size
+        )
+        chunk = [_ChunkRow(*row) for row in rows]
         if not chunk:
             return True
         sources = [
@@ -216,7 +217,7 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
             for m in chunk
             if m.kind == MessageKind.MESSAGE and m.role in SOURCE_ROLES
         ]
-        summary = _current_summary(session) if wants_summary else None
+        summary = _session_summary(session) if wants_summary else None
         if summary is not None and sources and summary.metadata.get("to_seq", 0) >= sources[-1].seq:
             sources = []  # already summarised: not redone
         batch = Batch(
@@ -236,44 +237,27 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
         after = chunk[-1].seq
 
 
-MAX_KNOWN_FACTS = 50
-
-
 def _known_facts(session: Session) -> list[KnownFact]:
     """The person's current memories that state an attribute, newest first: what a new fact may replace."""
-    rows = (
-        Memory.objects.filter(namespace_id=session.namespace_id, user_id=session.user_id, status=MemoryStatus.ACTIVE)
-        .exclude(attribute="")
-        .order_by(Coalesce("stated_at", "created_at").desc(), "-id")
-        .values_list("id", "text", "subject", "attribute")[:MAX_KNOWN_FACTS]
-    )
+    rows = known_facts(namespace_id=session.namespace_id, user_id=session.user_id)
     return [
         KnownFact(ref=f"m{index}", memory_id=str(pk), text=text, subject=subject, attribute=attribute)
         for index, (pk, text, subject, attribute) in enumerate(rows, start=1)
     ]
 
 
-def _current_summary(session: Session) -> Memory | None:
-    return (
-        Memory.objects.filter(
-            namespace_id=session.namespace_id,
-            user_id=session.user_id,
-            session_id=session.session_id,
-            memory_type=MemoryType.SUMMARY,
-        )
-        .order_by("-updated_at", "-id")
-        .first()
+def _session_summary(session: Session, *, lock: bool = False) -> Memory | None:
+    return session_summary(
+        namespace_id=session.namespace_id, user_id=session.user_id, session_id=session.session_id, lock=lock
     )
 
 
 def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
-    """In the writing transaction: take turns with other writers of the session, and hold off its deletion.
+    """In the writing transaction: take turns with other writers of the session, and hold off its deletion,
+    so a run never writes for a session that is gone (without holding up appends).
 
-    The row lock is FOR KEY SHARE: it conflicts with the lock a DELETE takes, so a deletion
-    or an erasure waits for this transaction and a run never writes for a session that is
-    gone; it does not conflict with the UPDATE an append makes, so extraction never holds
-    up appends. The person's supersession lock is taken with it, in the same statement: the run settles
-    that person's knowledge updates. Returns False when the session no longer exists.
+    The person's supersession lock is taken with the writers' one, in the same statement: the run
+    settles that person's knowledge updates. Returns False when the session no longer exists.
     """
     user_lock, params = user_lock_sql(namespace_id, [user_id])
     with connection.cursor() as cursor:
@@ -281,8 +265,7 @@ def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
             f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked)",
             [_WRITER_LOCK_BASE + session_pk, *params],
         )
-        cursor.execute("SELECT 1 FROM conversations_session WHERE id = %s FOR KEY SHARE", [session_pk])
-        return cursor.fetchone() is not None
+    return session_hold(session_pk=session_pk)
 
 
 def _write(
@@ -296,7 +279,7 @@ def _write(
     with transaction.atomic():
         if not _lock_session(session.pk, session.namespace_id, session.user_id):
             return False
-        still_open = _mark_extracted(session.pk, [m.pk for m in chunk])
+        still_open = messages_mark_extracted(session_pk=session.pk, message_pks=[m.pk for m in chunk])
         tally = Tally(candidates=len(candidates))
         metadata = {"run_id": str(run.pk)}
         pending: list[NewMemory] = []
@@ -344,21 +327,6 @@ def _write(
             to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
         )
     return True
-
-
-def _mark_extracted(session_pk: int, message_pks: list[int]) -> set[int]:
-    """Mark the chunk's messages no other run took; returns them. Inside the writing transaction, so
-    the marks and the memories written for them commit together."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            UPDATE {Message._meta.db_table} SET extracted_at = %s
-            WHERE session_id = %s AND id = ANY(%s) AND extracted_at IS NULL
-            RETURNING id
-            """,
-            [timezone.now(), session_pk, message_pks],
-        )
-        return {pk for (pk,) in cursor.fetchall()}
 
 
 def _stated_at(candidate: Candidate, sources: list[SourceMessage]) -> datetime | None:
@@ -411,17 +379,7 @@ def _memory_ids(raw: list[str]) -> tuple[uuid.UUID, ...]:
 
 def _write_summary(session: Session, candidate: Candidate, sources: list[SourceMessage], extra: dict[str, Any]) -> str:
     """Keep one summary memory per session: create it, or extend it with the range it now covers."""
-    existing = (
-        Memory.objects.select_for_update()
-        .filter(
-            namespace_id=session.namespace_id,
-            user_id=session.user_id,
-            session_id=session.session_id,
-            memory_type=MemoryType.SUMMARY,
-        )
-        .order_by("-updated_at", "-id")
-        .first()
-    )
+    existing = _session_summary(session, lock=True)
     first_seq, last_seq = sources[0].seq, sources[-1].seq
     if existing is None:
         result = memory_create(
@@ -479,7 +437,7 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float |
     if debounce and run.status == RunStatus.QUEUED and _postpone(run, token, debounce):
         return None
     namespace_id, session_pk = run.namespace_id, run.session_id
-    seen = Session.objects.filter(pk=session_pk).values_list("message_count", flat=True).first()
+    seen = session_message_count(session_pk)
     if seen is None:
         _release(namespace_id, session_pk, token)
         return None
@@ -487,7 +445,7 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float |
     if run.status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
         # A duplicate delivery, or a schedule that joined a run another task had just
         # started: whatever that run did not see gets a run of its own.
-        if _unextracted(session_pk).exists():
+        if has_unextracted_messages(session_pk):
             queued = _queued_run(namespace_id, session_pk)
             if queued is not None:
                 result = extraction_run(run=queued, schedule_token=token)
@@ -496,6 +454,6 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float |
     _release(namespace_id, session_pk, token)
     # Released first, then looked at: an append committed before the release is seen here,
     # one committed after it finds the key free and schedules itself.
-    if _unextracted(session_pk).filter(seq__gt=seen).exists():
+    if has_unextracted_messages(session_pk, after_seq=seen):
         extraction_schedule_after_append(namespace_id=namespace_id, session_pk=session_pk)
     return result

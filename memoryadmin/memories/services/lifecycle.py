@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -23,7 +24,7 @@ from memoryadmin.memories.models import (
     Tombstone,
     TombstoneReason,
 )
-from memoryadmin.memories.services.edit import check_revision, locked_memory
+from memoryadmin.memories.services.edit import check_revision, locked_memory, memory_update
 from memoryadmin.memories.services.planning import memory_event
 from memoryadmin.memories.services.supersession import Statement, memories_apply_statements
 from memoryadmin.tenancy.models import Namespace
@@ -150,6 +151,21 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
                 statements=[Statement(memory_id=memory.pk, user_id=memory.user_id, stated_at=memory.stated_at)],
             )
             memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at", "updated_at"])
+    return memory
+
+
+def memory_update_and_approve(
+    *, memory: Memory, actor: Actor, reason: str = "", expected_revision: int | None = None, **changes: Any
+) -> Memory:
+    """Save an edit of a memory and, when it is a candidate, approve it: both or neither (the review
+    queue's "edit and approve"). `changes` are `memory_update`'s."""
+    with transaction.atomic():
+        was_candidate = memory.status == MemoryStatus.CANDIDATE
+        memory = memory_update(
+            memory=memory, actor=actor, reason=reason, expected_revision=expected_revision, **changes
+        )
+        if was_candidate:
+            memory = memory_approve(memory=memory, actor=actor, reason=reason)
     return memory
 
 
