@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.tenancy.roles import rights_of_user, role_of
-from tests.conftest import PASSWORD, _user
+from tests.conftest import PASSWORD, operator_user
 
 
 def test_the_people_link_is_in_an_admins_navigation(admin_client):
@@ -17,7 +17,7 @@ def test_the_people_link_is_in_an_admins_navigation(admin_client):
 
 def test_it_lists_people_with_a_fixed_number_of_queries(admin_client, namespace, django_assert_max_num_queries):
     for i in range(12):
-        _user(f"op{i}", "operator")
+        operator_user(f"op{i}", "operator")
     with django_assert_max_num_queries(8):
         r = admin_client.get(reverse("console:people"))
     assert r.status_code == 200

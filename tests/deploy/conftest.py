@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.conf import settings
+from django.conf import global_settings, settings
 from django.db import connection
 
 from tests.conftest import redis_test_url
@@ -146,3 +146,10 @@ def supervise() -> Iterator[Callable[..., Supervised]]:
     yield supervise
     for process in started:
         process.stop()
+
+
+@pytest.fixture(autouse=True)
+def _production_password_hashing(settings) -> None:
+    # The servers these tests start check passwords with the production hashers: a password set here
+    # (for a sign-in through them) must be hashed by one of those, not the suite's fast one.
+    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
