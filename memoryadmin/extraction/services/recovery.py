@@ -18,15 +18,15 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.leases import lease_seconds
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.services.scheduling import (
-    _MOVE,
     INTERRUPTED,
-    _publish,
-    _queued_run,
-    _release,
-    _schedule_ttl,
-    _token,
+    MOVE_SCRIPT,
     logger,
+    queued_run,
     schedule_key,
+    schedule_publish,
+    schedule_release,
+    schedule_token,
+    schedule_ttl,
 )
 
 _INTERRUPT_STALE = f"""
@@ -123,29 +123,29 @@ def _schedule_lost(sessions: Sequence[tuple[int, int]]) -> int:
     if not lost:
         return 0
     runs = _queued_runs([session_pk for (_, session_pk), _, _ in lost])
-    token, ttl = _token(0), _schedule_ttl(0)
+    token, ttl = schedule_token(0), schedule_ttl(0)
     claims = redis.pipeline(transaction=False)
     for _, key, held in lost:
         if held is None:
             claims.set(key, token, nx=True, ex=ttl)
         else:
             # Replaced only if it still holds the overdue token: a schedule made meanwhile wins.
-            claims.eval(_MOVE, 1, key, held, token, ttl)
+            claims.eval(MOVE_SCRIPT, 1, key, held, token, ttl)
     claimed = [session for (session, _, _), ok in zip(lost, claims.execute(), strict=True) if ok]
     debounce = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
     published = 0
     for index, (namespace_id, session_pk) in enumerate(claimed):
         run_id = runs.get(session_pk)
         if run_id is None:  # the session went meanwhile
-            _release(namespace_id, session_pk, token)
+            schedule_release(namespace_id, session_pk, token)
             continue
         try:
-            _publish(run_id, token, 0, debounce=debounce)
+            schedule_publish(run_id, token, 0, debounce=debounce)
         except BaseException:
             # Keys without a task would hold off these sessions' appends until they expired.
             with contextlib.suppress(Exception):
                 for later_namespace_id, later_pk in claimed[index:]:
-                    _release(later_namespace_id, later_pk, token)
+                    schedule_release(later_namespace_id, later_pk, token)
             raise
         published += 1
     return published
@@ -170,6 +170,6 @@ def _queued_runs(session_pks: list[int]) -> dict[int, uuid.UUID]:
     except IntegrityError:
         # A session was deleted meanwhile and fails the batch: one at a time, as an append would.
         for run in fresh:
-            _queued_run(run.namespace_id, run.session_id, run.strategy)
+            queued_run(run.namespace_id, run.session_id, run.strategy)
     runs.update(queued.filter(session_id__in=missing).values_list("session_id", "pk"))
     return runs

@@ -30,13 +30,13 @@ from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.extraction.services.scheduling import (
-    _postpone,
-    _queued_run,
-    _release,
-    _retire,
     extraction_schedule_after_append,
     logger,
+    queued_run,
+    run_postpone,
+    run_retire,
     schedule_key,
+    schedule_release,
 )
 from memoryadmin.extraction.strategies import (
     Batch,
@@ -432,26 +432,26 @@ def extraction_run_due(*, run_id: uuid.UUID | str, token: str, debounce: float |
         return None  # the session is gone, and its runs with it
     current = get_redis().get(schedule_key(run.namespace_id, run.session_id))
     if current != token:
-        _retire(run, cancelled=current is None)
+        run_retire(run, cancelled=current is None)
         return None
-    if debounce and run.status == RunStatus.QUEUED and _postpone(run, token, debounce):
+    if debounce and run.status == RunStatus.QUEUED and run_postpone(run, token, debounce):
         return None
     namespace_id, session_pk = run.namespace_id, run.session_id
     seen = session_message_count(session_pk)
     if seen is None:
-        _release(namespace_id, session_pk, token)
+        schedule_release(namespace_id, session_pk, token)
         return None
     result: ExtractionRun | None = None
     if run.status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
         # A duplicate delivery, or a schedule that joined a run another task had just
         # started: whatever that run did not see gets a run of its own.
         if has_unextracted_messages(session_pk):
-            queued = _queued_run(namespace_id, session_pk)
+            queued = queued_run(namespace_id, session_pk)
             if queued is not None:
                 result = extraction_run(run=queued, schedule_token=token)
     else:
         result = extraction_run(run=run, schedule_token=token)
-    _release(namespace_id, session_pk, token)
+    schedule_release(namespace_id, session_pk, token)
     # Released first, then looked at: an append committed before the release is seen here,
     # one committed after it finds the key free and schedules itself.
     if has_unextracted_messages(session_pk, after_seq=seen):

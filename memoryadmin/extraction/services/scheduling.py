@@ -35,7 +35,7 @@ _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del
 
 
 # Compare-and-set: move the schedule to a later due time only if it is still ours.
-_MOVE = (
+MOVE_SCRIPT = (
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[3]) end "
     "return false"
 )
@@ -45,12 +45,12 @@ def schedule_key(namespace_id: int, session_pk: int) -> str:
     return f"extract:{namespace_id}:{session_pk}"
 
 
-def _schedule_ttl(delay: float) -> int:
+def schedule_ttl(delay: float) -> int:
     # Outlive the broker's redelivery of an unacknowledged task, so a redelivered task still finds its token.
     return int(delay) + int(_abandoned_after().total_seconds()) + 3600
 
 
-def _queued_run(namespace_id: int, session_pk: int, strategy: str | None = None) -> ExtractionRun | None:
+def queued_run(namespace_id: int, session_pk: int, strategy: str | None = None) -> ExtractionRun | None:
     """The session's run that has not started yet, created when there is none.
 
     The strategy is only recorded for display until the run starts (it then takes the
@@ -83,7 +83,7 @@ def extraction_schedule(*, session: Session, delay: float | None = None) -> Extr
     delay = settings.EXTRACTION_DEBOUNCE_SECONDS if delay is None else float(delay)
     if delay < 0:
         raise InvalidInput("delay must not be negative", details={"field": "delay"})
-    run = _queued_run(session.namespace_id, session.pk, session.namespace.extraction_strategy)
+    run = queued_run(session.namespace_id, session.pk, session.namespace.extraction_strategy)
     if run is None:
         return None
     namespace_id, session_pk, run_id = session.namespace_id, session.pk, run.pk
@@ -94,20 +94,20 @@ def extraction_schedule(*, session: Session, delay: float | None = None) -> Extr
     return run
 
 
-def _token(delay: float) -> str:
+def schedule_token(delay: float) -> str:
     return f"{time.time() + delay:.6f}"
 
 
-def _publish(run_id: uuid.UUID, token: str, delay: float, debounce: float | None = None) -> None:
+def schedule_publish(run_id: uuid.UUID, token: str, delay: float, debounce: float | None = None) -> None:
 
     kwargs = {} if debounce is None else {"debounce": debounce}
     queued(EXTRACT_SESSION_TASK).apply_async(args=[str(run_id), token], kwargs=kwargs, countdown=max(delay, 0))
 
 
 def _dispatch(namespace_id: int, session_pk: int, run_id: uuid.UUID, delay: float) -> None:
-    token = _token(delay)
-    get_redis().set(schedule_key(namespace_id, session_pk), token, ex=_schedule_ttl(delay))
-    _publish(run_id, token, delay)
+    token = schedule_token(delay)
+    get_redis().set(schedule_key(namespace_id, session_pk), token, ex=schedule_ttl(delay))
+    schedule_publish(run_id, token, delay)
 
 
 def extraction_schedule_after_append(*, namespace_id: int, session_pk: int, strategy: str | None = None) -> bool:
@@ -117,23 +117,23 @@ def extraction_schedule_after_append(*, namespace_id: int, session_pk: int, stra
     task looks at the session's newest message when it fires, and waits longer if needed.
     """
     delay = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
-    token = _token(delay)
-    if not get_redis().set(schedule_key(namespace_id, session_pk), token, nx=True, ex=_schedule_ttl(delay)):
+    token = schedule_token(delay)
+    if not get_redis().set(schedule_key(namespace_id, session_pk), token, nx=True, ex=schedule_ttl(delay)):
         return False
     try:
-        run = _queued_run(namespace_id, session_pk, strategy)
+        run = queued_run(namespace_id, session_pk, strategy)
         if run is None:
-            _release(namespace_id, session_pk, token)
+            schedule_release(namespace_id, session_pk, token)
             return False
-        _publish(run.pk, token, delay, debounce=delay)
+        schedule_publish(run.pk, token, delay, debounce=delay)
     except BaseException:
         # A key without a task would hold off every later append's schedule until it expired.
-        _release(namespace_id, session_pk, token)
+        schedule_release(namespace_id, session_pk, token)
         raise
     return True
 
 
-def _postpone(run: ExtractionRun, token: str, debounce: float) -> bool:
+def run_postpone(run: ExtractionRun, token: str, debounce: float) -> bool:
     """A debounced task that fires while the session is still busy moves itself to the end of the quiet period.
 
     Returns True when it did (the task then exits and its successor runs later). With tasks run
@@ -151,12 +151,12 @@ def _postpone(run: ExtractionRun, token: str, debounce: float) -> bool:
         return False
     later = f"{quiet_at:.6f}"
     key = schedule_key(run.namespace_id, run.session_id)
-    if not get_redis().eval(_MOVE, 1, key, token, later, _schedule_ttl(wait)):
+    if not get_redis().eval(MOVE_SCRIPT, 1, key, token, later, schedule_ttl(wait)):
         return True  # superseded meanwhile: the newer schedule owns the run
     try:
-        _publish(run.pk, later, wait, debounce=debounce)
+        schedule_publish(run.pk, later, wait, debounce=debounce)
     except BaseException:
-        _release(run.namespace_id, run.session_id, later)
+        schedule_release(run.namespace_id, run.session_id, later)
         raise
     return True
 
@@ -186,7 +186,7 @@ SCHEDULE_KEYS = KeyFamily(
 )
 
 
-def _retire(run: ExtractionRun, *, cancelled: bool) -> None:
+def run_retire(run: ExtractionRun, *, cancelled: bool) -> None:
     """A task that no longer owns its schedule leaves its run in a final state where nobody else will.
 
     A queued run whose schedule was removed was cancelled. A run still marked running whose
@@ -209,5 +209,5 @@ def _abandoned_after() -> timedelta:
     return timedelta(seconds=int(settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout", 3600)))
 
 
-def _release(namespace_id: int, session_pk: int, token: str) -> None:
+def schedule_release(namespace_id: int, session_pk: int, token: str) -> None:
     get_redis().eval(_RELEASE, 1, schedule_key(namespace_id, session_pk), token)
