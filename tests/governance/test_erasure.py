@@ -248,3 +248,29 @@ def test_concurrent_appends_during_an_erasure_never_leave_orphans(make_namespace
         assert seqs == list(range(1, len(seqs) + 1)) and session.message_count == len(seqs)
     assert not Memory.objects.filter(namespace=namespace, user_id="alice", created_at__lt=erasure.started_at).exists()
     assert not Tombstone.objects.filter(namespace=namespace, user_id="alice").exists()
+
+
+def test_each_table_is_counted_once_per_pass_and_the_sessions_locked_once(namespace) -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from memoryadmin.core.personal_data import holdings
+
+    populate(namespace, "alice")
+    erasure = erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM)
+    with CaptureQueriesContext(connection) as queries:
+        assert erasure_execute(erasure_id=erasure.pk).status == "completed"
+    statements = [q["sql"] for q in queries.captured_queries]
+
+    def outer_table(sql: str) -> str:
+        return sql.split(" FROM ", 1)[1].split()[0].strip('"') if " FROM " in sql else ""
+
+    counts = [sql for sql in statements if sql.startswith("SELECT COUNT(")]
+    for holding in holdings():
+        table = holding.model._meta.db_table
+        # The sweep counts a dependent table (a subject table's rows are the ones it locked); the check counts
+        # every table once for what remains and what arrived, and once more per key to a deleted subject row.
+        one_hop = sum(1 for path in holding.paths if path.prefix.count("__") == 1)
+        expected = (0 if holding.is_subject_table else 1) + 1 + one_hop
+        assert sum(outer_table(sql) == table for sql in counts) == expected, table
+    locks = [sql for sql in statements if outer_table(sql) == "conversations_session" and "FOR UPDATE" in sql]
+    assert len(locks) == 1
