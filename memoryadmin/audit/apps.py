@@ -17,6 +17,6 @@ class AuditConfig(AppConfig):
                 store="audit_reasons",
                 declaration="redacted",
                 models=("audit.AuditEvent",),
-                apply=lambda namespace_id, user_id: audit_redact_subject(namespace_id=namespace_id, user_id=user_id),
+                apply=audit_redact_subject,
             )
         )

@@ -151,14 +151,14 @@ class KeyFamily:
 class Treatment:
     """What an erasure does to the rows of some models that do not name a person but may hold their data.
 
-    `apply(namespace_id, user_id)` does it in the namespace, in its own transaction, and returns how
-    many it treated; the receipt counts them under `store`.
+    `apply(namespace_id=..., user_id=...)` does it in the namespace, in its own transaction, and returns
+    how many it treated; the receipt counts them under `store`.
     """
 
     store: str
     declaration: str
     models: tuple[str, ...]
-    apply: Callable[[int, str], int]
+    apply: Callable[..., int]
 
 
 @dataclass

@@ -17,6 +17,6 @@ class GovernanceConfig(AppConfig):
                 store="snapshot_uploads",
                 declaration="discarded",
                 models=("governance.SnapshotRestore", "governance.SnapshotChunk"),
-                apply=lambda namespace_id, user_id: restore_uploads_discard(namespace_id=namespace_id, user_id=user_id),
+                apply=restore_uploads_discard,
             )
         )

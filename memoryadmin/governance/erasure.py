@@ -193,7 +193,6 @@ def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: da
         if early:
             remaining[holding.label] = early
         arrived += total - early
-    for holding in holdings():
         for path in holding.paths:
             hops = path.prefix.split("__")[:-1]
             if len(hops) != 1:
@@ -279,7 +278,7 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
         # What the apps register for the tables that do not name the person but may hold their data:
         # uploads discarded, the audit trail's free text blanked (its events stay).
         for treatment in treatments():
-            sweep.deleted[treatment.store] += treatment.apply(namespace.pk, user_id)
+            sweep.deleted[treatment.store] += treatment.apply(namespace_id=namespace.pk, user_id=user_id)
         return _complete(erasure, sweep, redis_counts, keys, arrived_since=arrived, cutoff=cutoff)
     except Exception as exc:
         logger.exception("erasure %s failed", erasure_id)

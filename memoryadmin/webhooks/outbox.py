@@ -83,10 +83,10 @@ def outbox_add(events: Sequence[OutboxEvent]) -> int:
                 "give_up_at": now + timedelta(seconds=settings.WEBHOOK_RETRY_FOR_SECONDS),
             },
         )
-        endpoints = {row[0] for row in cursor.fetchall()}
-    if endpoints:
-        nudge_after_commit(endpoints)
-    return cursor.rowcount
+        written = [row[0] for row in cursor.fetchall()]
+    if written:
+        nudge_after_commit(set(written))
+    return len(written)
 
 
 def outbox_from_audit(entries: Sequence[AuditEntry], written: Sequence[AuditEvent]) -> None:
