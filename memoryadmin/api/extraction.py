@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from memoryadmin.api.auth import namespace_of, read_auth, write_auth
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.common import Cursor, Limit, responses
 from memoryadmin.api.schemas.extraction import RunIdOut, RunPage
 from memoryadmin.api.sessions import SessionIdPath
@@ -47,4 +48,4 @@ def extraction_runs(
 ):
     session = session_get(namespace_of(request), session_id)
     page = runs_page(session, limit=limit, cursor=cursor)
-    return {"items": [run_dict(run) for run in page.items], "next_cursor": page.next_cursor}
+    return page_answer(page, run_dict)

@@ -17,6 +17,7 @@ from ninja import Router, Status
 
 from memoryadmin.api.auth import actor_of, erase_auth, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import ApiError
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.common import (
     AppId,
     Cursor,
@@ -37,6 +38,7 @@ from memoryadmin.api.schemas.governance import (
     RestoreOut,
 )
 from memoryadmin.core.app_ids import validate_app_id
+from memoryadmin.core.pagination import Page
 from memoryadmin.core.replicas import lag_tolerant_stream
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_receipt, erasure_request
@@ -273,6 +275,11 @@ def _link_info(link: PrivacyLink, now: datetime) -> dict[str, Any]:
     }
 
 
+def _link_page(page: Page[PrivacyLink]) -> dict[str, Any]:
+    now = timezone.now()  # once, so every link of the page is judged at the same moment
+    return page_answer(page, lambda link: _link_info(link, now))
+
+
 @router.post(
     "/subjects/{user_id}/privacy-link",
     auth=write_auth,
@@ -308,9 +315,7 @@ def privacy_link(request: HttpRequest, user_id: str = UserIdPath, payload: Priva
     description="The links themselves are not kept and not shown, only what each allows and whether it still works.",
 )
 def privacy_link_list(request: HttpRequest, user_id: str = UserIdPath, limit: Limit = 50, cursor: Cursor | None = None):
-    page = privacy_links_page(namespace=namespace_of(request), user_id=user_id, cursor=cursor, limit=limit)
-    now = timezone.now()
-    return {"items": [_link_info(link, now) for link in page.items], "next_cursor": page.next_cursor}
+    return _link_page(privacy_links_page(namespace=namespace_of(request), user_id=user_id, cursor=cursor, limit=limit))
 
 
 @router.get(
@@ -324,9 +329,7 @@ def privacy_link_list(request: HttpRequest, user_id: str = UserIdPath, limit: Li
     ),
 )
 def privacy_link_list_mine(request: HttpRequest, limit: Limit = 50, cursor: Cursor | None = None):
-    page = privacy_links_made_by(key=request.auth, cursor=cursor, limit=limit)  # type: ignore[arg-type]
-    now = timezone.now()
-    return {"items": [_link_info(link, now) for link in page.items], "next_cursor": page.next_cursor}
+    return _link_page(privacy_links_made_by(key=request.auth, cursor=cursor, limit=limit))  # type: ignore[arg-type]
 
 
 @router.delete(

@@ -19,6 +19,7 @@ from memoryadmin.api.operations.memories import (
     memory_remember,
     search_answer,
 )
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.preconditions import ETAG_HEADER, IfMatch, expected_revision, with_etag
 from memoryadmin.api.renderers import rendered
 from memoryadmin.api.schemas.common import AppId, Cursor, Limit, Reason, Timestamp, responses
@@ -129,7 +130,7 @@ def memory_list(
             stated_after=stated_after, stated_before=stated_before, event_after=event_after, event_before=event_before
         ),
     )
-    return {"items": [memory_answer(m) for m in page.items], "next_cursor": page.next_cursor}
+    return page_answer(page, memory_answer)
 
 
 @router.post(

@@ -20,6 +20,7 @@ from memoryadmin.api.operations.sessions import (
     session_state_read,
     session_state_replace,
 )
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.renderers import rendered
 from memoryadmin.api.schemas.common import NO_NUL, AppId, Cursor, Limit, Reason, responses
 from memoryadmin.api.schemas.sessions import (
@@ -88,7 +89,7 @@ def session_list(
     cursor: Cursor | None = None,
 ):
     page = sessions_page(namespace_of(request), user_id=user_id, agent_id=agent_id, cursor=cursor, limit=limit)
-    return {"items": [session_dict(s) for s in page.items], "next_cursor": page.next_cursor}
+    return page_answer(page, session_dict)
 
 
 @router.delete(
@@ -157,7 +158,7 @@ def messages_list(
 ):
     session = session_get(namespace_of(request), session_id)
     page = messages_page(session, after_seq=after_seq, include_injected=include_injected, cursor=cursor, limit=limit)
-    return {"items": [message_dict(m) for m in page.items], "next_cursor": page.next_cursor}
+    return page_answer(page, message_dict)
 
 
 @router.delete(

@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from ninja import Path, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, tombstones_auth
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.common import AppId, Cursor, Limit, RequiredReason, responses
 from memoryadmin.api.schemas.tombstones import TombstonePage
 from memoryadmin.core.replicas import lag_tolerant_view
@@ -16,7 +17,7 @@ from memoryadmin.memories.models import Tombstone
 from memoryadmin.memories.queries import tombstone_get, tombstones_page
 from memoryadmin.memories.services import tombstone_lift
 
-router = Router(tags=["tombstones"])
+router = Router(tags=["tombstones"], auth=tombstones_auth)
 
 TombstoneId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a tombstone, from the list.")]
 
@@ -36,7 +37,6 @@ def tombstone_dict(tombstone: Tombstone) -> dict:
 
 @router.get(
     "/tombstones",
-    auth=tombstones_auth,
     response=responses({200: TombstonePage}),
     summary="Tombstones, newest first",
     description="Needs the `tombstones` scope. Filter by person and by reason.",
@@ -50,12 +50,11 @@ def tombstone_list(
     cursor: Cursor | None = None,
 ):
     page = tombstones_page(namespace_of(request), user_id=user_id, reason=reason, cursor=cursor, limit=limit)
-    return {"items": [tombstone_dict(t) for t in page.items], "next_cursor": page.next_cursor}
+    return page_answer(page, tombstone_dict)
 
 
 @router.delete(
     "/tombstones/{tombstone_id}",
-    auth=tombstones_auth,
     response=responses({204: None}, 404),
     summary="Lift a tombstone",
     description=(

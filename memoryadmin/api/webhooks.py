@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from ninja import Path, Router, Status
 
 from memoryadmin.api.auth import actor_of, namespace_of, webhooks_auth
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.common import Cursor, Limit, responses
 from memoryadmin.api.schemas.webhooks import (
     DeliveryOut,
@@ -31,7 +32,7 @@ from memoryadmin.webhooks.services import (
     webhook_update,
 )
 
-router = Router(tags=["webhooks"])
+router = Router(tags=["webhooks"], auth=webhooks_auth)
 
 WebhookId = Annotated[uuid.UUID, Path(description="The id of a webhook endpoint.")]
 DeliveryId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a delivery, from the list.")]
@@ -72,7 +73,6 @@ def delivery_dict(delivery: WebhookDelivery) -> dict[str, Any]:
 
 @router.get(
     "/webhooks",
-    auth=webhooks_auth,
     response=responses({200: WebhookList}),
     summary="The namespace's webhook endpoints",
     description="Needs the `webhooks` scope.",
@@ -83,7 +83,6 @@ def webhook_list(request: HttpRequest):
 
 @router.post(
     "/webhooks",
-    auth=webhooks_auth,
     response=responses({201: WebhookWithSecret}, 409),
     summary="Add a webhook endpoint",
     description=(
@@ -105,7 +104,6 @@ def webhook_add(request: HttpRequest, payload: WebhookIn):
 
 @router.get(
     "/webhooks/{webhook_id}",
-    auth=webhooks_auth,
     response=responses({200: WebhookOut}, 404),
     summary="A webhook endpoint",
 )
@@ -115,7 +113,6 @@ def webhook_detail(request: HttpRequest, webhook_id: WebhookId):
 
 @router.patch(
     "/webhooks/{webhook_id}",
-    auth=webhooks_auth,
     response=responses({200: WebhookOut}, 404),
     summary="Change a webhook endpoint, pause or resume it",
     description="A paused endpoint is sent nothing, and events while it is paused are not kept for it.",
@@ -134,7 +131,6 @@ def webhook_change(request: HttpRequest, webhook_id: WebhookId, payload: Webhook
 
 @router.delete(
     "/webhooks/{webhook_id}",
-    auth=webhooks_auth,
     response=responses({204: None}, 404),
     summary="Remove a webhook endpoint and its deliveries",
 )
@@ -145,7 +141,6 @@ def webhook_remove(request: HttpRequest, webhook_id: WebhookId):
 
 @router.post(
     "/webhooks/{webhook_id}/secret",
-    auth=webhooks_auth,
     response=responses({200: SecretOut}, 404),
     summary="Replace the signing secret",
     description="Deliveries from now on are signed with the new secret, shown this once.",
@@ -157,7 +152,6 @@ def webhook_new_secret(request: HttpRequest, webhook_id: WebhookId):
 
 @router.post(
     "/webhooks/{webhook_id}/test",
-    auth=webhooks_auth,
     response=responses({202: DeliveryOut}, 404, 409),
     summary="Send a test event",
     description="A `webhook.test` event, sent at once; follow it in the deliveries. A paused endpoint: 409.",
@@ -169,7 +163,6 @@ def webhook_test(request: HttpRequest, webhook_id: WebhookId):
 
 @router.get(
     "/webhooks/{webhook_id}/deliveries",
-    auth=webhooks_auth,
     response=responses({200: DeliveryPage}, 404),
     summary="An endpoint's deliveries, newest first",
 )
@@ -182,12 +175,11 @@ def webhook_deliveries(
 ):
     endpoint = webhook_get(namespace_of(request), webhook_id)
     page = deliveries_page(endpoint, state=state, cursor=cursor, limit=limit)
-    return {"items": [delivery_dict(d) for d in page.items], "next_cursor": page.next_cursor}
+    return page_answer(page, delivery_dict)
 
 
 @router.post(
     "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
-    auth=webhooks_auth,
     response=responses({202: DeliveryOut}, 404, 409),
     summary="Send a delivered or given-up event again",
     description="The same event id, so a receiver that has it keeps it once. A delivery still pending: 409.",

@@ -207,9 +207,13 @@ class Tool:
     arguments: type[Arguments]
     handler: Callable[[Caller, Any], dict[str, Any]]
     output: type[BaseModel] | None
-    read_only: bool
     destructive: bool = False
     idempotent: bool = False
+
+    @property
+    def read_only(self) -> bool:
+        """A tool the read scope may call changes nothing."""
+        return self.scope == "read"
 
     def input_schema(self) -> dict[str, Any]:
         return self.arguments.model_json_schema()
@@ -233,7 +237,6 @@ TOOLS: dict[str, Tool] = {
             arguments=SearchMemoryIn,
             handler=search_memory,
             output=SearchMemoryOut,
-            read_only=True,
         ),
         Tool(
             name="add_memory",
@@ -248,8 +251,6 @@ TOOLS: dict[str, Tool] = {
             arguments=AddMemoryIn,
             handler=add_memory,
             output=AddMemoryOut,
-            read_only=False,
-            destructive=False,
             idempotent=True,
         ),
         Tool(
@@ -260,7 +261,6 @@ TOOLS: dict[str, Tool] = {
             arguments=GetMemoryIn,
             handler=get_memory,
             output=MemoryOut,
-            read_only=True,
         ),
         Tool(
             name="forget_memory",
@@ -275,9 +275,7 @@ TOOLS: dict[str, Tool] = {
             arguments=ForgetMemoryIn,
             handler=forget_memory,
             output=ForgetMemoryOut,
-            read_only=False,
             destructive=True,
-            idempotent=False,
         ),
         Tool(
             name="pin_memory",
@@ -290,7 +288,6 @@ TOOLS: dict[str, Tool] = {
             arguments=PinMemoryIn,
             handler=pin_memory,
             output=MemoryOut,
-            read_only=False,
             idempotent=True,
         ),
         Tool(
@@ -305,7 +302,6 @@ TOOLS: dict[str, Tool] = {
             arguments=AppendMessagesIn,
             handler=append_messages,
             output=AppendOut,
-            read_only=False,
         ),
         Tool(
             name="get_context",
@@ -320,7 +316,6 @@ TOOLS: dict[str, Tool] = {
             arguments=GetContextIn,
             handler=get_context,
             output=ContextForPromptOut,
-            read_only=True,
         ),
         Tool(
             name="get_working_memory",
@@ -333,7 +328,6 @@ TOOLS: dict[str, Tool] = {
             arguments=GetWorkingMemoryIn,
             handler=get_working_memory,
             output=StateOut,
-            read_only=True,
         ),
         Tool(
             name="set_working_memory",
@@ -346,7 +340,6 @@ TOOLS: dict[str, Tool] = {
             arguments=SetWorkingMemoryIn,
             handler=set_working_memory,
             output=StateOut,
-            read_only=False,
             idempotent=True,
         ),
     )

@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.memories import MemoryIn, SearchIn
 from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import Conflict
@@ -91,16 +92,17 @@ def memories_find(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
 
 def search_answer(page: Page[SearchHit], *, fields: Sequence[str] | None = None) -> dict[str, Any]:
     """The page as the contract shows it; `fields` keeps only those of each memory."""
-    items = []
-    for hit in page.items:
+
+    def shown(hit: SearchHit) -> dict[str, Any]:
         memory = memory_answer(hit.memory)
         if fields is not None:
             memory = {name: memory[name] for name in fields}
         item: dict[str, Any] = {"memory": memory, "score": hit.score}
         if hit.explain is not None:
             item["explain"] = hit.explain
-        items.append(item)
-    return {"items": items, "next_cursor": page.next_cursor}
+        return item
+
+    return page_answer(page, shown)
 
 
 def memory_forget_one(
