@@ -16,8 +16,8 @@ from django.db import connection
 from django.db.models import F
 
 from memoryadmin.conversations.models import Message, Session
-from memoryadmin.conversations.representations import message_dict, session_dict
-from memoryadmin.core.bulk import as_json, copy_rows, insert_rows, next_ids, reusable_ids
+from memoryadmin.conversations.representations import MESSAGE, SESSION, message_dict, session_dict
+from memoryadmin.core.bulk import as_json, copy_rows, insert_rows, next_ids, record_values, reusable_ids
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.tenancy.models import Namespace
 
@@ -27,32 +27,8 @@ MODELS = {"session": Session, "message": Message}
 # Tables a restore fills in bulk (their GIN indexes' pending lists are merged afterwards).
 BULK_TABLES = (Message._meta.db_table,)
 
-# The columns each representation reads.
-SESSION_FIELDS = (
-    "session_id",
-    "user_id",
-    "agent_id",
-    "metadata",
-    "message_count",
-    "created_at",
-    "updated_at",
-    "last_message_at",
-)
-MESSAGE_FIELDS = (
-    "id",
-    "seq",
-    "role",
-    "kind",
-    "content",
-    "name",
-    "run_id",
-    "tool_calls",
-    "tool_call_id",
-    "metadata",
-    "created_at",
-    "persisted_at",
-    "extracted_at",
-)
+# The columns a message's record reads: its representation's and the time extraction read it.
+MESSAGE_COLUMNS = (*MESSAGE.fields, "extracted_at")
 
 # --- export ------------------------------------------------------------------------------------
 
@@ -68,10 +44,10 @@ def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any
         # Sessions in id order, messages in (session id, seq) order: the unique index's order, no
         # sort of millions of rows; a restore inserts sessions in this order, so a re-export matches.
         # Each order is unique, so it is also the key of a keyset stream (core.streaming).
-        "session": sessions.order_by("id").values_list(*SESSION_FIELDS, named=True),
+        "session": sessions.order_by("id").values_list(*SESSION.fields, named=True),
         "message": messages.annotate(sid=F("session__session_id"))
         .order_by("session_id", "seq")
-        .values_list(*MESSAGE_FIELDS, "sid", "session_id", named=True),
+        .values_list(*MESSAGE_COLUMNS, "sid", "session_id", named=True),
     }
 
 
@@ -145,33 +121,8 @@ def sessions_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
     """Insert new sessions in the given order; session_id -> pk of those written (not those raced by another writer)."""
     written = insert_rows(
         Session._meta.db_table,
-        (
-            "namespace_id",
-            "session_id",
-            "user_id",
-            "agent_id",
-            "metadata",
-            "message_count",
-            "created_at",
-            "updated_at",
-            "last_message_at",
-            "last_activity_at",
-        ),
-        [
-            [
-                namespace.pk,
-                r["session_id"],
-                r["user_id"],
-                r["agent_id"],
-                as_json(r["metadata"]),
-                r["message_count"],
-                r["created_at"],
-                r["updated_at"],
-                r["last_message_at"],
-                r["last_message_at"] or r["created_at"],
-            ]
-            for r in records
-        ],
+        ("namespace_id", *SESSION.fields, "last_activity_at"),
+        [[namespace.pk, *record_values(r, SESSION.fields), r["last_message_at"] or r["created_at"]] for r in records],
         values="%s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s",
         suffix="ON CONFLICT DO NOTHING RETURNING id, session_id",
     )
@@ -213,8 +164,8 @@ def messages_restore_insert(rows: list[tuple[int, dict[str, Any]]]) -> None:
         ]
         for (pk, r), keep in zip(rows, kept, strict=True)
     ]
-    # A message's columns are its representation's fields with the session's key after the id.
-    copy_rows(table, ("id", "session_id", *MESSAGE_FIELDS[1:]), params)
+    # A message's columns are its record's with the session's key after the id.
+    copy_rows(table, ("id", "session_id", *MESSAGE_COLUMNS[1:]), params)
 
 
 def message_pks(session_pks: Iterable[int], seqs: Iterable[int]) -> dict[tuple[int, int], int]:

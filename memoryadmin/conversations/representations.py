@@ -10,34 +10,42 @@ from __future__ import annotations
 from typing import Any
 
 from memoryadmin.conversations.models import Message, Session
+from memoryadmin.core.representation import Representation, null_if_blank
 from memoryadmin.core.timestamps import rfc3339
+
+SESSION = Representation(
+    ("session_id", "user_id", "agent_id", "metadata", "message_count", "created_at", "updated_at", "last_message_at"),
+    convert={"agent_id": null_if_blank, "created_at": rfc3339, "updated_at": rfc3339, "last_message_at": rfc3339},
+)
+MESSAGE = Representation(
+    (
+        "id",
+        "seq",
+        "role",
+        "kind",
+        "content",
+        "name",
+        "run_id",
+        "tool_calls",
+        "tool_call_id",
+        "metadata",
+        "created_at",
+        "persisted_at",
+    ),
+    convert={
+        "id": str,
+        "name": null_if_blank,
+        "run_id": null_if_blank,
+        "tool_call_id": null_if_blank,
+        "created_at": rfc3339,
+        "persisted_at": rfc3339,
+    },
+)
 
 
 def session_dict(session: Session) -> dict[str, Any]:
-    return {
-        "session_id": session.session_id,
-        "user_id": session.user_id,
-        "agent_id": session.agent_id or None,
-        "metadata": session.metadata,
-        "message_count": session.message_count,
-        "created_at": rfc3339(session.created_at),
-        "updated_at": rfc3339(session.updated_at),
-        "last_message_at": rfc3339(session.last_message_at),
-    }
+    return SESSION.of(session)
 
 
 def message_dict(message: Message) -> dict[str, Any]:
-    return {
-        "id": str(message.id),
-        "seq": message.seq,
-        "role": message.role,
-        "kind": message.kind,
-        "content": message.content,
-        "name": message.name or None,
-        "run_id": message.run_id or None,
-        "tool_calls": message.tool_calls,
-        "tool_call_id": message.tool_call_id or None,
-        "metadata": message.metadata,
-        "created_at": rfc3339(message.created_at),
-        "persisted_at": rfc3339(message.persisted_at),
-    }
+    return MESSAGE.of(message)

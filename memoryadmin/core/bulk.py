@@ -18,6 +18,11 @@ def as_json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+def record_values(record: dict[str, Any], columns: Iterable[str]) -> list[Any]:
+    """A snapshot record's values in the order of `columns`, its metadata encoded for a jsonb column."""
+    return [as_json(record[c]) if c == "metadata" else record[c] for c in columns]
+
+
 def insert_rows(
     table: str,
     columns: tuple[str, ...],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -20,26 +21,21 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int, *, minimum: int = 0) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
-    if value < minimum:
-        raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {value}")
-    return value
+    return _env_number(name, default, minimum=minimum, parse=int, kind="an integer")
 
 
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    return _env_number(name, default, minimum=minimum, parse=float, kind="a number")
+
+
+def _env_number[N: (int, float)](name: str, default: N, *, minimum: N, parse: Callable[[str], N], kind: str) -> N:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        value = float(raw)
+        value = parse(raw)
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+        raise ImproperlyConfigured(f"{name} must be {kind}, got {raw!r}") from None
     if value < minimum:
         raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {value}")
     return value

@@ -16,10 +16,13 @@ from typing import Any
 from django.db import connection
 from django.db.models import Exists, F, OuterRef
 
-from memoryadmin.core.bulk import as_json, copy_rows, insert_rows, reusable_ids
+from memoryadmin.core.bulk import copy_rows, insert_rows, record_values, reusable_ids
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from memoryadmin.memories.representations import (
+    PIN,
+    REVISION,
     SUPERSESSION_FIELDS,
+    TOMBSTONE,
     evidence_fields,
     memory_dict,
     pin_dict,
@@ -42,9 +45,8 @@ BULK_TABLES = (Memory._meta.db_table,)
 # A restore's memories pass through this temporary table on their way in (COPY cannot skip conflicts).
 MEMORY_STAGE = "snapshot_restore_memory"
 
-# The columns each representation reads (search_vector, fingerprints of memories and other
-# internals stay out of the snapshot).
-TOMBSTONE_FIELDS = ("id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at")
+# The columns a memory's representation reads (search_vector, fingerprints and other internals
+# stay out of the snapshot).
 MEMORY_FIELDS = (
     "id",
     "text",
@@ -63,38 +65,8 @@ MEMORY_FIELDS = (
     "revision",
     *SUPERSESSION_FIELDS,
 )
-REVISION_FIELDS = (
-    "memory_id",
-    "revision",
-    "text",
-    "memory_type",
-    "topics",
-    "entities",
-    "metadata",
-    "actor",
-    "reason",
-    "created_at",
-)
-PIN_FIELDS = ("memory_id", "pinned_by", "reason", "created_at")
 # A memory's columns as a restore writes them, after its id and namespace.
-_MEMORY_COLUMNS = (
-    "user_id",
-    "session_id",
-    "agent_id",
-    "text",
-    "memory_type",
-    "status",
-    "topics",
-    "entities",
-    "metadata",
-    "source",
-    "fingerprint",
-    "created_at",
-    "updated_at",
-    "last_accessed_at",
-    "revision",
-    *SUPERSESSION_FIELDS,
-)
+_MEMORY_COLUMNS = (*MEMORY_FIELDS[1:], "fingerprint")
 
 # --- export ------------------------------------------------------------------------------------
 
@@ -114,11 +86,11 @@ def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any
         pins = pins.filter(memory__user_id=user_id)
     # Each order is unique within the namespace, so it is also the key of a keyset stream (core.streaming).
     return {
-        "tombstone": tombstones.order_by("user_id", "fingerprint").values_list(*TOMBSTONE_FIELDS, named=True),
+        "tombstone": tombstones.order_by("user_id", "fingerprint").values_list(*TOMBSTONE.fields, named=True),
         "memory": memories.annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
         .order_by("id")
         .values_list(*MEMORY_FIELDS, "is_pinned", named=True),
-        "revision": revisions.order_by("memory_id", "revision").values_list(*REVISION_FIELDS, named=True),
+        "revision": revisions.order_by("memory_id", "revision").values_list(*REVISION.fields, named=True),
         "evidence": evidence.order_by("memory_id", "message_id").values(
             "memory_id",
             "message_id",
@@ -128,7 +100,7 @@ def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any
             role=F("message__role"),
             content=F("message__content"),
         ),
-        "pin": pins.order_by("memory_id").values_list(*PIN_FIELDS, named=True),
+        "pin": pins.order_by("memory_id").values_list(*PIN.fields, named=True),
     }
 
 
@@ -265,10 +237,6 @@ def tombstones_restore_insert(namespace: Namespace, records: list[dict[str, Any]
     return set(written)
 
 
-def _memory_values(r: dict[str, Any]) -> list[Any]:
-    return [r[c] if c != "metadata" else as_json(r[c]) for c in _MEMORY_COLUMNS]
-
-
 def memory_restore_update(namespace: Namespace, r: dict[str, Any]) -> None:
     """A newer version of a stored memory of this namespace, as the snapshot has it (its vector follows its text)."""
     assignments = ", ".join(f"{c} = %s::jsonb" if c == "metadata" else f"{c} = %s" for c in _MEMORY_COLUMNS)
@@ -276,7 +244,7 @@ def memory_restore_update(namespace: Namespace, r: dict[str, Any]) -> None:
         cursor.execute(
             f"UPDATE memories_memory m SET {assignments} FROM memories_memory old "
             "WHERE m.id = %s AND m.namespace_id = %s AND old.id = m.id RETURNING old.text",
-            [*_memory_values(r), r["id"], namespace.pk],
+            [*record_values(r, _MEMORY_COLUMNS), r["id"], namespace.pk],
         )
         row = cursor.fetchone()
     if row is not None and row[0] != r["text"]:
@@ -294,7 +262,7 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
     columns = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
-    copy_rows(MEMORY_STAGE, columns, [[r["id"], namespace.pk, *_memory_values(r), 0] for r in records])
+    copy_rows(MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records])
     names = ", ".join(columns)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -310,12 +278,8 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
 
 
 def revisions_restore_insert(records: list[dict[str, Any]]) -> None:
-    columns = (*REVISION_FIELDS, "fingerprint")
-    copy_rows(
-        MemoryRevision._meta.db_table,
-        columns,
-        [[as_json(r[c]) if c == "metadata" else r[c] for c in columns] for r in records],
-    )
+    columns = (*REVISION.fields, "fingerprint")
+    copy_rows(MemoryRevision._meta.db_table, columns, [record_values(r, columns) for r in records])
 
 
 def evidence_restore_insert(rows: list[tuple[uuid.UUID, int, Any]]) -> None:
@@ -324,4 +288,4 @@ def evidence_restore_insert(rows: list[tuple[uuid.UUID, int, Any]]) -> None:
 
 
 def pins_restore_insert(records: list[dict[str, Any]]) -> None:
-    copy_rows(Pin._meta.db_table, PIN_FIELDS, [[r[c] for c in PIN_FIELDS] for r in records])
+    copy_rows(Pin._meta.db_table, PIN.fields, [record_values(r, PIN.fields) for r in records])

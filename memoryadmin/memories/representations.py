@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memoryadmin.core.representation import Representation, null_if_blank
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 
@@ -24,6 +25,17 @@ SUPERSESSION_FIELDS = (
     "stated_at",
     "superseded_by",
     "superseded_at",
+)
+REVISION = Representation(
+    ("memory_id", "revision", "text", "memory_type", "topics", "entities", "metadata", "actor", "reason", "created_at"),
+    convert={"memory_id": str, "topics": list, "entities": list, "created_at": rfc3339},
+)
+PIN = Representation(
+    ("memory_id", "pinned_by", "reason", "created_at"), convert={"memory_id": str, "created_at": rfc3339}
+)
+TOMBSTONE = Representation(
+    ("id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at"),
+    convert={"id": str, "text": null_if_blank, "memory_type": null_if_blank, "created_at": rfc3339},
 )
 
 
@@ -56,18 +68,7 @@ def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
 
 
 def revision_dict(revision: MemoryRevision) -> dict[str, Any]:
-    return {
-        "memory_id": str(revision.memory_id),
-        "revision": revision.revision,
-        "text": revision.text,
-        "memory_type": revision.memory_type,
-        "topics": list(revision.topics),
-        "entities": list(revision.entities),
-        "metadata": revision.metadata,
-        "actor": revision.actor,
-        "reason": revision.reason,
-        "created_at": rfc3339(revision.created_at),
-    }
+    return REVISION.of(revision)
 
 
 def evidence_dict(evidence: MemoryEvidence) -> dict[str, Any]:
@@ -100,22 +101,8 @@ def evidence_fields(
 
 
 def pin_dict(pin: Pin) -> dict[str, Any]:
-    return {
-        "memory_id": str(pin.memory_id),
-        "pinned_by": pin.pinned_by,
-        "reason": pin.reason,
-        "created_at": rfc3339(pin.created_at),
-    }
+    return PIN.of(pin)
 
 
 def tombstone_dict(tombstone: Tombstone) -> dict[str, Any]:
-    return {
-        "id": str(tombstone.id),
-        "user_id": tombstone.user_id,
-        "fingerprint": tombstone.fingerprint,
-        "reason": tombstone.reason,
-        "text": tombstone.text or None,
-        "memory_type": tombstone.memory_type or None,
-        "actor": tombstone.actor,
-        "created_at": rfc3339(tombstone.created_at),
-    }
+    return TOMBSTONE.of(tombstone)

@@ -82,22 +82,35 @@ class StrategyError(Exception):
     """The strategy could not produce candidates for this batch; the batch stays unextracted."""
 
 
-def clean_choice_config(
-    config: dict[str, Any], *, strategy: str, setting: str, choices: tuple[str, ...]
-) -> dict[str, Any]:
-    """The config of a strategy whose one setting narrows it to some of its `choices` ("categories", "kinds")."""
-    unknown = set(config) - {setting}
-    if unknown:
-        raise InvalidInput(
-            f"unknown setting(s) for the {strategy} strategy: {', '.join(sorted(unknown))}",
-            details={"field": "extraction_config"},
-        )
-    if setting not in config:
-        return {}
-    chosen = config[setting]
-    if not isinstance(chosen, list) or not chosen or any(not isinstance(c, str) or c not in choices for c in chosen):
-        raise InvalidInput(
-            f"{setting} must be a non-empty list of: {', '.join(choices)}",
-            details={"field": f"extraction_config.{setting}"},
-        )
-    return {setting: list(dict.fromkeys(chosen))}
+class ChoiceStrategy:
+    """An offline strategy whose one setting narrows it to some of its `choices` ("categories", "kinds")."""
+
+    name: str
+    setting: str
+    choices: tuple[str, ...]
+    chunk_size = 500
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.chosen = frozenset(config.get(self.setting) or self.choices)
+
+    @classmethod
+    def clean_config(cls, config: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(config) - {cls.setting}
+        if unknown:
+            raise InvalidInput(
+                f"unknown setting(s) for the {cls.name} strategy: {', '.join(sorted(unknown))}",
+                details={"field": "extraction_config"},
+            )
+        if cls.setting not in config:
+            return {}
+        chosen = config[cls.setting]
+        if (
+            not isinstance(chosen, list)
+            or not chosen
+            or any(not isinstance(c, str) or c not in cls.choices for c in chosen)
+        ):
+            raise InvalidInput(
+                f"{cls.setting} must be a non-empty list of: {', '.join(cls.choices)}",
+                details={"field": f"extraction_config.{cls.setting}"},
+            )
+        return {cls.setting: list(dict.fromkeys(chosen))}

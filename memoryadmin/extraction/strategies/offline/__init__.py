@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from memoryadmin.extraction.strategies.base import Batch, Candidate, SourceMessage, clean_choice_config
+from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy, SourceMessage
 from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
@@ -311,16 +311,10 @@ def _utterance(content: str, subject: str) -> list[Reading]:
     return [Reading(text=text, memory_type=MemoryType.UTTERANCE, topics=[], kind="utterance")]
 
 
-def clean_config(config: dict[str, Any]) -> dict[str, Any]:
-    return clean_choice_config(config, strategy="offline", setting="kinds", choices=KINDS)
-
-
-class OfflineStrategy:
+class OfflineStrategy(ChoiceStrategy):
     name = "offline"
-    chunk_size = 500
-
-    def __init__(self, config: dict[str, Any]) -> None:
-        self.kinds = frozenset(config.get("kinds") or KINDS)
+    setting = "kinds"
+    choices = KINDS
 
     def extract(self, batch: Batch) -> list[Candidate]:
         by_text: dict[tuple[str, str], Candidate] = {}
@@ -332,8 +326,8 @@ class OfflineStrategy:
             subject = " ".join(message.name.split())
             speaker = subject or DEFAULT_SPEAKER
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
-            readings = read_message(message.content, speaker, message.created_at.date(), self.kinds, before)
-            if not readings and "utterances" in self.kinds:
+            readings = read_message(message.content, speaker, message.created_at.date(), self.chosen, before)
+            if not readings and "utterances" in self.chosen:
                 readings = _utterance(message.content, subject)
             for reading in readings:
                 key = (subject, reading.text)
@@ -360,3 +354,6 @@ class OfflineStrategy:
                     stated_at=message.created_at,
                 )
         return list(by_text.values())
+
+
+clean_config = OfflineStrategy.clean_config

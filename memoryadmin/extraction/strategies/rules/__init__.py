@@ -11,32 +11,24 @@ The patterns and word lists are in `patterns`, the reading of a message in `matc
 
 from __future__ import annotations
 
-from typing import Any
-
-from memoryadmin.extraction.strategies.base import Batch, Candidate, clean_choice_config
+from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy
 from memoryadmin.extraction.strategies.rules.matching import Fact, facts_in, third_person
 from memoryadmin.extraction.strategies.rules.patterns import CATEGORIES
 
 __all__ = ["CATEGORIES", "Fact", "RulesStrategy", "clean_config", "facts_in", "third_person"]
 
 
-def clean_config(config: dict[str, Any]) -> dict[str, Any]:
-    return clean_choice_config(config, strategy="rules", setting="categories", choices=CATEGORIES)
-
-
-class RulesStrategy:
+class RulesStrategy(ChoiceStrategy):
     name = "rules"
-    chunk_size = 500
-
-    def __init__(self, config: dict[str, Any]) -> None:
-        self.categories = frozenset(config.get("categories") or CATEGORIES)
+    setting = "categories"
+    choices = CATEGORIES
 
     def extract(self, batch: Batch) -> list[Candidate]:
         by_text: dict[str, Candidate] = {}
         for message in batch.messages:
             if message.role != "user" or not message.content:
                 continue
-            for fact in facts_in(message.content, self.categories):
+            for fact in facts_in(message.content, self.chosen):
                 candidate = by_text.get(fact.text)
                 if candidate is None:
                     by_text[fact.text] = Candidate(
@@ -50,3 +42,6 @@ class RulesStrategy:
                 elif message.pk not in candidate.evidence:
                     candidate.evidence.append(message.pk)
         return list(by_text.values())
+
+
+clean_config = RulesStrategy.clean_config
