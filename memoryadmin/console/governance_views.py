@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.access import actor_of, found_or_404, role_required
 from memoryadmin.console.forms import SubjectLookupForm
 from memoryadmin.console.listing import page_or_fragment
-from memoryadmin.console.scope import chosen_namespace, slug_or_404, visible_namespaces
+from memoryadmin.console.scope import slug_or_404, visible_and_chosen, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
@@ -51,11 +51,6 @@ if TYPE_CHECKING:
     from memoryadmin.tenancy.models import Namespace
 
 
-def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
-    namespaces = visible_namespaces(request)
-    return namespaces, chosen_namespace(request, namespaces)
-
-
 def _required_namespace(request: HttpRequest) -> Namespace:
     return slug_or_404(request, request.POST.get("ns") or request.GET.get("ns", ""))
 
@@ -63,22 +58,17 @@ def _required_namespace(request: HttpRequest) -> Namespace:
 # --- forgetting ---------------------------------------------------------------------------------
 
 
+def _days_field(label: str, help_text: str) -> forms.FloatField:
+    """One of a policy's ages, in days: left empty, it does not limit."""
+    return forms.FloatField(required=False, min_value=0, max_value=1_000_000, label=label, help_text=help_text)
+
+
 class PolicyForm(forms.Form):
     enabled = forms.BooleanField(required=False, label="Run on schedule")
-    max_age_days = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1_000_000,
-        label="Older than (days)",
-        help_text="With “Unused for”, a memory must be both this old and unused that long.",
+    max_age_days = _days_field(
+        "Older than (days)", "With “Unused for”, a memory must be both this old and unused that long."
     )
-    max_inactive_days = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1_000_000,
-        label="Unused for (days)",
-        help_text="Days since a search or a read last returned it.",
-    )
+    max_inactive_days = _days_field("Unused for (days)", "Days since a search or a read last returned it.")
     hard_age_multiplier = forms.FloatField(
         min_value=1,
         max_value=1_000_000,
@@ -144,7 +134,7 @@ def _forgetting_context(namespace: Namespace, form: PolicyForm | None = None) ->
 
 @role_required("viewer")
 def forgetting(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = _namespace(request)
+    namespaces, namespace = visible_and_chosen(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     if namespace is not None:
         context.update(_forgetting_context(namespace))
@@ -239,7 +229,7 @@ class UploadForm(forms.Form):
 
 @role_required("viewer")
 def snapshots(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = _namespace(request)
+    namespaces, namespace = visible_and_chosen(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": UploadForm()}
     if namespace is not None:
         context["restores"] = list(queries.restores(namespace))
@@ -281,10 +271,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _restore_or_404(restore_id: Any) -> SnapshotRestore:
-    job = queries.restore_get(restore_id)
-    if job is None:
-        raise Http404("no such restore")
-    return job
+    return found_or_404(queries.restore_get(restore_id), "restore")
 
 
 @role_required("viewer")
@@ -333,7 +320,7 @@ def snapshot_restore_discard(request: HttpRequest, restore_id: Any) -> HttpRespo
 
 @role_required("viewer")
 def erasures(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = _namespace(request)
+    namespaces, namespace = visible_and_chosen(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     user_id = request.GET.get("user", "").strip() or None
     if user_id is not None:
@@ -363,10 +350,7 @@ def erasures(request: HttpRequest) -> HttpResponse:
 
 
 def _erasure_or_404(erasure_id: Any) -> ErasureRequest:
-    erasure = queries.erasure_get(erasure_id)
-    if erasure is None:
-        raise Http404("no such erasure")
-    return erasure
+    return found_or_404(queries.erasure_get(erasure_id), "erasure")
 
 
 @role_required("viewer")
