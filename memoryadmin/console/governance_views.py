@@ -104,6 +104,17 @@ class PolicyForm(forms.Form):
             hard_age_multiplier=data.get("hard_age_multiplier") or 12.0,
         )
 
+    def valid_policy(self) -> Policy | None:
+        """The policy typed, once the form and the policy's own rules accept it; else None, and why is
+        on the form."""
+        if not self.is_valid():
+            return None
+        try:
+            return self.policy()
+        except ServiceError as exc:
+            self.add_error(None, exc.message)
+            return None
+
 
 def _policy_form(namespace: Namespace) -> PolicyForm:
     stored = queries.forgetting_policy_of(namespace)
@@ -148,24 +159,22 @@ def forgetting(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _posted_policy(request: HttpRequest) -> tuple[Namespace, PolicyForm, Policy | None]:
+    """The namespace a policy was posted for, the form, and the policy when the form is valid."""
+    namespace = _required_namespace(request)
+    form = PolicyForm(request.POST)
+    return namespace, form, form.valid_policy()
+
+
 @require_POST
 @role_required("operator")
 def forgetting_preview(request: HttpRequest) -> HttpResponse:
     """The dry run: how many, which and why, before anything is saved or run."""
-    namespace = _required_namespace(request)
-    form = PolicyForm(request.POST)
+    namespace, form, policy = _posted_policy(request)
     context: dict[str, Any] = {"namespace": namespace, "form": form}
-    status = 200
-    if form.is_valid():
-        try:
-            policy = form.policy()
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
-            status = 422
-        else:
-            context["preview"] = forgetting_dry_run(namespace=namespace, policy=policy)
-    else:
-        status = 422
+    if policy is not None:
+        context["preview"] = forgetting_dry_run(namespace=namespace, policy=policy)
+    status = 200 if policy is not None else 422
     template = "console/governance/forgetting.html#preview" if request.htmx else "console/governance/forgetting.html"
     if not request.htmx:
         context = {**_forgetting_context(namespace, form), **context, "namespaces": visible_namespaces(request)}
@@ -175,15 +184,14 @@ def forgetting_preview(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required("admin")
 def forgetting_save(request: HttpRequest) -> HttpResponse:
-    namespace = _required_namespace(request)
-    form = PolicyForm(request.POST)
-    if form.is_valid():
+    namespace, form, policy = _posted_policy(request)
+    if policy is not None:
         try:
             forgetting_policy_save(
                 namespace=namespace,
                 actor=actor_of(request),
                 enabled=form.cleaned_data["enabled"],
-                policy=form.policy(),
+                policy=policy,
                 interval_hours=form.cleaned_data["interval_hours"],
             )
         except ServiceError as exc:
@@ -199,22 +207,16 @@ def forgetting_save(request: HttpRequest) -> HttpResponse:
 @role_required("admin")
 def forgetting_run_now(request: HttpRequest) -> HttpResponse:
     """Run the previewed policy for real, in a worker; its result joins the history."""
-    namespace = _required_namespace(request)
-    form = PolicyForm(request.POST)
-    if form.is_valid():
-        try:
-            policy = form.policy()
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
+    namespace, form, policy = _posted_policy(request)
+    if policy is not None:
+        if policy.is_empty:
+            form.add_error(None, "Set an age, an inactivity limit or a budget first.")
+        elif request.POST.get("confirm_run") != "yes":
+            form.add_error(None, "Tick the confirmation box to run the policy now.")
         else:
-            if policy.is_empty:
-                form.add_error(None, "Set an age, an inactivity limit or a budget first.")
-            elif request.POST.get("confirm_run") != "yes":
-                form.add_error(None, "Tick the confirmation box to run the policy now.")
-            else:
-                forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
-                messages.success(request, "Forgetting started; its progress is shown in the runs below.")
-                return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+            forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
+            messages.success(request, "Forgetting started; its progress is shown in the runs below.")
+            return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
     # Refused: the page again with what was typed, so nothing has to be entered twice.
     context = {**_forgetting_context(namespace, form), "namespaces": visible_namespaces(request), "refused_run": True}
     return render(request, "console/governance/forgetting.html", context, status=422)
