@@ -21,7 +21,16 @@ from memoryadmin.tenancy.roles import ROLES
 
 View = Callable[..., HttpResponse]
 
-__all__ = ["Rights", "actor_of", "bad_request", "forbidden", "not_found", "rights_of", "role_required"]
+__all__ = [
+    "Rights",
+    "actor_of",
+    "bad_request",
+    "forbidden",
+    "found_or_404",
+    "not_found",
+    "rights_of",
+    "role_required",
+]
 
 
 def forbidden(request: HttpRequest, role: str) -> HttpResponse:
@@ -84,6 +93,13 @@ def _wall(request: HttpRequest, rights: Rights, kwargs: dict[str, Any]) -> None:
     # An object that does not exist (None) is left to the view, which answers 404 itself.
     if any(owner is not None and not rights.sees(owner) for owner in owners) or (slug and owners[-1] is None):
         raise Http404("not in your namespaces")
+
+
+def found_or_404[T](found: T | None, what: str) -> T:
+    """What a lookup found, or a 404 ("no such session") when it found nothing."""
+    if found is None:
+        raise Http404(f"no such {what}")
+    return found
 
 
 def actor_of(request: HttpRequest) -> Actor:

@@ -8,15 +8,23 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 
 from memoryadmin.console.queries import day_start
 from memoryadmin.core.app_ids import APP_ID_RE
+from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.enums import RunStatus
 from memoryadmin.memories.enums import MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.tenancy.enums import SCOPES, ExtractionStrategy
 from memoryadmin.webhooks.events import EVENT_TYPES
 
 ANY = [("", "any")]
+
+
+def add_service_error(form: forms.Form, exc: ServiceError, default_field: str | None = None) -> None:
+    """Show a service's refusal on the form: beside the field it names, if the form has that field."""
+    field = exc.details.get("field")
+    form.add_error(field if field in form.fields else default_field, exc.message)
 
 
 def split_labels(raw: str) -> list[str]:
@@ -75,6 +83,12 @@ class ApiKeyForm(forms.Form):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(max_length=500, required=False, widget=forms.TextInput(attrs={"placeholder": "reason"}))
+
+
+def optional_reason(data: QueryDict) -> str:
+    """The reason posted with an action that does not need one: empty when none, or none that fits, was given."""
+    form = ReasonForm(data)
+    return form.cleaned_data["reason"] if form.is_valid() else ""
 
 
 class RequiredReasonForm(forms.Form):

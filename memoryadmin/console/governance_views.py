@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from memoryadmin.console.access import actor_of, role_required
+from memoryadmin.console.access import actor_of, found_or_404, role_required
 from memoryadmin.console.forms import SubjectLookupForm
 from memoryadmin.console.listing import page_or_fragment
-from memoryadmin.console.scope import chosen_namespace, slug_or_404, visible_namespaces
+from memoryadmin.console.scope import slug_or_404, visible_and_chosen, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance import queries
@@ -51,11 +51,6 @@ if TYPE_CHECKING:
     from memoryadmin.tenancy.models import Namespace
 
 
-def _namespace(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
-    namespaces = visible_namespaces(request)
-    return namespaces, chosen_namespace(request, namespaces)
-
-
 def _required_namespace(request: HttpRequest) -> Namespace:
     return slug_or_404(request, request.POST.get("ns") or request.GET.get("ns", ""))
 
@@ -63,22 +58,17 @@ def _required_namespace(request: HttpRequest) -> Namespace:
 # --- forgetting ---------------------------------------------------------------------------------
 
 
+def _days_field(label: str, help_text: str) -> forms.FloatField:
+    """One of a policy's ages, in days: left empty, it does not limit."""
+    return forms.FloatField(required=False, min_value=0, max_value=1_000_000, label=label, help_text=help_text)
+
+
 class PolicyForm(forms.Form):
     enabled = forms.BooleanField(required=False, label="Run on schedule")
-    max_age_days = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1_000_000,
-        label="Older than (days)",
-        help_text="With “Unused for”, a memory must be both this old and unused that long.",
+    max_age_days = _days_field(
+        "Older than (days)", "With “Unused for”, a memory must be both this old and unused that long."
     )
-    max_inactive_days = forms.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1_000_000,
-        label="Unused for (days)",
-        help_text="Days since a search or a read last returned it.",
-    )
+    max_inactive_days = _days_field("Unused for (days)", "Days since a search or a read last returned it.")
     hard_age_multiplier = forms.FloatField(
         min_value=1,
         max_value=1_000_000,
@@ -114,6 +104,17 @@ class PolicyForm(forms.Form):
             hard_age_multiplier=data.get("hard_age_multiplier") or 12.0,
         )
 
+    def valid_policy(self) -> Policy | None:
+        """The policy typed, once the form and the policy's own rules accept it; else None, and why is
+        on the form."""
+        if not self.is_valid():
+            return None
+        try:
+            return self.policy()
+        except ServiceError as exc:
+            self.add_error(None, exc.message)
+            return None
+
 
 def _policy_form(namespace: Namespace) -> PolicyForm:
     stored = queries.forgetting_policy_of(namespace)
@@ -144,7 +145,7 @@ def _forgetting_context(namespace: Namespace, form: PolicyForm | None = None) ->
 
 @role_required("viewer")
 def forgetting(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = _namespace(request)
+    namespaces, namespace = visible_and_chosen(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     if namespace is not None:
         context.update(_forgetting_context(namespace))
@@ -158,24 +159,22 @@ def forgetting(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _posted_policy(request: HttpRequest) -> tuple[Namespace, PolicyForm, Policy | None]:
+    """The namespace a policy was posted for, the form, and the policy when the form is valid."""
+    namespace = _required_namespace(request)
+    form = PolicyForm(request.POST)
+    return namespace, form, form.valid_policy()
+
+
 @require_POST
 @role_required("operator")
 def forgetting_preview(request: HttpRequest) -> HttpResponse:
     """The dry run: how many, which and why, before anything is saved or run."""
-    namespace = _required_namespace(request)
-    form = PolicyForm(request.POST)
+    namespace, form, policy = _posted_policy(request)
     context: dict[str, Any] = {"namespace": namespace, "form": form}
-    status = 200
-    if form.is_valid():
-        try:
-            policy = form.policy()
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
-            status = 422
-        else:
-            context["preview"] = forgetting_dry_run(namespace=namespace, policy=policy)
-    else:
-        status = 422
+    if policy is not None:
+        context["preview"] = forgetting_dry_run(namespace=namespace, policy=policy)
+    status = 200 if policy is not None else 422
     template = "console/governance/forgetting.html#preview" if request.htmx else "console/governance/forgetting.html"
     if not request.htmx:
         context = {**_forgetting_context(namespace, form), **context, "namespaces": visible_namespaces(request)}
@@ -185,15 +184,14 @@ def forgetting_preview(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required("admin")
 def forgetting_save(request: HttpRequest) -> HttpResponse:
-    namespace = _required_namespace(request)
-    form = PolicyForm(request.POST)
-    if form.is_valid():
+    namespace, form, policy = _posted_policy(request)
+    if policy is not None:
         try:
             forgetting_policy_save(
                 namespace=namespace,
                 actor=actor_of(request),
                 enabled=form.cleaned_data["enabled"],
-                policy=form.policy(),
+                policy=policy,
                 interval_hours=form.cleaned_data["interval_hours"],
             )
         except ServiceError as exc:
@@ -209,22 +207,16 @@ def forgetting_save(request: HttpRequest) -> HttpResponse:
 @role_required("admin")
 def forgetting_run_now(request: HttpRequest) -> HttpResponse:
     """Run the previewed policy for real, in a worker; its result joins the history."""
-    namespace = _required_namespace(request)
-    form = PolicyForm(request.POST)
-    if form.is_valid():
-        try:
-            policy = form.policy()
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
+    namespace, form, policy = _posted_policy(request)
+    if policy is not None:
+        if policy.is_empty:
+            form.add_error(None, "Set an age, an inactivity limit or a budget first.")
+        elif request.POST.get("confirm_run") != "yes":
+            form.add_error(None, "Tick the confirmation box to run the policy now.")
         else:
-            if policy.is_empty:
-                form.add_error(None, "Set an age, an inactivity limit or a budget first.")
-            elif request.POST.get("confirm_run") != "yes":
-                form.add_error(None, "Tick the confirmation box to run the policy now.")
-            else:
-                forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
-                messages.success(request, "Forgetting started; its progress is shown in the runs below.")
-                return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
+            forgetting_run_queue(namespace=namespace, policy=policy, actor=actor_of(request))
+            messages.success(request, "Forgetting started; its progress is shown in the runs below.")
+            return redirect(f"{reverse('console:forgetting')}?ns={namespace.slug}")
     # Refused: the page again with what was typed, so nothing has to be entered twice.
     context = {**_forgetting_context(namespace, form), "namespaces": visible_namespaces(request), "refused_run": True}
     return render(request, "console/governance/forgetting.html", context, status=422)
@@ -239,7 +231,7 @@ class UploadForm(forms.Form):
 
 @role_required("viewer")
 def snapshots(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = _namespace(request)
+    namespaces, namespace = visible_and_chosen(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": UploadForm()}
     if namespace is not None:
         context["restores"] = list(queries.restores(namespace))
@@ -281,10 +273,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _restore_or_404(restore_id: Any) -> SnapshotRestore:
-    job = queries.restore_get(restore_id)
-    if job is None:
-        raise Http404("no such restore")
-    return job
+    return found_or_404(queries.restore_get(restore_id), "restore")
 
 
 @role_required("viewer")
@@ -333,7 +322,7 @@ def snapshot_restore_discard(request: HttpRequest, restore_id: Any) -> HttpRespo
 
 @role_required("viewer")
 def erasures(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = _namespace(request)
+    namespaces, namespace = visible_and_chosen(request)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace}
     user_id = request.GET.get("user", "").strip() or None
     if user_id is not None:
@@ -363,10 +352,7 @@ def erasures(request: HttpRequest) -> HttpResponse:
 
 
 def _erasure_or_404(erasure_id: Any) -> ErasureRequest:
-    erasure = queries.erasure_get(erasure_id)
-    if erasure is None:
-        raise Http404("no such erasure")
-    return erasure
+    return found_or_404(queries.erasure_get(erasure_id), "erasure")
 
 
 @role_required("viewer")

@@ -4,7 +4,7 @@ and its fragment."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
@@ -13,13 +13,10 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
 from memoryadmin.console.forms import OLDEST
-from memoryadmin.console.scope import chosen_namespace, visible_namespaces
+from memoryadmin.console.scope import visible_and_chosen
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.pagination import Page
-
-if TYPE_CHECKING:
-    from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
 
@@ -51,6 +48,20 @@ def page_or_fragment(
     return response
 
 
+def page_or_more(
+    request: HttpRequest,
+    page: str,
+    context: dict[str, Any],
+    *,
+    rows: str = "rows",
+    after: str = "cursor",
+    status: int = 200,
+) -> HttpResponse:
+    """A list's whole `page`, or only its `rows` partial for a "load more": a request that says where the
+    list goes on (`?cursor=`, or the parameter named by `after`)."""
+    return page_or_fragment(request, page, f"{page}#{rows}", context, when=bool(request.GET.get(after)), status=status)
+
+
 def sort_links(params: dict[str, Any]) -> dict[str, Any]:
     """Whether a list is oldest first, and the address of the same list the other way round."""
     oldest_first = params.get("order") == OLDEST
@@ -65,23 +76,28 @@ def filtered_list(
     *,
     form_class: type[forms.Form],
     total: Callable[[Sequence[int]], Estimate],
-    fetch: Callable[[Namespace, dict[str, Any], str | None], Page[Any]],
+    fetch: Callable[..., Page[Any]],
     template: str,
 ) -> HttpResponse:
     """Render a namespace's list: the full page, or only its rows for an htmx "load more".
 
-    `fetch(namespace, cleaned_filters, cursor)` returns one page; `total(namespace ids)` estimates
-    how many rows the whole list holds.
+    `fetch(namespace, cleaned_filters, oldest_first=..., cursor=..., limit=...)` returns one page;
+    `total(namespace ids)` estimates how many rows the whole list holds.
     """
-    namespaces = visible_namespaces(request)
-    namespace = chosen_namespace(request, namespaces)
+    namespaces, namespace = visible_and_chosen(request)
     form = form_class(request.GET)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
     status = 200
     if namespace is not None and form.is_valid():
         cursor = request.GET.get("cursor") or None
         try:
-            page = fetch(namespace, form.cleaned_data, cursor)
+            page = fetch(
+                namespace,
+                form.cleaned_data,
+                oldest_first=form.cleaned_data["order"] == OLDEST,
+                cursor=cursor,
+                limit=PAGE_SIZE,
+            )
         except ServiceError as exc:
             form.add_error(None, exc.message)
             status = exc.status
@@ -100,6 +116,4 @@ def filtered_list(
         status = 400
     if namespace is not None:
         context["total"] = total([namespace.pk])
-    return page_or_fragment(
-        request, template, f"{template}#rows", context, when=bool(request.GET.get("cursor")), status=status
-    )
+    return page_or_more(request, template, context, status=status)

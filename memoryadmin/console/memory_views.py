@@ -22,9 +22,9 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 
 from memoryadmin.audit.queries import audit_trail
 from memoryadmin.console.access import actor_of, bad_request, role_required
-from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm
+from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm, add_service_error
 from memoryadmin.console.listing import page_or_fragment, sort_links, wants_fragment
-from memoryadmin.console.scope import chosen_namespace, visible_namespaces
+from memoryadmin.console.scope import visible_and_chosen, visible_namespaces
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
 from memoryadmin.core.estimates import estimate
 from memoryadmin.core.replicas import lag_tolerant_view
@@ -75,8 +75,7 @@ _OPERATORS = re.compile(r'"|(?:^|\s)-\w|\sOR\s')
 @role_required("viewer")
 @lag_tolerant_view
 def memories(request: HttpRequest) -> HttpResponse:
-    namespaces = visible_namespaces(request)
-    namespace = chosen_namespace(request, namespaces)
+    namespaces, namespace = visible_and_chosen(request)
     form = MemoryFilterForm(request.GET)
     context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
     status = 200
@@ -371,8 +370,7 @@ def memory_edit(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
                 template = "console/memory_edit.html#form" if request.htmx else "console/memory_edit.html"
                 return render(request, template, context, status=409)
             except ServiceError as exc:
-                field = exc.details.get("field")
-                form.add_error(field if field in form.fields else None, exc.message)
+                add_service_error(form, exc)
                 status = exc.status if exc.status in (409, 422) else 422
             else:
                 note = "Saved and approved." if approve else "Saved as a new revision."

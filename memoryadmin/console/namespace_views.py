@@ -6,14 +6,20 @@ import json
 from typing import TYPE_CHECKING
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.forms import ApiKeyForm, NamespaceCreateForm, NamespaceSettingsForm, ReasonForm
+from memoryadmin.console.access import actor_of, found_or_404, role_required
+from memoryadmin.console.forms import (
+    ApiKeyForm,
+    NamespaceCreateForm,
+    NamespaceSettingsForm,
+    add_service_error,
+    optional_reason,
+)
 from memoryadmin.console.scope import slug_or_404, visible_namespaces
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.extraction.config import validate_extraction_config
@@ -51,8 +57,7 @@ def namespace_new(request: HttpRequest) -> HttpResponse:
                 slug=data["slug"], name=data["name"], review_required=data["review_required"], actor=actor_of(request)
             )
         except ServiceError as exc:
-            field = exc.details.get("field")
-            form.add_error(field if field in form.fields else "slug", exc.message)
+            add_service_error(form, exc, "slug")
         else:
             messages.success(request, f"Namespace {ns.slug} created. Give its apps an API key below.")
             return redirect("console:namespace", ns.slug)
@@ -106,8 +111,7 @@ def namespace_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 working_memory_ttl_seconds=data["working_memory_ttl_seconds"],
             )
         except ServiceError as exc:
-            field = exc.details.get("field")
-            form.add_error(field if field in form.fields else None, exc.message)
+            add_service_error(form, exc)
             status = 422
         else:
             if not request.htmx:
@@ -154,10 +158,7 @@ def api_key_new(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _key_or_404(request: HttpRequest, slug: str, key_id: int) -> tuple[Namespace, ApiKey]:
     ns = slug_or_404(request, slug)
-    key = api_key_in(ns, key_id)
-    if key is None:
-        raise Http404("no such key")
-    return ns, key
+    return ns, found_or_404(api_key_in(ns, key_id), "key")
 
 
 @role_required("viewer")
@@ -178,9 +179,7 @@ def api_key(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
 @role_required("admin")
 def api_key_revoke_view(request: HttpRequest, slug: str, key_id: int) -> HttpResponse:
     ns, key = _key_or_404(request, slug, key_id)
-    form = ReasonForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
-    api_key_revoke_with_links(key=key, actor=actor_of(request), reason=reason)
+    api_key_revoke_with_links(key=key, actor=actor_of(request), reason=optional_reason(request.POST))
     if not request.htmx:
         messages.success(request, f"Key {key.prefix}… revoked.")
         return redirect("console:namespace", ns.slug)

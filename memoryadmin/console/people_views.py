@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,9 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.forms import ReasonForm
-from memoryadmin.console.listing import page_or_fragment
+from memoryadmin.console.access import actor_of, found_or_404, role_required
+from memoryadmin.console.forms import ReasonForm, add_service_error, optional_reason
+from memoryadmin.console.listing import page_or_more
 from memoryadmin.core.errors import NotFound, ServiceError
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.governance.privacy_links import (
@@ -88,9 +90,7 @@ def _people_page(request: HttpRequest, form: PersonCreateForm, *, status: int = 
     context: dict[str, Any] = {"people": page.items, "form": form, "first_page": cursor is None}
     if page.next_cursor:
         context["next_url"] = reverse("console:people") + "?" + urlencode({"cursor": page.next_cursor})
-    return page_or_fragment(
-        request, "console/people.html", "console/people.html#rows", context, when=bool(cursor), status=status
-    )
+    return page_or_more(request, "console/people.html", context, status=status)
 
 
 @role_required("admin")
@@ -113,8 +113,7 @@ def person_new(request: HttpRequest) -> HttpResponse:
                 actor=actor_of(request),
             )
         except ServiceError as exc:
-            field = exc.details.get("field")
-            form.add_error(field if field in form.fields else "username", exc.message)
+            add_service_error(form, exc, "username")
         else:
             messages.success(request, f"{user.username} can now sign in as {data['role']}.")
             return redirect("console:person", user.username)
@@ -150,62 +149,51 @@ def person(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "console/person.html", _person_context(_person_or_404(username)))
 
 
-def _user_or_404(username: str) -> User:
-    user = account_with_username(username)
-    if user is None:
-        raise Http404("no such account")
-    return user
+def _account_change(change: Callable[[HttpRequest, User], HttpResponse]) -> Callable[..., HttpResponse]:
+    """An admin's change to one account, posted: `change` gets the account and answers; a change the
+    services refuse is shown beside the account as an error."""
+
+    @require_POST
+    @role_required("admin")
+    @wraps(change)
+    def view(request: HttpRequest, username: str) -> HttpResponse:
+        user = found_or_404(account_with_username(username), "account")
+        try:
+            return change(request, user)
+        except ServiceError as exc:
+            return _answer(request, username, error=exc.message)
+
+    return view
 
 
-@require_POST
-@role_required("admin")
-def person_role(request: HttpRequest, username: str) -> HttpResponse:
-    user = _user_or_404(username)
+@_account_change
+def person_role(request: HttpRequest, user: User) -> HttpResponse:
     form = RoleForm(request.POST)
     if not form.is_valid():
-        return _answer(request, username, role_form=form)
-    try:
-        operator_role_set_with_links(user=user, role=form.cleaned_data["role"], actor=actor_of(request))
-    except ServiceError as exc:
-        return _answer(request, username, error=exc.message)
-    return _answer(request, username, note=f"{username} is now {form.cleaned_data['role']}.")
+        return _answer(request, user.username, role_form=form)
+    operator_role_set_with_links(user=user, role=form.cleaned_data["role"], actor=actor_of(request))
+    return _answer(request, user.username, note=f"{user.username} is now {form.cleaned_data['role']}.")
 
 
-@require_POST
-@role_required("admin")
-def person_namespaces(request: HttpRequest, username: str) -> HttpResponse:
-    user = _user_or_404(username)
+@_account_change
+def person_namespaces(request: HttpRequest, user: User) -> HttpResponse:
     form = NamespacesForm(request.POST)
     if not form.is_valid():
-        return _answer(request, username, namespaces_form=form)
-    try:
-        chosen = operator_namespaces_set_with_links(
-            user=user, namespaces=form.cleaned_data["namespaces"], actor=actor_of(request)
-        )
-    except ServiceError as exc:
-        return _answer(request, username, error=exc.message)
+        return _answer(request, user.username, namespaces_form=form)
+    chosen = operator_namespaces_set_with_links(
+        user=user, namespaces=form.cleaned_data["namespaces"], actor=actor_of(request)
+    )
     where = ", ".join(sorted(ns.slug for ns in chosen)) if chosen else "every namespace"
-    return _answer(request, username, note=f"{username} now sees {where}.")
+    return _answer(request, user.username, note=f"{user.username} now sees {where}.")
 
 
-@require_POST
-@role_required("admin")
-def person_deactivate(request: HttpRequest, username: str) -> HttpResponse:
-    user = _user_or_404(username)
-    form = ReasonForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
-    try:
-        operator_deactivate_with_links(user=user, actor=actor_of(request), reason=reason)
-    except ServiceError as exc:
-        return _answer(request, username, error=exc.message)
-    return _answer(request, username, note=f"{username} is deactivated: signed out and unable to sign in.")
+@_account_change
+def person_deactivate(request: HttpRequest, user: User) -> HttpResponse:
+    operator_deactivate_with_links(user=user, actor=actor_of(request), reason=optional_reason(request.POST))
+    return _answer(request, user.username, note=f"{user.username} is deactivated: signed out and unable to sign in.")
 
 
-@require_POST
-@role_required("admin")
-def person_reactivate(request: HttpRequest, username: str) -> HttpResponse:
-    user = _user_or_404(username)
-    form = ReasonForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
-    operator_reactivate(user=user, actor=actor_of(request), reason=reason)
-    return _answer(request, username, note=f"{username} can sign in again.")
+@_account_change
+def person_reactivate(request: HttpRequest, user: User) -> HttpResponse:
+    operator_reactivate(user=user, actor=actor_of(request), reason=optional_reason(request.POST))
+    return _answer(request, user.username, note=f"{user.username} can sign in again.")

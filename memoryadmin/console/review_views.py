@@ -8,8 +8,8 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse
 
 from memoryadmin.console.access import role_required
-from memoryadmin.console.listing import page_or_fragment
-from memoryadmin.console.scope import chosen_namespace, visible_namespaces
+from memoryadmin.console.listing import page_or_more
+from memoryadmin.console.scope import visible_and_chosen
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.estimates import Estimate
 from memoryadmin.core.replicas import lag_tolerant_view
@@ -22,8 +22,7 @@ PAGE_SIZE = 20
 @role_required("viewer")
 @lag_tolerant_view
 def review(request: HttpRequest) -> HttpResponse:
-    namespaces = visible_namespaces(request)
-    namespace = chosen_namespace(request, namespaces)
+    namespaces, namespace = visible_and_chosen(request)
     if namespace is not None and not request.GET.get("ns") and not _waiting([namespace.pk]).value:
         # Not asked for by name and nothing waits there: open where candidates do wait, the most first.
         waiting = candidates_by_namespace([ns.pk for ns in namespaces])
@@ -49,14 +48,7 @@ def review(request: HttpRequest) -> HttpResponse:
             others = [ns for ns in namespaces if ns != namespace]
             waiting = candidates_by_namespace([ns.pk for ns in others])
             context["elsewhere"] = [(ns, waiting[ns.pk]) for ns in others if ns.pk in waiting]
-    return page_or_fragment(
-        request,
-        "console/review.html",
-        "console/review.html#cards",
-        context,
-        when=bool(request.GET.get("cursor")),
-        status=status,
-    )
+    return page_or_more(request, "console/review.html", context, rows="cards", status=status)
 
 
 def _waiting(namespace_ids: list[int]) -> Estimate:

@@ -9,8 +9,8 @@ from django.http import HttpRequest, HttpResponse
 
 from memoryadmin.console import queries
 from memoryadmin.console.access import role_required
-from memoryadmin.console.forms import OLDEST, RunFilterForm
-from memoryadmin.console.listing import PAGE_SIZE, filtered_list
+from memoryadmin.console.forms import RunFilterForm
+from memoryadmin.console.listing import filtered_list
 from memoryadmin.core.pagination import Page
 from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.extraction.queries import runs_estimate, runs_page
@@ -20,16 +20,14 @@ if TYPE_CHECKING:
     from memoryadmin.tenancy.models import Namespace
 
 
-def _runs(namespace: Namespace, filters: dict[str, Any], cursor: str | None) -> Page[ExtractionRun]:
+def _runs(namespace: Namespace, filters: dict[str, Any], **paging: Any) -> Page[ExtractionRun]:
     start, end = filters["start"], filters["end"]
     return runs_page(
         namespace=namespace,
         status=filters["status"] or None,
         since=queries.day_start(start) if start else None,
         until=queries.day_start(end + timedelta(days=1)) if end else None,
-        oldest_first=filters["order"] == OLDEST,
-        cursor=cursor,
-        limit=PAGE_SIZE,
+        **paging,
     )
 
 

@@ -48,6 +48,12 @@ def chosen_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Names
     return namespaces[0] if namespaces else None
 
 
+def visible_and_chosen(request: HttpRequest) -> tuple[list[Namespace], Namespace | None]:
+    """The namespaces a page offers to choose from, and the one it shows (see `chosen_namespace`)."""
+    namespaces = visible_namespaces(request)
+    return namespaces, chosen_namespace(request, namespaces)
+
+
 def named_namespace(request: HttpRequest, namespaces: list[Namespace]) -> Namespace | None:
     """The namespace of `?ns=`, or None for all of them (pages that show every namespace by default)."""
     slug = request.GET.get("ns", "")

@@ -6,16 +6,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from redis.exceptions import RedisError
 
 from memoryadmin.console import queries
-from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.forms import OLDEST, ReasonForm, SessionFilterForm
-from memoryadmin.console.listing import PAGE_SIZE, filtered_list, page_or_fragment, wants_fragment
+from memoryadmin.console.access import actor_of, found_or_404, role_required
+from memoryadmin.console.forms import ReasonForm, SessionFilterForm, optional_reason
+from memoryadmin.console.listing import filtered_list, page_or_more, wants_fragment
 from memoryadmin.conversations.queries import session_by_pk, sessions_estimate, sessions_page
 from memoryadmin.conversations.services import session_delete, working_memory_clear
 from memoryadmin.conversations.working_memory import working_memory_get
@@ -39,13 +39,8 @@ def sessions(request: HttpRequest) -> HttpResponse:
         request,
         form_class=SessionFilterForm,
         total=sessions_estimate,
-        fetch=lambda namespace, filters, cursor: sessions_page(
-            namespace,
-            user_id=filters["user"] or None,
-            agent_id=filters["agent"] or None,
-            oldest_first=filters["order"] == OLDEST,
-            cursor=cursor,
-            limit=PAGE_SIZE,
+        fetch=lambda namespace, filters, **paging: sessions_page(
+            namespace, user_id=filters["user"] or None, agent_id=filters["agent"] or None, **paging
         ),
         template="console/sessions.html",
     )
@@ -59,10 +54,7 @@ def _int_param(request: HttpRequest, name: str) -> int:
 
 
 def _session_or_404(session_pk: int) -> Session:
-    session = session_by_pk(session_pk)
-    if session is None:
-        raise Http404("no such session")
-    return session
+    return found_or_404(session_by_pk(session_pk), "session")
 
 
 @role_required("viewer")
@@ -92,13 +84,7 @@ def transcript(request: HttpRequest, session_pk: int) -> HttpResponse:
         except RedisError:
             context["redis_down"] = True
         context.update(_runs_context(session))
-    return page_or_fragment(
-        request,
-        "console/transcript.html",
-        "console/transcript.html#lines",
-        context,
-        when=bool(request.GET.get("after")),
-    )
+    return page_or_more(request, "console/transcript.html", context, rows="lines", after="after")
 
 
 def _runs_context(session: Session, **extra: Any) -> dict[str, Any]:
@@ -143,11 +129,9 @@ def session_remove(request: HttpRequest, session_pk: int) -> HttpResponse:
 @role_required("operator")
 def working_memory_clear_view(request: HttpRequest, session_pk: int) -> HttpResponse:
     session = _session_or_404(session_pk)
-    form = ReasonForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
     context: dict[str, Any] = {"session": session}
     try:
-        cleared = working_memory_clear(session=session, actor=actor_of(request), reason=reason)
+        cleared = working_memory_clear(session=session, actor=actor_of(request), reason=optional_reason(request.POST))
     except RedisError:
         context["redis_down"] = True
         note = ""

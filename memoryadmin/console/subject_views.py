@@ -16,7 +16,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, role_required
 from memoryadmin.console.forms import EraseForm, SubjectLookupForm
-from memoryadmin.console.scope import chosen_namespace, visible_namespaces
+from memoryadmin.console.scope import visible_and_chosen, visible_namespaces
 from memoryadmin.conversations.queries import recent_subjects, sessions_page
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
@@ -51,8 +51,7 @@ SUBJECT_ERASURES_SHOWN = 20
 @role_required("viewer")
 @lag_tolerant_view
 def subjects(request: HttpRequest) -> HttpResponse:
-    namespaces = visible_namespaces(request)
-    namespace = chosen_namespace(request, namespaces)
+    namespaces, namespace = visible_and_chosen(request)
     form = SubjectLookupForm(request.GET or None)
     if namespace is not None and form.is_valid():
         return redirect("console:subject", namespace.pk, form.cleaned_data["user"])

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memoryadmin.console.access import actor_of, bad_request, role_required
-from memoryadmin.console.forms import OLDEST, RequiredReasonForm, TombstoneFilterForm
-from memoryadmin.console.listing import PAGE_SIZE, filtered_list
+from memoryadmin.console.access import actor_of, bad_request, found_or_404, role_required
+from memoryadmin.console.forms import RequiredReasonForm, TombstoneFilterForm
+from memoryadmin.console.listing import filtered_list
 from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.queries import tombstone_by_pk, tombstones_estimate, tombstones_page
@@ -30,29 +30,17 @@ def tombstones(request: HttpRequest) -> HttpResponse:
         request,
         form_class=TombstoneFilterForm,
         total=tombstones_estimate,
-        fetch=lambda namespace, filters, cursor: tombstones_page(
-            namespace,
-            user_id=filters["user"] or None,
-            reason=filters["reason"] or None,
-            oldest_first=filters["order"] == OLDEST,
-            cursor=cursor,
-            limit=PAGE_SIZE,
+        fetch=lambda namespace, filters, **paging: tombstones_page(
+            namespace, user_id=filters["user"] or None, reason=filters["reason"] or None, **paging
         ),
         template="console/tombstones.html",
     )
 
 
-def _tombstone_or_404(tombstone_id: int) -> Tombstone:
-    tombstone = tombstone_by_pk(tombstone_id)
-    if tombstone is None:
-        raise Http404("no such tombstone")
-    return tombstone
-
-
 @require_POST
 @role_required("admin")
 def tombstone_lift_view(request: HttpRequest, tombstone_id: int) -> HttpResponse:
-    tombstone = _tombstone_or_404(tombstone_id)
+    tombstone = found_or_404(tombstone_by_pk(tombstone_id), "tombstone")
     form = RequiredReasonForm(request.POST)
     if not form.is_valid():
         if request.htmx:

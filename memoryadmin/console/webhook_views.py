@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memoryadmin.console.access import actor_of, role_required
-from memoryadmin.console.forms import WebhookForm
+from memoryadmin.console.forms import WebhookForm, add_service_error
 from memoryadmin.console.listing import PAGE_SIZE, page_or_fragment
 from memoryadmin.console.scope import slug_or_404
 from memoryadmin.core.errors import NotFound, ServiceError
@@ -68,8 +68,7 @@ def webhook_new(request: HttpRequest, slug: str) -> HttpResponse:
                 actor=actor_of(request),
             )
         except ServiceError as exc:
-            field = exc.details.get("field")
-            form.add_error(field if field in form.fields else None, exc.message)
+            add_service_error(form, exc)
         else:
             # The secret is shown in this one answer and nowhere else.
             context = _list_page(request, namespace, secret=endpoint.secret, created=endpoint)
@@ -131,6 +130,14 @@ def webhook_remove(request: HttpRequest, slug: str, webhook_id: uuid.UUID) -> Ht
     return redirect(target)
 
 
+def _refused(request: HttpRequest, endpoint: WebhookEndpoint, exc: ServiceError) -> HttpResponse:
+    """A refused action on an endpoint: the reason as text for htmx, else on the endpoint's page."""
+    if request.htmx:
+        return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
+    messages.error(request, exc.message)
+    return redirect("console:webhook", endpoint.namespace.slug, endpoint.pk)
+
+
 @require_POST
 @role_required("admin")
 def webhook_test(request: HttpRequest, slug: str, webhook_id: uuid.UUID) -> HttpResponse:
@@ -138,10 +145,7 @@ def webhook_test(request: HttpRequest, slug: str, webhook_id: uuid.UUID) -> Http
     try:
         webhook_send_test(endpoint=endpoint, actor=actor_of(request))
     except ServiceError as exc:
-        if request.htmx:
-            return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
-        messages.error(request, exc.message)
-        return redirect("console:webhook", slug, endpoint.pk)
+        return _refused(request, endpoint, exc)
     if request.htmx:
         return render(request, "console/webhook.html#deliveries", _detail_context(request, endpoint, None))
     messages.success(request, "Test event queued.")
@@ -159,10 +163,7 @@ def webhook_redeliver(request: HttpRequest, slug: str, webhook_id: uuid.UUID, de
     try:
         delivery = delivery_redeliver(delivery=delivery, actor=actor_of(request))
     except ServiceError as exc:
-        if request.htmx:
-            return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
-        messages.error(request, exc.message)
-        return redirect("console:webhook", slug, endpoint.pk)
+        return _refused(request, endpoint, exc)
     if request.htmx:
         return render(
             request, "console/webhook.html#row", {"namespace": endpoint.namespace, "endpoint": endpoint, "d": delivery}

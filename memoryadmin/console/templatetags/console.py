@@ -61,36 +61,48 @@ def _bars(values: list[list[int]], peak: int, classes: list[str], labels: list[s
     return bars
 
 
-@register.inclusion_tag("console/_chart.html")
-def memory_chart(data: Activity) -> dict[str, Any]:
-    values = [[d.created, d.forgotten] for d in data.days]
-    labels = [f"{d.day:%b %d}: {{value}} {{series}}" for d in data.days]
+def _chart(
+    data: Activity, *, title: str, series: list[str], values: list[list[int]], peak: int, label: str
+) -> dict[str, Any]:
+    """The context of `_chart.html`: one group of bars per day of `data`, one bar per series; `label`
+    describes a bar, with {value} and {series} left for each."""
+    labels = [f"{d.day:%b %d}: {label}" for d in data.days]
     return {
-        "bars": _bars(values, data.peak_memories, ["created", "forgotten"], labels),
-        "peak": data.peak_memories,
+        "bars": _bars(values, peak, series, labels),
+        "peak": peak,
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
-        "title": "Memories created and forgotten per day",
-        "series": ["created", "forgotten"],
+        "title": title,
+        "series": series,
         "first": data.days[0].day if data.days else None,
         "last": data.days[-1].day if data.days else None,
     }
+
+
+@register.inclusion_tag("console/_chart.html")
+def memory_chart(data: Activity) -> dict[str, Any]:
+    values = [[d.created, d.forgotten] for d in data.days]
+    return _chart(
+        data,
+        title="Memories created and forgotten per day",
+        series=["created", "forgotten"],
+        values=values,
+        peak=data.peak_memories,
+        label="{value} {series}",
+    )
 
 
 @register.inclusion_tag("console/_chart.html")
 def runs_chart(data: Activity) -> dict[str, Any]:
     values = [[d.runs_succeeded, d.runs_failed] for d in data.days]
-    labels = [f"{d.day:%b %d}: {{value}} runs {{series}}" for d in data.days]
-    return {
-        "bars": _bars(values, data.peak_runs, ["succeeded", "failed"], labels),
-        "peak": data.peak_runs,
-        "width": CHART_WIDTH,
-        "height": CHART_HEIGHT,
-        "title": "Extraction runs per day",
-        "series": ["succeeded", "failed"],
-        "first": data.days[0].day if data.days else None,
-        "last": data.days[-1].day if data.days else None,
-    }
+    return _chart(
+        data,
+        title="Extraction runs per day",
+        series=["succeeded", "failed"],
+        values=values,
+        peak=data.peak_runs,
+        label="{value} runs {series}",
+    )
 
 
 # Words, runs of punctuation and runs of space are tokens of their own: adding ", especially bebop"
