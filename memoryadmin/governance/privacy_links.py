@@ -38,6 +38,7 @@ from memoryadmin.audit.services import Actor, AuditEntry, audit_record, audit_re
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.roles import rights_of_user, role_of
@@ -219,12 +220,10 @@ def privacy_link_create(
             created_at=now,
             expires_at=expires_at,
         )
-        audit_record(
+        governance_event(
+            link,
             actor=actor,
             action="privacy_link.create",
-            namespace_id=namespace.pk,
-            target_type="privacy_link",
-            target_id=str(link.pk),
             user_id=user_id,
             data={"rights": chosen, "expires_at": expires_at.isoformat()},
         )
@@ -250,15 +249,9 @@ def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") ->
             revoked_at=timezone.now(), revoked_by=str(actor)
         )
         if revoked:
-            audit_record(
-                actor=actor,
-                action="privacy_link.revoke",
-                namespace_id=link.namespace_id,
-                target_type="privacy_link",
-                target_id=str(link.pk),
-                # The person's event: an erasure blanks its reason, which may name them.
-                subject_hash=link.subject_hash,
-                reason=reason,
+            # The person's event: an erasure blanks its reason, which may name them.
+            governance_event(
+                link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason
             )
     link.refresh_from_db()
     return link
