@@ -34,11 +34,11 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, AuditEntry, audit_record, audit_record_many
+from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
-from memoryadmin.governance.events import governance_event
+from memoryadmin.governance.events import governance_entry, governance_event
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.roles import rights_of_user, role_of
@@ -337,26 +337,25 @@ def _links_follow[T](
             if keep == link.rights:
                 continue
             # The person's events (by their hash): an erasure blanks their reasons with the rest.
-            where = {
-                "target_type": "privacy_link",
-                "target_id": str(link.pk),
-                "namespace_id": link.namespace_id,
-                "subject_hash": link.subject_hash,
-            }
             if keep:
                 PrivacyLink.objects.filter(pk=link.pk).update(rights=keep)
                 entries.append(
-                    AuditEntry(
+                    governance_entry(
+                        link,
                         actor=actor,
                         action="privacy_link.narrow",
+                        subject_hash=link.subject_hash,
                         reason=reason,
                         data={"from": link.rights, "to": keep},
-                        **where,
                     )
                 )
             else:
                 PrivacyLink.objects.filter(pk=link.pk).update(revoked_at=now, revoked_by=str(actor))
-                entries.append(AuditEntry(actor=actor, action="privacy_link.revoke", reason=reason, **where))
+                entries.append(
+                    governance_entry(
+                        link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason
+                    )
+                )
         changed = change()
         audit_record_many(entries)
     return changed
