@@ -21,7 +21,7 @@ from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrate
 from memoryadmin.tenancy.roles import ROLES, role_of
 
 
-def _audit(
+def _tenancy_event(
     target: Namespace | ApiKey | User,
     *,
     actor: Actor,
@@ -78,7 +78,7 @@ def namespace_create(
             extraction_strategy=extraction_strategy,
             working_memory_ttl_seconds=working_memory_ttl_seconds,
         )
-        _audit(
+        _tenancy_event(
             namespace,
             actor=actor,
             action="namespace.create",
@@ -110,7 +110,7 @@ def api_key_create(*, namespace: Namespace, name: str, scopes: Iterable[str], ac
         key = ApiKey.objects.create(
             namespace=namespace, name=name or "key", prefix=prefix, key_hash=key_hash, scopes=scopes
         )
-        _audit(key, actor=actor, action="api_key.create", data={"scopes": scopes, "name": key.name})
+        _tenancy_event(key, actor=actor, action="api_key.create", data={"scopes": scopes, "name": key.name})
     return key, raw
 
 
@@ -129,7 +129,7 @@ def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     with transaction.atomic():
         updated = ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
         if updated:
-            _audit(key, actor=actor, action="api_key.revoke", reason=reason)
+            _tenancy_event(key, actor=actor, action="api_key.revoke", reason=reason)
     key.refresh_from_db()
     return key
 
@@ -227,7 +227,7 @@ def operator_create(
         data: dict[str, object] = {"role": role}
         if namespaces:
             data["namespaces"] = _limit_names(namespaces)
-        _audit(user, actor=actor, action="operator.create", data=data)
+        _tenancy_event(user, actor=actor, action="operator.create", data=data)
     return user
 
 
@@ -256,7 +256,7 @@ def operator_role_set(*, user: User, role: str, actor: Actor) -> User:
         data: dict[str, object] = {"from": before, "to": role}
         if dropped:
             data["limits_removed"] = dropped
-        _audit(user, actor=actor, action="operator.role", data=data)
+        _tenancy_event(user, actor=actor, action="operator.role", data=data)
     return user
 
 
@@ -292,7 +292,9 @@ def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
         user.is_active = False
         user.save(update_fields=["is_active"])
         sessions = _operator_sessions_end(user)
-        _audit(user, actor=actor, action="operator.deactivate", reason=reason, data={"sessions_ended": sessions})
+        _tenancy_event(
+            user, actor=actor, action="operator.deactivate", reason=reason, data={"sessions_ended": sessions}
+        )
     return user
 
 
@@ -300,7 +302,7 @@ def operator_reactivate(*, user: User, actor: Actor, reason: str = "") -> User:
     with transaction.atomic():
         updated = User.objects.filter(pk=user.pk, is_active=False).update(is_active=True)
         if updated:
-            _audit(user, actor=actor, action="operator.reactivate", reason=reason)
+            _tenancy_event(user, actor=actor, action="operator.reactivate", reason=reason)
     user.refresh_from_db()
     return user
 
@@ -321,7 +323,7 @@ def operator_namespaces_set(*, user: User, namespaces: Iterable[Namespace], acto
         OperatorNamespace.objects.bulk_create(
             OperatorNamespace(user=user, namespace=ns) for pk, ns in wanted.items() if pk not in held
         )
-        _audit(
+        _tenancy_event(
             user,
             actor=actor,
             action="operator.namespaces",
@@ -374,5 +376,5 @@ def namespace_update(
         for key, value in changed.items():
             setattr(locked, key, value)
         locked.save(update_fields=list(changed))
-        _audit(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
+        _tenancy_event(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
     return locked
