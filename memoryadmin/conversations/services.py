@@ -239,6 +239,30 @@ def _append(
     return "appended", session, created
 
 
+def _session_event(
+    session: Session,
+    *,
+    actor: Actor,
+    action: str,
+    reason: str,
+    data: dict[str, Any] | None = None,
+    notice: dict[str, Any] | None = None,
+) -> None:
+    """Record a change of the session, the person's event."""
+    audit_record(
+        actor=actor,
+        action=action,
+        namespace_id=session.namespace_id,
+        target_type="session",
+        # By its key, not its app-chosen id: an audit event outlives an erasure and must not name it.
+        target_id=str(session.pk),
+        user_id=session.user_id,
+        reason=reason,
+        data=data,
+        notice=notice,
+    )
+
+
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
     """Delete a session with its messages and working memory (evidence links to them go too; memories stay)."""
     # Redis first: if it is down the call fails before anything durable changed.
@@ -249,14 +273,10 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
         Session.objects.select_for_update().filter(pk=session.pk).values_list("pk", flat=True).first()
         deleted, _ = Session.objects.filter(pk=session.pk).delete()
         if deleted:
-            audit_record(
+            _session_event(
+                session,
                 actor=actor,
                 action="session.delete",
-                namespace_id=session.namespace_id,
-                target_type="session",
-                # By its key, not its app-chosen id: an audit event outlives an erasure and must not name it.
-                target_id=str(session.pk),
-                user_id=session.user_id,
                 reason=reason,
                 data={"message_count": session.message_count},
                 notice={"session_id": session.session_id},
@@ -297,15 +317,7 @@ def working_memory_clear(*, session: Session, actor: Actor, reason: str = "") ->
     removed = working_memory_delete(namespace_id=session.namespace_id, session_id=session.session_id)
     if removed:
         with transaction.atomic():
-            audit_record(
-                actor=actor,
-                action="working_memory.clear",
-                namespace_id=session.namespace_id,
-                target_type="session",
-                target_id=str(session.pk),
-                user_id=session.user_id,
-                reason=reason,
-            )
+            _session_event(session, actor=actor, action="working_memory.clear", reason=reason)
     return removed
 
 
@@ -317,13 +329,10 @@ def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: 
         _, per_model = Message.objects.filter(session=session, run_id=run_id).delete()
         deleted = per_model.get(Message._meta.label, 0)
         if deleted:
-            audit_record(
+            _session_event(
+                session,
                 actor=actor,
                 action="messages.delete_run",
-                namespace_id=session.namespace_id,
-                target_type="session",
-                target_id=str(session.pk),
-                user_id=session.user_id,
                 reason=reason,
                 data={"run_id": run_id, "deleted": deleted},
                 notice={"session_id": session.session_id},

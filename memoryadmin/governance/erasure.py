@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Session
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict
@@ -35,6 +35,7 @@ from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_fa
 from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.timestamps import rfc3339
+from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.webhooks.queries import erasure_notifications
@@ -76,15 +77,7 @@ def erasure_request(
         erasure = ErasureRequest.objects.create(
             namespace=namespace, user_id=user_id, subject_hash=subject, requested_by=str(actor)
         )
-        audit_record(
-            actor=actor,
-            action="erasure.request",
-            namespace_id=namespace.pk,
-            target_type="erasure",
-            target_id=str(erasure.pk),
-            user_id=user_id,
-            reason=reason,
-        )
+        governance_event(erasure, actor=actor, action="erasure.request", user_id=user_id, reason=reason)
         erasure_id = str(erasure.pk)
         if enqueue:
             transaction.on_commit(lambda: queued(ERASURE_TASK).delay(erasure_id))
@@ -97,13 +90,7 @@ def erasure_retry(*, erasure: ErasureRequest, actor: Actor) -> None:
         raise Conflict("Only a failed erasure can be retried.")
     erasure_id = str(erasure.pk)
     with transaction.atomic():
-        audit_record(
-            actor=actor,
-            action="erasure.retry",
-            namespace_id=erasure.namespace_id,
-            target_type="erasure",
-            target_id=erasure_id,
-        )
+        governance_event(erasure, actor=actor, action="erasure.retry")
         transaction.on_commit(lambda: queued(ERASURE_TASK).delay(erasure_id))
 
 
@@ -327,12 +314,10 @@ def _complete(
     }
     digest = receipt_digest(body)
     with transaction.atomic():
-        event = audit_record(
+        event = governance_event(
+            erasure,
             actor=Actor.system("erasure"),
             action="erasure.complete",
-            namespace_id=namespace.pk,
-            target_type="erasure",
-            target_id=str(erasure.pk),
             user_id=erasure.user_id,
             data={"deleted": body["deleted"], "receipt_sha256": digest},
             # Downstream systems (webhooks) must know whom to erase; the trail keeps only the hash.

@@ -18,10 +18,11 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.queueing import queued
+from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import ForgettingPolicy, ForgettingRun, ForgettingTrigger, JobStatus
 from memoryadmin.memories.forgetting import ForgettingRules, Selection, forget_selection, select_for_forgetting
 from memoryadmin.memories.models import Memory, MemoryType, TombstoneReason
@@ -222,12 +223,10 @@ def forgetting_run(
         run.reasons = dict(reasons)
         run.finished_at = timezone.now()
         run.save()
-        audit_record(
+        governance_event(
+            run,
             actor=actor,
             action="forgetting.run",
-            namespace_id=namespace.pk,
-            target_type="forgetting_run",
-            target_id=str(run.pk),
             user_id=user_id or None,
             reason=reason,
             data={
@@ -332,12 +331,10 @@ def forgetting_policy_save(
         stored.hard_age_multiplier = policy.hard_age_multiplier
         stored.interval_hours = interval_hours
         stored.save()
-        audit_record(
+        governance_event(
+            stored,
             actor=actor,
             action="forgetting.policy_save",
-            namespace_id=namespace.pk,
-            target_type="forgetting_policy",
-            target_id=str(stored.pk),
             data={"enabled": enabled, "interval_hours": interval_hours, "policy": policy.as_dict()},
         )
     return stored

@@ -34,10 +34,11 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, AuditEntry, audit_record, audit_record_many
+from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.governance.events import governance_entry, governance_event
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.roles import rights_of_user, role_of
@@ -219,12 +220,10 @@ def privacy_link_create(
             created_at=now,
             expires_at=expires_at,
         )
-        audit_record(
+        governance_event(
+            link,
             actor=actor,
             action="privacy_link.create",
-            namespace_id=namespace.pk,
-            target_type="privacy_link",
-            target_id=str(link.pk),
             user_id=user_id,
             data={"rights": chosen, "expires_at": expires_at.isoformat()},
         )
@@ -250,15 +249,9 @@ def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") ->
             revoked_at=timezone.now(), revoked_by=str(actor)
         )
         if revoked:
-            audit_record(
-                actor=actor,
-                action="privacy_link.revoke",
-                namespace_id=link.namespace_id,
-                target_type="privacy_link",
-                target_id=str(link.pk),
-                # The person's event: an erasure blanks its reason, which may name them.
-                subject_hash=link.subject_hash,
-                reason=reason,
+            # The person's event: an erasure blanks its reason, which may name them.
+            governance_event(
+                link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason
             )
     link.refresh_from_db()
     return link
@@ -321,102 +314,98 @@ def privacy_link_use(*, subject: PrivacySubject, page: str) -> None:
 # --- a maker's rights change: the links they made follow ------------------------------------------
 
 
-def _links_follow(
-    links: QuerySet[PrivacyLink], grantable_in: Callable[[PrivacyLink], Collection[str]], *, actor: Actor, reason: str
-) -> list[AuditEntry]:
-    """Narrow the live links among `links` to what their maker may still grant; end those left with nothing.
+def _links_follow[T](
+    links: QuerySet[PrivacyLink],
+    grantable_in: Callable[[PrivacyLink], Collection[str]],
+    *,
+    actor: Actor,
+    reason: str,
+    change: Callable[[], T],
+) -> T:
+    """Make the maker's `change`, and narrow the live links among `links` to what their maker may still
+    grant; end those left with nothing. Returns what `change` returns.
 
-    Returns the audit events to record: the caller records them after its own change, so the
-    audit chain's lock is taken after every row lock.
+    All in one transaction: the links are locked and changed first, and their audit events recorded
+    after the maker's own change, so the audit chain's lock is taken after every row lock.
     """
     now = timezone.now()
     entries = []
-    live = links.filter(revoked_at__isnull=True, expires_at__gt=now).select_for_update().order_by("pk")
-    for link in live:
-        keep = [right for right in link.rights if right in grantable_in(link)]
-        if keep == link.rights:
-            continue
-        # The person's events (by their hash): an erasure blanks their reasons with the rest.
-        where = {
-            "target_type": "privacy_link",
-            "target_id": str(link.pk),
-            "namespace_id": link.namespace_id,
-            "subject_hash": link.subject_hash,
-        }
-        if keep:
-            PrivacyLink.objects.filter(pk=link.pk).update(rights=keep)
-            entries.append(
-                AuditEntry(
-                    actor=actor,
-                    action="privacy_link.narrow",
-                    reason=reason,
-                    data={"from": link.rights, "to": keep},
-                    **where,
+    with transaction.atomic():
+        live = links.filter(revoked_at__isnull=True, expires_at__gt=now).select_for_update().order_by("pk")
+        for link in live:
+            keep = [right for right in link.rights if right in grantable_in(link)]
+            if keep == link.rights:
+                continue
+            # The person's events (by their hash): an erasure blanks their reasons with the rest.
+            if keep:
+                PrivacyLink.objects.filter(pk=link.pk).update(rights=keep)
+                entries.append(
+                    governance_entry(
+                        link,
+                        actor=actor,
+                        action="privacy_link.narrow",
+                        subject_hash=link.subject_hash,
+                        reason=reason,
+                        data={"from": link.rights, "to": keep},
+                    )
                 )
-            )
-        else:
-            PrivacyLink.objects.filter(pk=link.pk).update(revoked_at=now, revoked_by=str(actor))
-            entries.append(AuditEntry(actor=actor, action="privacy_link.revoke", reason=reason, **where))
-    return entries
+            else:
+                PrivacyLink.objects.filter(pk=link.pk).update(revoked_at=now, revoked_by=str(actor))
+                entries.append(
+                    governance_entry(
+                        link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason
+                    )
+                )
+        changed = change()
+        audit_record_many(entries)
+    return changed
 
 
 def api_key_revoke_with_links(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     """Revoke a key, and with it every live privacy link it made."""
-    with transaction.atomic():
-        entries = _links_follow(
-            PrivacyLink.objects.filter(made_by_key=key),
-            lambda link: (),
-            actor=actor,
-            reason=f"the key that made it ({key.prefix}) was revoked",
-        )
-        key = api_key_revoke(key=key, actor=actor, reason=reason)
-        audit_record_many(entries)
-    return key
+    return _links_follow(
+        PrivacyLink.objects.filter(made_by_key=key),
+        lambda link: (),
+        actor=actor,
+        reason=f"the key that made it ({key.prefix}) was revoked",
+        change=lambda: api_key_revoke(key=key, actor=actor, reason=reason),
+    )
 
 
 def operator_role_set_with_links(*, user: User, role: str, actor: Actor) -> User:
     """Give `user` another role; the links they made keep only what the new role may grant."""
-    with transaction.atomic():
-        limits = None if role == "admin" else rights_of_user(user)[1]
-        granted = rights_of_role(role)
-        entries = _links_follow(
-            PrivacyLink.objects.filter(made_by_user=user),
-            lambda link: granted if limits is None or link.namespace_id in limits else (),
-            actor=actor,
-            reason=f"its maker ({user.username}) is now {role}",
-        )
-        user = operator_role_set(user=user, role=role, actor=actor)
-        audit_record_many(entries)
-    return user
+    limits = None if role == "admin" else rights_of_user(user)[1]
+    granted = rights_of_role(role)
+    return _links_follow(
+        PrivacyLink.objects.filter(made_by_user=user),
+        lambda link: granted if limits is None or link.namespace_id in limits else (),
+        actor=actor,
+        reason=f"its maker ({user.username}) is now {role}",
+        change=lambda: operator_role_set(user=user, role=role, actor=actor),
+    )
 
 
 def operator_namespaces_set_with_links(*, user: User, namespaces: Iterable[Namespace], actor: Actor) -> list[Namespace]:
     """Limit an operator to `namespaces` (none: all); their links elsewhere end."""
     namespaces = list(namespaces)
     wanted = {ns.pk for ns in namespaces}
-    with transaction.atomic():
-        entries = _links_follow(
-            PrivacyLink.objects.filter(made_by_user=user).exclude(namespace_id__in=wanted)
-            if wanted
-            else PrivacyLink.objects.none(),
-            lambda link: (),
-            actor=actor,
-            reason=f"its maker ({user.username}) no longer sees this namespace",
-        )
-        chosen = operator_namespaces_set(user=user, namespaces=namespaces, actor=actor)
-        audit_record_many(entries)
-    return chosen
+    return _links_follow(
+        PrivacyLink.objects.filter(made_by_user=user).exclude(namespace_id__in=wanted)
+        if wanted
+        else PrivacyLink.objects.none(),
+        lambda link: (),
+        actor=actor,
+        reason=f"its maker ({user.username}) no longer sees this namespace",
+        change=lambda: operator_namespaces_set(user=user, namespaces=namespaces, actor=actor),
+    )
 
 
 def operator_deactivate_with_links(*, user: User, actor: Actor, reason: str = "") -> User:
     """Deactivate an account, and with it every live privacy link it made."""
-    with transaction.atomic():
-        entries = _links_follow(
-            PrivacyLink.objects.filter(made_by_user=user),
-            lambda link: (),
-            actor=actor,
-            reason=f"its maker ({user.username}) was deactivated",
-        )
-        user = operator_deactivate(user=user, actor=actor, reason=reason)
-        audit_record_many(entries)
-    return user
+    return _links_follow(
+        PrivacyLink.objects.filter(made_by_user=user),
+        lambda link: (),
+        actor=actor,
+        reason=f"its maker ({user.username}) was deactivated",
+        change=lambda: operator_deactivate(user=user, actor=actor, reason=reason),
+    )

@@ -17,11 +17,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor
 from memoryadmin.core.errors import Conflict, InvalidInput, ServiceError
 from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.streaming import rows_streamed
+from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import JobStatus, SnapshotChunk, SnapshotRestore
 from memoryadmin.governance.snapshots import snapshot_restore
 from memoryadmin.tenancy.models import Namespace
@@ -98,13 +99,7 @@ def restore_job_discard(*, job: SnapshotRestore, actor: Actor) -> None:
     with transaction.atomic():
         SnapshotChunk.objects.filter(restore=job).delete()
         SnapshotRestore.objects.filter(pk=job.pk).exclude(status=JobStatus.RUNNING).delete()
-        audit_record(
-            actor=actor,
-            action="snapshot.restore_discard",
-            namespace_id=job.namespace_id,
-            target_type="snapshot_restore",
-            target_id=str(job.pk),
-        )
+        governance_event(job, actor=actor, action="snapshot.restore_discard")
 
 
 def restore_uploads_discard(*, namespace_id: int, user_id: str) -> int:

@@ -16,23 +16,23 @@ def _key(connection: Any, what: str) -> tuple[str, str]:
     return (f"{params.get('HOST')}:{params.get('PORT')}/{params.get('NAME')}", what)
 
 
-def server_has_extension(connection: Any, name: str) -> bool:
-    """Whether the extension is installed in this database (CREATE EXTENSION was run)."""
-    key = _key(connection, f"extension:{name}")
+def _found(connection: Any, what: str, sql: str, params: list[Any]) -> bool:
+    """Whether `sql` finds a row in this database: asked the first time, then remembered as `what`."""
+    key = _key(connection, what)
     if key not in _known:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = %s", [name])
+            cursor.execute(sql, params)
             _known[key] = cursor.fetchone() is not None
     return _known[key]
+
+
+def server_has_extension(connection: Any, name: str) -> bool:
+    """Whether the extension is installed in this database (CREATE EXTENSION was run)."""
+    return _found(connection, f"extension:{name}", "SELECT 1 FROM pg_extension WHERE extname = %s", [name])
 
 
 def index_exists(connection: Any, name: str) -> bool:
-    key = _key(connection, f"index:{name}")
-    if key not in _known:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'i'", [name])
-            _known[key] = cursor.fetchone() is not None
-    return _known[key]
+    return _found(connection, f"index:{name}", "SELECT 1 FROM pg_class WHERE relname = %s AND relkind = 'i'", [name])
 
 
 def forget_capabilities() -> None:

@@ -419,18 +419,14 @@ def tombstones_estimate(namespace_ids: Sequence[int], *, user_id: str | None = N
 
 def memories_per_namespace(user_id: str, namespace_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
     """Where one person has memories: {namespace id: (memories, tombstones)}, one grouped query per table."""
-    memories = dict(
-        Memory.objects.filter(namespace_id__in=list(namespace_ids), user_id=user_id)
-        .order_by()
-        .values("namespace_id")
-        .annotate(n=Count("id"))
-        .values_list("namespace_id", "n")
-    )
-    tombstones = dict(
-        Tombstone.objects.filter(namespace_id__in=list(namespace_ids), user_id=user_id)
-        .order_by()
-        .values("namespace_id")
-        .annotate(n=Count("id"))
-        .values_list("namespace_id", "n")
+    memories, tombstones = (
+        dict(
+            model.objects.filter(namespace_id__in=list(namespace_ids), user_id=user_id)
+            .order_by()
+            .values("namespace_id")
+            .annotate(n=Count("id"))
+            .values_list("namespace_id", "n")
+        )
+        for model in (Memory, Tombstone)
     )
     return {ns: (memories.get(ns, 0), tombstones.get(ns, 0)) for ns in memories.keys() | tombstones.keys()}

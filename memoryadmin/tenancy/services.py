@@ -21,6 +21,34 @@ from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrate
 from memoryadmin.tenancy.roles import ROLES, role_of
 
 
+def _tenancy_event(
+    target: Namespace | ApiKey | User,
+    *,
+    actor: Actor,
+    action: str,
+    reason: str = "",
+    data: dict[str, object] | None = None,
+) -> None:
+    """Record a change of tenancy, its target named by what identifies it to people: a namespace by its
+    slug, a key by its prefix, a console account (which sits outside every namespace) by its username."""
+    match target:
+        case Namespace():
+            namespace_id, target_type, target_id = target.pk, "namespace", target.slug
+        case ApiKey():
+            namespace_id, target_type, target_id = target.namespace_id, "api_key", target.prefix
+        case _:
+            namespace_id, target_type, target_id = None, "user", target.username
+    audit_record(
+        actor=actor,
+        action=action,
+        namespace_id=namespace_id,
+        target_type=target_type,
+        target_id=target_id,
+        reason=reason,
+        data=data,
+    )
+
+
 def namespace_create(
     *,
     slug: str,
@@ -50,12 +78,10 @@ def namespace_create(
             extraction_strategy=extraction_strategy,
             working_memory_ttl_seconds=working_memory_ttl_seconds,
         )
-        audit_record(
+        _tenancy_event(
+            namespace,
             actor=actor,
             action="namespace.create",
-            namespace_id=namespace.pk,
-            target_type="namespace",
-            target_id=slug,
             data={"review_required": review_required, "extraction_strategy": extraction_strategy},
         )
     return namespace
@@ -84,14 +110,7 @@ def api_key_create(*, namespace: Namespace, name: str, scopes: Iterable[str], ac
         key = ApiKey.objects.create(
             namespace=namespace, name=name or "key", prefix=prefix, key_hash=key_hash, scopes=scopes
         )
-        audit_record(
-            actor=actor,
-            action="api_key.create",
-            namespace_id=namespace.pk,
-            target_type="api_key",
-            target_id=prefix,
-            data={"scopes": scopes, "name": key.name},
-        )
+        _tenancy_event(key, actor=actor, action="api_key.create", data={"scopes": scopes, "name": key.name})
     return key, raw
 
 
@@ -110,14 +129,7 @@ def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     with transaction.atomic():
         updated = ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
         if updated:
-            audit_record(
-                actor=actor,
-                action="api_key.revoke",
-                namespace_id=key.namespace_id,
-                target_type="api_key",
-                target_id=key.prefix,
-                reason=reason,
-            )
+            _tenancy_event(key, actor=actor, action="api_key.revoke", reason=reason)
     key.refresh_from_db()
     return key
 
@@ -215,9 +227,7 @@ def operator_create(
         data: dict[str, object] = {"role": role}
         if namespaces:
             data["namespaces"] = _limit_names(namespaces)
-        audit_record(
-            actor=actor, action="operator.create", namespace_id=None, target_type="user", target_id=username, data=data
-        )
+        _tenancy_event(user, actor=actor, action="operator.create", data=data)
     return user
 
 
@@ -246,14 +256,7 @@ def operator_role_set(*, user: User, role: str, actor: Actor) -> User:
         data: dict[str, object] = {"from": before, "to": role}
         if dropped:
             data["limits_removed"] = dropped
-        audit_record(
-            actor=actor,
-            action="operator.role",
-            namespace_id=None,
-            target_type="user",
-            target_id=user.username,
-            data=data,
-        )
+        _tenancy_event(user, actor=actor, action="operator.role", data=data)
     return user
 
 
@@ -289,14 +292,8 @@ def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
         user.is_active = False
         user.save(update_fields=["is_active"])
         sessions = _operator_sessions_end(user)
-        audit_record(
-            actor=actor,
-            action="operator.deactivate",
-            namespace_id=None,
-            target_type="user",
-            target_id=user.username,
-            reason=reason,
-            data={"sessions_ended": sessions},
+        _tenancy_event(
+            user, actor=actor, action="operator.deactivate", reason=reason, data={"sessions_ended": sessions}
         )
     return user
 
@@ -305,14 +302,7 @@ def operator_reactivate(*, user: User, actor: Actor, reason: str = "") -> User:
     with transaction.atomic():
         updated = User.objects.filter(pk=user.pk, is_active=False).update(is_active=True)
         if updated:
-            audit_record(
-                actor=actor,
-                action="operator.reactivate",
-                namespace_id=None,
-                target_type="user",
-                target_id=user.username,
-                reason=reason,
-            )
+            _tenancy_event(user, actor=actor, action="operator.reactivate", reason=reason)
     user.refresh_from_db()
     return user
 
@@ -333,12 +323,10 @@ def operator_namespaces_set(*, user: User, namespaces: Iterable[Namespace], acto
         OperatorNamespace.objects.bulk_create(
             OperatorNamespace(user=user, namespace=ns) for pk, ns in wanted.items() if pk not in held
         )
-        audit_record(
+        _tenancy_event(
+            user,
             actor=actor,
             action="operator.namespaces",
-            namespace_id=None,
-            target_type="user",
-            target_id=user.username,
             data={"from": sorted(held.values()), "to": _limit_names(wanted.values())},
         )
     return list(wanted.values())
@@ -388,12 +376,5 @@ def namespace_update(
         for key, value in changed.items():
             setattr(locked, key, value)
         locked.save(update_fields=list(changed))
-        audit_record(
-            actor=actor,
-            action="namespace.update",
-            namespace_id=locked.pk,
-            target_type="namespace",
-            target_id=locked.slug,
-            data={"fields": sorted(changed)},
-        )
+        _tenancy_event(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
     return locked

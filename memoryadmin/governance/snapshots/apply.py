@@ -137,6 +137,15 @@ class Applier:
         """A person's snapshot reaches that person's memories only, whatever ids its records name."""
         return self.person is not None and user_id != self.person
 
+    def unreachable(self, user_id: str | None) -> str:
+        """Why a record of a memory's (a revision, a pin) is not restored for its owner `user_id`: the
+        memory is not there, or is another person's; "" when neither."""
+        if user_id is None:
+            return "no memory"
+        if self.elsewhere(user_id):
+            return "another person's memory"
+        return ""
+
     # per type
 
     def apply(self, kind: str, batch: list[dict[str, Any]]) -> None:
@@ -293,24 +302,23 @@ class Applier:
         ) | self.forgotten_in_fields(batch, owners)
         rows = []
         for i, r in enumerate(batch):
+            label = f"{r['memory_id']} r{r['revision']}"
             user_id = owners.get(r["memory_id"])
-            if user_id is None:
-                self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: no memory")
-            elif self.elsewhere(user_id):
-                self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: another person's memory")
+            if unreachable := self.unreachable(user_id):
+                self.outcome("revision", "skipped", f"{label}: {unreachable}")
             elif r["revision"] > heads[r["memory_id"]][1]:
                 # History the memory does not have: its next edit would find that revision taken.
-                self.outcome("revision", "skipped", f"{r['memory_id']} r{r['revision']}: beyond the memory's revision")
+                self.outcome("revision", "skipped", f"{label}: beyond the memory's revision")
             elif self.erased_after(user_id, r["created_at"]):
-                self.outcome("revision", "skipped_erased", f"{r['memory_id']} r{r['revision']}")
+                self.outcome("revision", "skipped_erased", label)
             elif i in forbidden or (user_id, r["fingerprint"]) in self.restored_tombstones:
-                self.outcome("revision", "suppressed", f"{r['memory_id']} r{r['revision']}")
+                self.outcome("revision", "suppressed", label)
             elif (r["memory_id"], r["revision"]) in existing:
                 self.outcome("revision", "unchanged")
             else:
                 existing.add((r["memory_id"], r["revision"]))
                 rows.append(r)
-                self.outcome("revision", "created", f"{r['memory_id']} r{r['revision']}")
+                self.outcome("revision", "created", label)
         memory_records.revisions_restore_insert(rows)
 
     def _apply_evidence(self, batch: list[dict[str, Any]]) -> None:
@@ -345,21 +353,20 @@ class Applier:
         forgotten = self.forgotten_in_fields(batch, owners)
         inserts = []
         for i, r in enumerate(batch):
+            label = str(r["memory_id"])
             user_id = owners.get(r["memory_id"])
-            if user_id is None:
-                self.outcome("pin", "skipped", f"{r['memory_id']}: no memory")
-            elif self.elsewhere(user_id):
-                self.outcome("pin", "skipped", f"{r['memory_id']}: another person's memory")
+            if unreachable := self.unreachable(user_id):
+                self.outcome("pin", "skipped", f"{label}: {unreachable}")
             elif self.erased_after(user_id, r["created_at"]):
-                self.outcome("pin", "skipped_erased", str(r["memory_id"]))
+                self.outcome("pin", "skipped_erased", label)
             elif i in forgotten:
-                self.outcome("pin", "suppressed", str(r["memory_id"]))
+                self.outcome("pin", "suppressed", label)
             elif r["memory_id"] in existing:
                 self.outcome("pin", "unchanged")
             else:
                 existing.add(r["memory_id"])
                 inserts.append(r)
-                self.outcome("pin", "created", str(r["memory_id"]))
+                self.outcome("pin", "created", label)
         memory_records.pins_restore_insert(inserts)
 
     def finish(self) -> None:
