@@ -219,6 +219,27 @@ def audit_record(
 
 
 @dataclass(frozen=True)
+class AuditTarget:
+    """What the trail calls one kind of row; each app registers its kinds with `audit_target`."""
+
+    type: str
+    # The attribute that names a row to people: a key by its prefix, a namespace by its slug.
+    id_attr: str = "pk"
+    # The attribute holding its namespace's id; None for a row outside every namespace (a console account).
+    namespace_attr: str | None = "namespace_id"
+    # A row of one person (its `user_id`): the events about it are that person's.
+    personal: bool = False
+
+
+_targets: dict[type, AuditTarget] = {}
+
+
+def audit_target(model: type, target: AuditTarget) -> None:
+    """Register how the events about `model`'s rows name them (from the app's ready())."""
+    _targets[model] = target
+
+
+@dataclass(frozen=True)
 class AuditEntry:
     """One event for `audit_record_many`; the fields are those of `audit_record`."""
 
@@ -235,6 +256,27 @@ class AuditEntry:
     # What the event's observers (webhooks) may tell beyond what the trail keeps: an id the app chose, which
     # the trail must not hold past an erasure (a session's id, the erased person's user id). Never stored here.
     notice: dict[str, Any] | None = None
+
+    @classmethod
+    def about(cls, row: Any, *, actor: Actor, action: str, **fields: Any) -> AuditEntry:
+        """The event of `action` on `row`, in its namespace, named as its kind is registered (`audit_target`);
+        `fields` are the entry's others (reason, data, ...). A personal row's event is its person's."""
+        target = _targets[type(row)]
+        if target.personal:
+            fields.setdefault("user_id", row.user_id)
+        return cls(
+            actor=actor,
+            action=action,
+            namespace_id=getattr(row, target.namespace_attr) if target.namespace_attr else None,
+            target_type=target.type,
+            target_id=str(getattr(row, target.id_attr)),
+            **fields,
+        )
+
+
+def audit_about(row: Any, *, actor: Actor, action: str, **fields: Any) -> AuditEvent | None:
+    """Record `AuditEntry.about(...)` now, in the caller's transaction (None under `audit_last`)."""
+    return audit_record(**vars(AuditEntry.about(row, actor=actor, action=action, **fields)))
 
 
 # Called with the entries and the events just written, inside their transaction: what an observer writes

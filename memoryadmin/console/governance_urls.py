@@ -1,8 +1,19 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 
 from memoryadmin.console import governance_views as views
+
+restore_urls = [
+    path("", views.snapshot_restore, name="snapshot_restore"),
+    path("apply/", views.snapshot_restore_apply, name="snapshot_restore_apply"),
+    path("discard/", views.snapshot_restore_discard, name="snapshot_restore_discard"),
+]
+erasure_urls = [
+    path("", views.erasure, name="erasure"),
+    path("receipt.json", views.erasure_receipt, name="erasure_receipt"),
+    path("retry/", views.erasure_retry, name="erasure_retry"),
+]
 
 # Included inside the console's namespace: names resolve as "console:forgetting" and so on.
 urlpatterns = [
@@ -13,15 +24,7 @@ urlpatterns = [
     path("snapshots/", views.snapshots, name="snapshots"),
     path("snapshots/export/", views.snapshot_export, name="snapshot_export"),
     path("snapshots/restore/", views.snapshot_upload, name="snapshot_upload"),
-    path("snapshots/restores/<uuid:restore_id>/", views.snapshot_restore, name="snapshot_restore"),
-    path("snapshots/restores/<uuid:restore_id>/apply/", views.snapshot_restore_apply, name="snapshot_restore_apply"),
-    path(
-        "snapshots/restores/<uuid:restore_id>/discard/",
-        views.snapshot_restore_discard,
-        name="snapshot_restore_discard",
-    ),
+    path("snapshots/restores/<uuid:restore_id>/", include(restore_urls)),
     path("erasures/", views.erasures, name="erasures"),
-    path("erasures/<uuid:erasure_id>/", views.erasure, name="erasure"),
-    path("erasures/<uuid:erasure_id>/receipt.json", views.erasure_receipt, name="erasure_receipt"),
-    path("erasures/<uuid:erasure_id>/retry/", views.erasure_retry, name="erasure_retry"),
+    path("erasures/<uuid:erasure_id>/", include(erasure_urls)),
 ]

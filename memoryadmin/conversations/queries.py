@@ -76,12 +76,12 @@ def sessions_page(
         qs = qs.filter(agent_id=agent_id)
     return keyset_page(
         qs,
-        tag="sessions-oldest" if oldest_first else "sessions",
+        tag="sessions",
         key=("last_activity_at", "id"),
         types=(datetime, int),
         cursor=cursor,
         limit=limit,
-        descending=not oldest_first,
+        oldest_first=oldest_first,
     )
 
 

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.conversations.signals import messages_appended
 from memoryadmin.conversations.working_memory import working_memory_delete
@@ -239,30 +239,6 @@ def _append(
     return "appended", session, created
 
 
-def _session_event(
-    session: Session,
-    *,
-    actor: Actor,
-    action: str,
-    reason: str,
-    data: dict[str, Any] | None = None,
-    notice: dict[str, Any] | None = None,
-) -> None:
-    """Record a change of the session, the person's event."""
-    audit_record(
-        actor=actor,
-        action=action,
-        namespace_id=session.namespace_id,
-        target_type="session",
-        # By its key, not its app-chosen id: an audit event outlives an erasure and must not name it.
-        target_id=str(session.pk),
-        user_id=session.user_id,
-        reason=reason,
-        data=data,
-        notice=notice,
-    )
-
-
 def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
     """Delete a session with its messages and working memory (evidence links to them go too; memories stay)."""
     # Redis first: if it is down the call fails before anything durable changed.
@@ -273,7 +249,7 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
         Session.objects.select_for_update().filter(pk=session.pk).values_list("pk", flat=True).first()
         deleted, _ = Session.objects.filter(pk=session.pk).delete()
         if deleted:
-            _session_event(
+            audit_about(
                 session,
                 actor=actor,
                 action="session.delete",
@@ -317,7 +293,7 @@ def working_memory_clear(*, session: Session, actor: Actor, reason: str = "") ->
     removed = working_memory_delete(namespace_id=session.namespace_id, session_id=session.session_id)
     if removed:
         with transaction.atomic():
-            _session_event(session, actor=actor, action="working_memory.clear", reason=reason)
+            audit_about(session, actor=actor, action="working_memory.clear", reason=reason)
     return removed
 
 
@@ -329,7 +305,7 @@ def messages_delete_run(*, session: Session, run_id: str, actor: Actor, reason: 
         _, per_model = Message.objects.filter(session=session, run_id=run_id).delete()
         deleted = per_model.get(Message._meta.label, 0)
         if deleted:
-            _session_event(
+            audit_about(
                 session,
                 actor=actor,
                 action="messages.delete_run",

@@ -123,9 +123,15 @@ def keyset_page[M: Model](
     cursor: str | None,
     limit: int,
     descending: bool = True,
+    oldest_first: bool = False,
 ) -> Page[M]:
     """One page of `qs` in `key` order (fields of its model, unique together), after the cursor's row
-    (`rows_after`); one more row than the page is read to know whether another page follows."""
+    (`rows_after`); one more row than the page is read to know whether another page follows.
+
+    A list read either way, newest first by default, is read ascending with `oldest_first`, its cursors
+    tagged `<tag>-oldest`: a cursor of one order is refused by the other."""
+    if oldest_first:
+        tag, descending = f"{tag}-oldest", False
     fields = [qs.model._meta.get_field(name) for name in key]
     matching = qs
     if cursor:

@@ -44,12 +44,12 @@ def runs_page(
         qs = qs.filter(created_at__lt=until)
     return keyset_page(
         qs,
-        tag="runs-oldest" if oldest_first else "runs",
+        tag="runs",
         key=("created_at", "id"),
         types=(datetime, uuid.UUID),
         cursor=cursor,
         limit=limit,
-        descending=not oldest_first,
+        oldest_first=oldest_first,
     )
 
 

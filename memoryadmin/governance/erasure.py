@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.conversations.models import Session
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict
@@ -35,7 +35,6 @@ from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_fa
 from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.timestamps import rfc3339
-from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.webhooks.queries import erasure_notifications
@@ -77,7 +76,7 @@ def erasure_request(
         erasure = ErasureRequest.objects.create(
             namespace=namespace, user_id=user_id, subject_hash=subject, requested_by=str(actor)
         )
-        governance_event(erasure, actor=actor, action="erasure.request", user_id=user_id, reason=reason)
+        audit_about(erasure, actor=actor, action="erasure.request", user_id=user_id, reason=reason)
         erasure_id = str(erasure.pk)
         if enqueue:
             transaction.on_commit(lambda: queued(ERASURE_TASK).delay(erasure_id))
@@ -90,7 +89,7 @@ def erasure_retry(*, erasure: ErasureRequest, actor: Actor) -> None:
         raise Conflict("Only a failed erasure can be retried.")
     erasure_id = str(erasure.pk)
     with transaction.atomic():
-        governance_event(erasure, actor=actor, action="erasure.retry")
+        audit_about(erasure, actor=actor, action="erasure.retry")
         transaction.on_commit(lambda: queued(ERASURE_TASK).delay(erasure_id))
 
 
@@ -314,7 +313,7 @@ def _complete(
     }
     digest = receipt_digest(body)
     with transaction.atomic():
-        event = governance_event(
+        event = audit_about(
             erasure,
             actor=Actor.system("erasure"),
             action="erasure.complete",

@@ -18,11 +18,10 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.queueing import queued
-from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import ForgettingPolicy, ForgettingRun, ForgettingTrigger, JobStatus
 from memoryadmin.memories.forgetting import ForgettingRules, Selection, forget_selection, select_for_forgetting
 from memoryadmin.memories.models import Memory, MemoryType, TombstoneReason
@@ -223,7 +222,7 @@ def forgetting_run(
         run.reasons = dict(reasons)
         run.finished_at = timezone.now()
         run.save()
-        governance_event(
+        audit_about(
             run,
             actor=actor,
             action="forgetting.run",
@@ -331,7 +330,7 @@ def forgetting_policy_save(
         stored.hard_age_multiplier = policy.hard_age_multiplier
         stored.interval_hours = interval_hours
         stored.save()
-        governance_event(
+        audit_about(
             stored,
             actor=actor,
             action="forgetting.policy_save",

@@ -34,11 +34,10 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record, audit_record_many
+from memoryadmin.audit.services import Actor, AuditEntry, audit_about, audit_record, audit_record_many
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
 from memoryadmin.core.fingerprints import subject_hmac
-from memoryadmin.governance.events import governance_entry, governance_event
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.roles import rights_of_user, role_of
@@ -220,7 +219,7 @@ def privacy_link_create(
             created_at=now,
             expires_at=expires_at,
         )
-        governance_event(
+        audit_about(
             link,
             actor=actor,
             action="privacy_link.create",
@@ -250,9 +249,7 @@ def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") ->
         )
         if revoked:
             # The person's event: an erasure blanks its reason, which may name them.
-            governance_event(
-                link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason
-            )
+            audit_about(link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason)
     link.refresh_from_db()
     return link
 
@@ -340,7 +337,7 @@ def _links_follow[T](
             if keep:
                 PrivacyLink.objects.filter(pk=link.pk).update(rights=keep)
                 entries.append(
-                    governance_entry(
+                    AuditEntry.about(
                         link,
                         actor=actor,
                         action="privacy_link.narrow",
@@ -352,7 +349,7 @@ def _links_follow[T](
             else:
                 PrivacyLink.objects.filter(pk=link.pk).update(revoked_at=now, revoked_by=str(actor))
                 entries.append(
-                    governance_entry(
+                    AuditEntry.about(
                         link, actor=actor, action="privacy_link.revoke", subject_hash=link.subject_hash, reason=reason
                     )
                 )

@@ -17,12 +17,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.core.errors import Conflict, InvalidInput, ServiceError
 from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.streaming import rows_streamed
-from memoryadmin.governance.events import governance_event
 from memoryadmin.governance.models import JobStatus, SnapshotChunk, SnapshotRestore
 from memoryadmin.governance.snapshots import snapshot_restore
 from memoryadmin.tenancy.models import Namespace
@@ -99,7 +98,7 @@ def restore_job_discard(*, job: SnapshotRestore, actor: Actor) -> None:
     with transaction.atomic():
         SnapshotChunk.objects.filter(restore=job).delete()
         SnapshotRestore.objects.filter(pk=job.pk).exclude(status=JobStatus.RUNNING).delete()
-        governance_event(job, actor=actor, action="snapshot.restore_discard")
+        audit_about(job, actor=actor, action="snapshot.restore_discard")
 
 
 def restore_uploads_discard(*, namespace_id: int, user_id: str) -> int:

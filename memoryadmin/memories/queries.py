@@ -199,13 +199,12 @@ def memories_page(
                 qs = qs.filter(**{lookup: value})
     return keyset_page(
         qs,
-        # A cursor of one order is refused by the other.
-        tag="memories-oldest" if oldest_first else "memories",
+        tag="memories",
         key=("created_at", "id"),
         types=(datetime, uuid.UUID),
         cursor=cursor,
         limit=limit,
-        descending=not oldest_first,
+        oldest_first=oldest_first,
     )
 
 
@@ -385,12 +384,12 @@ def tombstones_page(
         qs = qs.filter(reason=reason)
     return keyset_page(
         qs,
-        tag="tombstones-oldest" if oldest_first else "tombstones",
+        tag="tombstones",
         key=("created_at", "id"),
         types=(datetime, int),
         cursor=cursor,
         limit=limit,
-        descending=not oldest_first,
+        oldest_first=oldest_first,
     )
 
 

@@ -6,3 +6,14 @@ from django.apps import AppConfig
 class TenancyConfig(AppConfig):
     name = "memoryadmin.tenancy"
     label = "tenancy"
+
+    def ready(self) -> None:
+        from django.contrib.auth.models import User
+
+        from memoryadmin.audit.services import AuditTarget, audit_target
+        from memoryadmin.tenancy.models import ApiKey, Namespace
+
+        # Each named by what identifies it to people; a console account sits outside every namespace.
+        audit_target(Namespace, AuditTarget("namespace", id_attr="slug", namespace_attr="pk"))
+        audit_target(ApiKey, AuditTarget("api_key", id_attr="prefix"))
+        audit_target(User, AuditTarget("user", id_attr="username", namespace_attr=None))

@@ -15,38 +15,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrategy, Namespace, OperatorNamespace
 from memoryadmin.tenancy.roles import ROLES, role_of
-
-
-def _tenancy_event(
-    target: Namespace | ApiKey | User,
-    *,
-    actor: Actor,
-    action: str,
-    reason: str = "",
-    data: dict[str, object] | None = None,
-) -> None:
-    """Record a change of tenancy, its target named by what identifies it to people: a namespace by its
-    slug, a key by its prefix, a console account (which sits outside every namespace) by its username."""
-    match target:
-        case Namespace():
-            namespace_id, target_type, target_id = target.pk, "namespace", target.slug
-        case ApiKey():
-            namespace_id, target_type, target_id = target.namespace_id, "api_key", target.prefix
-        case _:
-            namespace_id, target_type, target_id = None, "user", target.username
-    audit_record(
-        actor=actor,
-        action=action,
-        namespace_id=namespace_id,
-        target_type=target_type,
-        target_id=target_id,
-        reason=reason,
-        data=data,
-    )
 
 
 def namespace_create(
@@ -78,7 +50,7 @@ def namespace_create(
             extraction_strategy=extraction_strategy,
             working_memory_ttl_seconds=working_memory_ttl_seconds,
         )
-        _tenancy_event(
+        audit_about(
             namespace,
             actor=actor,
             action="namespace.create",
@@ -110,7 +82,7 @@ def api_key_create(*, namespace: Namespace, name: str, scopes: Iterable[str], ac
         key = ApiKey.objects.create(
             namespace=namespace, name=name or "key", prefix=prefix, key_hash=key_hash, scopes=scopes
         )
-        _tenancy_event(key, actor=actor, action="api_key.create", data={"scopes": scopes, "name": key.name})
+        audit_about(key, actor=actor, action="api_key.create", data={"scopes": scopes, "name": key.name})
     return key, raw
 
 
@@ -129,7 +101,7 @@ def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     with transaction.atomic():
         updated = ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
         if updated:
-            _tenancy_event(key, actor=actor, action="api_key.revoke", reason=reason)
+            audit_about(key, actor=actor, action="api_key.revoke", reason=reason)
     key.refresh_from_db()
     return key
 
@@ -227,7 +199,7 @@ def operator_create(
         data: dict[str, object] = {"role": role}
         if namespaces:
             data["namespaces"] = _limit_names(namespaces)
-        _tenancy_event(user, actor=actor, action="operator.create", data=data)
+        audit_about(user, actor=actor, action="operator.create", data=data)
     return user
 
 
@@ -256,7 +228,7 @@ def operator_role_set(*, user: User, role: str, actor: Actor) -> User:
         data: dict[str, object] = {"from": before, "to": role}
         if dropped:
             data["limits_removed"] = dropped
-        _tenancy_event(user, actor=actor, action="operator.role", data=data)
+        audit_about(user, actor=actor, action="operator.role", data=data)
     return user
 
 
@@ -292,9 +264,7 @@ def operator_deactivate(*, user: User, actor: Actor, reason: str = "") -> User:
         user.is_active = False
         user.save(update_fields=["is_active"])
         sessions = _operator_sessions_end(user)
-        _tenancy_event(
-            user, actor=actor, action="operator.deactivate", reason=reason, data={"sessions_ended": sessions}
-        )
+        audit_about(user, actor=actor, action="operator.deactivate", reason=reason, data={"sessions_ended": sessions})
     return user
 
 
@@ -302,7 +272,7 @@ def operator_reactivate(*, user: User, actor: Actor, reason: str = "") -> User:
     with transaction.atomic():
         updated = User.objects.filter(pk=user.pk, is_active=False).update(is_active=True)
         if updated:
-            _tenancy_event(user, actor=actor, action="operator.reactivate", reason=reason)
+            audit_about(user, actor=actor, action="operator.reactivate", reason=reason)
     user.refresh_from_db()
     return user
 
@@ -323,7 +293,7 @@ def operator_namespaces_set(*, user: User, namespaces: Iterable[Namespace], acto
         OperatorNamespace.objects.bulk_create(
             OperatorNamespace(user=user, namespace=ns) for pk, ns in wanted.items() if pk not in held
         )
-        _tenancy_event(
+        audit_about(
             user,
             actor=actor,
             action="operator.namespaces",
@@ -376,5 +346,5 @@ def namespace_update(
         for key, value in changed.items():
             setattr(locked, key, value)
         locked.save(update_fields=list(changed))
-        _tenancy_event(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
+        audit_about(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
     return locked

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_record
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.tenancy.models import Namespace
 from memoryadmin.webhooks.addresses import url_clean
@@ -51,17 +51,6 @@ def _clean_description(description: str) -> str:
     return description
 
 
-def _event(endpoint: WebhookEndpoint, actor: Actor, action: str, data: dict | None = None) -> None:
-    audit_record(
-        actor=actor,
-        action=action,
-        namespace_id=endpoint.namespace_id,
-        target_type="webhook",
-        target_id=str(endpoint.pk),
-        data=data,
-    )
-
-
 def webhook_create(
     *, namespace: Namespace, url: str, events: Iterable[str], actor: Actor, description: str = ""
 ) -> WebhookEndpoint:
@@ -77,7 +66,7 @@ def webhook_create(
                 f"a namespace has at most {MAX_ENDPOINTS_PER_NAMESPACE} webhook endpoints", code="too_many_endpoints"
             )
         endpoint = WebhookEndpoint.objects.create(namespace=namespace, url=url, events=events, description=description)
-        _event(endpoint, actor, "webhook.create", {"events": events})
+        audit_about(endpoint, actor=actor, action="webhook.create", data={"events": events})
     return endpoint
 
 
@@ -108,7 +97,7 @@ def webhook_update(
         for name, value in changed.items():
             setattr(endpoint, name, value)
         endpoint.save(update_fields=[*changed, "updated_at"])
-        _event(endpoint, actor, "webhook.update", {"fields": sorted(changed)})
+        audit_about(endpoint, actor=actor, action="webhook.update", data={"fields": sorted(changed)})
         if changed.get("status") == EndpointStatus.ACTIVE:
             # Resumed: what waited while it was paused goes now.
             nudge_after_commit({endpoint.pk})
@@ -118,7 +107,7 @@ def webhook_update(
 def webhook_delete(*, endpoint: WebhookEndpoint, actor: Actor) -> None:
     """The endpoint and its deliveries go; what was pending is never sent."""
     with transaction.atomic():
-        _event(endpoint, actor, "webhook.delete")
+        audit_about(endpoint, actor=actor, action="webhook.delete")
         WebhookEndpoint.objects.filter(pk=endpoint.pk).delete()
 
 
@@ -127,7 +116,7 @@ def webhook_rotate_secret(*, endpoint: WebhookEndpoint, actor: Actor) -> Webhook
     with transaction.atomic():
         endpoint.secret = new_secret()
         endpoint.save(update_fields=["secret", "updated_at"])
-        _event(endpoint, actor, "webhook.rotate_secret")
+        audit_about(endpoint, actor=actor, action="webhook.rotate_secret")
     return endpoint
 
 
@@ -148,7 +137,7 @@ def webhook_send_test(*, endpoint: WebhookEndpoint, actor: Actor) -> WebhookDeli
             next_attempt_at=now,
             give_up_at=now + timedelta(seconds=settings.WEBHOOK_RETRY_FOR_SECONDS),
         )
-        _event(endpoint, actor, "webhook.test", {"event_id": str(event_id)})
+        audit_about(endpoint, actor=actor, action="webhook.test", data={"event_id": str(event_id)})
         nudge_after_commit({endpoint.pk})
     return delivery
 
@@ -172,7 +161,9 @@ def delivery_redeliver(*, delivery: WebhookDelivery, actor: Actor) -> WebhookDel
         )
         if not updated:
             raise Conflict("the delivery is still pending: it will be sent", code="pending")
-        _event(delivery.endpoint, actor, "webhook.redeliver", {"event_id": str(delivery.event_id)})
+        audit_about(
+            delivery.endpoint, actor=actor, action="webhook.redeliver", data={"event_id": str(delivery.event_id)}
+        )
         nudge_after_commit({delivery.endpoint_id})
     delivery.refresh_from_db()
     return delivery

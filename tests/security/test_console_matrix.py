@@ -120,15 +120,16 @@ class View:
 
 
 def routed_views(namespace: str) -> list[View]:
-    def walk(patterns: list[Any], ns: str | None) -> Iterator[View]:
+    def walk(patterns: list[Any], ns: str | None, outer: tuple[str, ...]) -> Iterator[View]:
         for pattern in patterns:
+            # A view's parameters are those of its own route and of every prefix it is included under.
+            params = (*outer, *getattr(pattern.pattern, "converters", {}))
             if isinstance(pattern, URLResolver):
-                yield from walk(pattern.url_patterns, pattern.namespace or ns)
+                yield from walk(pattern.url_patterns, pattern.namespace or ns, params)
             elif isinstance(pattern, URLPattern) and ns == namespace and pattern.name:
-                params = tuple(getattr(pattern.pattern, "converters", {}))
                 yield View(f"{ns}:{pattern.name}", params, pattern.callback)
 
-    return sorted(walk(get_resolver().url_patterns, None), key=lambda v: v.name)
+    return sorted(walk(get_resolver().url_patterns, None, ()), key=lambda v: v.name)
 
 
 VIEWS = [v for v in routed_views("console") if v.name not in PUBLIC]

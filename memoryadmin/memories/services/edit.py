@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor
+from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
 from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.locks import lock_texts
@@ -18,7 +18,7 @@ from memoryadmin.memories.models import (
     MemoryRevision,
 )
 from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
-from memoryadmin.memories.services.planning import is_tombstoned, memory_event
+from memoryadmin.memories.services.planning import is_tombstoned
 from memoryadmin.memories.vectors import Owner, vectors_store
 
 
@@ -120,7 +120,7 @@ def memory_update(
             reason=reason,
             created_at=now,
         )
-        memory_event(
+        audit_about(
             memory,
             actor=actor,
             action="memory.update",

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, audit_last, audit_record
+from memoryadmin.audit.services import Actor, AuditEntry, audit_about, audit_last, audit_record_many
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.services import session_delete
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
@@ -25,7 +25,6 @@ from memoryadmin.memories.models import (
     TombstoneReason,
 )
 from memoryadmin.memories.services.edit import check_revision, locked_memory, memory_update
-from memoryadmin.memories.services.planning import memory_event
 from memoryadmin.memories.services.supersession import Statement, memories_apply_statements
 from memoryadmin.tenancy.models import Namespace
 
@@ -101,18 +100,15 @@ def memory_forget(
             ],
             ignore_conflicts=True,
         )
-        memory_id = memory.pk
-        memory.delete()
-        audit_record(
+        forgotten = AuditEntry.about(
+            memory,
             actor=actor,
             action="memory.reject" if tombstone_reason == TombstoneReason.REJECTED else "memory.forget",
-            namespace_id=tombstone.namespace_id,
-            target_type="memory",
-            target_id=str(memory_id),
-            user_id=tombstone.user_id,
             reason=reason,
             data={"tombstone_reason": tombstone_reason, "forced": force},
         )
+        memory.delete()
+        audit_record_many([forgotten])
     return tombstone
 
 
@@ -121,7 +117,7 @@ def memory_pin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory = locked_memory(memory)
         _, created = Pin.objects.get_or_create(memory=memory, defaults={"pinned_by": str(actor), "reason": reason})
         if created:
-            memory_event(memory, actor=actor, action="memory.pin", reason=reason)
+            audit_about(memory, actor=actor, action="memory.pin", reason=reason)
     return memory
 
 
@@ -130,7 +126,7 @@ def memory_unpin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory = locked_memory(memory)
         deleted, _ = Pin.objects.filter(memory=memory).delete()
         if deleted:
-            memory_event(memory, actor=actor, action="memory.unpin", reason=reason)
+            audit_about(memory, actor=actor, action="memory.unpin", reason=reason)
     return memory
 
 
@@ -142,7 +138,7 @@ def memory_approve(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
         memory.status = MemoryStatus.ACTIVE
         memory.updated_at = timezone.now()
         memory.save(update_fields=["status", "updated_at"])
-        memory_event(memory, actor=actor, action="memory.approve", reason=reason)
+        audit_about(memory, actor=actor, action="memory.approve", reason=reason)
         if memory.attribute:
             # Approved, it takes part in its attribute's history: it may supersede, or be superseded.
             memories_apply_statements(
@@ -184,13 +180,10 @@ def tombstone_lift(*, tombstone: Tombstone, actor: Actor, reason: str) -> None:
     with transaction.atomic():
         deleted, _ = Tombstone.objects.filter(pk=tombstone.pk).delete()
         if deleted:
-            audit_record(
+            audit_about(
+                tombstone,
                 actor=actor,
                 action="tombstone.lift",
-                namespace_id=tombstone.namespace_id,
-                target_type="tombstone",
-                target_id=str(tombstone.pk),
-                user_id=tombstone.user_id,
                 reason=reason,
                 data={"tombstone_reason": tombstone.reason},
             )

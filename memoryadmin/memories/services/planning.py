@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, AuditEntry, audit_record
+from memoryadmin.audit.services import Actor, AuditEntry
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.timestamps import not_in_future
@@ -221,13 +221,10 @@ def first_revision(memory: Memory, item: Planned, actor: Actor, now: datetime) -
 
 
 def created_event(memory: Memory, item: Planned, actor: Actor) -> AuditEntry:
-    return AuditEntry(
+    return AuditEntry.about(
+        memory,
         actor=actor,
         action="memory.create",
-        namespace_id=memory.namespace_id,
-        target_type="memory",
-        target_id=str(memory.pk),
-        user_id=item.new.user_id,
         reason=item.new.reason,
         data={
             "source": item.new.source,
@@ -235,20 +232,4 @@ def created_event(memory: Memory, item: Planned, actor: Actor) -> AuditEntry:
             "memory_type": item.memory_type,
             "pinned": item.new.pinned,
         },
-    )
-
-
-def memory_event(
-    memory: Memory, *, actor: Actor, action: str, reason: str = "", data: dict[str, Any] | None = None
-) -> None:
-    """The audit event of a change to one memory, in the caller's transaction."""
-    audit_record(
-        actor=actor,
-        action=action,
-        namespace_id=memory.namespace_id,
-        target_type="memory",
-        target_id=str(memory.pk),
-        user_id=memory.user_id,
-        reason=reason,
-        data=data,
     )
