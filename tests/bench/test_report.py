@@ -37,4 +37,5 @@ def test_the_project_report_marks_its_hand_measured_sections() -> None:
         "## Read replicas (issue 26)",
         "## Past one machine: PgBouncer and several beats (issue 26)",
         "## Webhooks (issue 27)",
+        "## PostgreSQL 18 with pgvector at 1,000,000 memories (issue 21)",
     ]
