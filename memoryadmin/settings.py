@@ -463,3 +463,8 @@ if EMBEDDER == "openai" and not EMBEDDING_BASE_URL:
     raise ImproperlyConfigured("EMBEDDER=openai needs EMBEDDING_BASE_URL (an OpenAI-compatible /v1 endpoint)")
 # A memory that shares no word with the query is a search result only this similar (cosine).
 SEARCH_MIN_SIMILARITY = env_float("SEARCH_MIN_SIMILARITY", 0.3, minimum=-1.0)
+# Each process keeps the vectors of the people it searched recently, up to this many megabytes
+# (memories/search/people.py): a person of 5,000 memories takes 1.4 MB. One not searched for the
+# idle seconds is let go.
+SEARCH_PEOPLE_CACHE_MB = env_int("SEARCH_PEOPLE_CACHE_MB", 64)
+SEARCH_PEOPLE_CACHE_IDLE_SECONDS = env_float("SEARCH_PEOPLE_CACHE_IDLE_SECONDS", 300.0)

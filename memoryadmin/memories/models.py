@@ -223,10 +223,13 @@ class MemoryVector(models.Model):
             models.UniqueConstraint(fields=["memory", "model"], name="memory_vector_unique_model"),
         ]
         indexes = [
-            # Covering: a person's ids and codes in index order, an index-only scan of a few pages
-            # (the table is only inserted into and deleted from, so its pages stay all-visible).
+            # Covering: a person's ids and codes, and the rows' ids for their mark (vectors.person_codes_sql),
+            # an index-only scan of a few pages (the table is only inserted into and deleted from, so its
+            # pages stay all-visible).
             models.Index(
-                fields=["namespace", "user_id", "model"], include=["memory", "code"], name="memory_vector_person_codes"
+                fields=["namespace", "user_id", "model"],
+                include=["memory", "code", "id"],
+                name="memory_vector_person_marks",
             ),
         ]
 

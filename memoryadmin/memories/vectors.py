@@ -68,21 +68,31 @@ def code_matrix(records: np.ndarray) -> np.ndarray:
 
 
 def person_codes_sql() -> str:
-    """One row of one person's vectors by one model: their count and every (id, code) packed in one `bytea`.
+    """One row of one person's vectors by one model: their count, their mark, and every (id, code)
+    packed in one `bytea`, the last only when the mark differs from the one the caller holds.
 
-    Its parameters are the namespace id, the user id and the model. The covering index answers
-    it alone (an index-only scan), whatever the table's size.
+    The mark is a fingerprint of the person's vector rows (their ids and memories'). A row's id
+    comes from a sequence and a vector written again takes a new one (`vectors_store`), so any
+    change of the person's vectors changes the mark. Parameters: the mark held (count, mark; two
+    None when none), then the namespace id, the user id and the model, twice. The covering index
+    answers it alone (an index-only scan), whatever the table's size; when the marks agree, the
+    codes are not read at all.
     """
+    person = "v.namespace_id = %s AND v.user_id = %s AND v.model = %s AND v.code IS NOT NULL"
     return f"""
-        SELECT count(*), string_agg(uuid_send(v.memory_id) || v.code, ''::bytea)
-        FROM {TABLE} v
-        WHERE v.namespace_id = %s AND v.user_id = %s AND v.model = %s AND v.code IS NOT NULL
+        SELECT held.count, held.mark,
+               CASE WHEN (held.count, held.mark) IS DISTINCT FROM (%s::bigint, %s::bigint) THEN
+                   (SELECT string_agg(uuid_send(v.memory_id) || v.code, ''::bytea) FROM {TABLE} v WHERE {person})
+               END AS codes
+        FROM (SELECT count(*) AS count,
+                     bit_xor(hashint8extended(v.id, 0) # uuid_hash_extended(v.memory_id, 0)) AS mark
+              FROM {TABLE} v WHERE {person}) held
     """
 
 
 def nearest_sql(model: str, vector: np.ndarray, scope_sql: str, limit: int) -> tuple[str, list[Any]]:
     """The `limit` memories nearest `vector` by pgvector within a scope (its WHERE clause on `m`):
-    rows ('v', id, similarity, NULL, NULL, NULL), by the model's HNSW index when it has one.
+    rows ('v', id, similarity, NULL, NULL, NULL, NULL), by the model's HNSW index when it has one.
 
     Parameters in order: the vector literal, the model, then the namespace id and the scope's own
     parameters (the caller's), then the vector literal again and the limit.
@@ -95,7 +105,7 @@ def nearest_sql(model: str, vector: np.ndarray, scope_sql: str, limit: int) -> t
     else:
         distance = "v.embedding <=> %s::vector"
     sql = f"""
-        SELECT 'v', m.id, 1 - ({distance}), NULL, NULL::bigint, NULL::bytea
+        SELECT 'v', m.id, 1 - ({distance}), NULL, NULL::bigint, NULL::bytea, NULL::bigint
         FROM {TABLE} v JOIN memories_memory m ON m.id = v.memory_id
         WHERE v.model = %s AND v.namespace_id = %s AND {scope_sql}
         ORDER BY {distance}
@@ -149,7 +159,10 @@ class Owner:
 
 
 def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarray) -> None:
-    """Insert (or replace) the vectors of these memories by this embedder's model: one statement."""
+    """Insert (or replace) the vectors of these memories by this embedder's model: one statement.
+
+    A vector replaced takes a new id, so the person's mark (`person_codes_sql`) changes with it.
+    """
     if not owners:
         return
     now = timezone.now()
@@ -157,7 +170,7 @@ def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarr
     cast = "::vector" if pgvector() else ""
     conflict = """
         ON CONFLICT (memory_id, model) DO UPDATE
-            SET embedding = EXCLUDED.embedding, code = EXCLUDED.code, dimension = EXCLUDED.dimension,
+            SET id = DEFAULT, embedding = EXCLUDED.embedding, code = EXCLUDED.code, dimension = EXCLUDED.dimension,
                 created_at = EXCLUDED.created_at
     """
     codes = vector_codes(vectors[: len(owners)])

@@ -5,8 +5,9 @@ The first statement takes, within the scope:
 - the best POOL memories by full text (`fulltext`, below), ties broken by how near a
   memory was said to the times the question names;
 - a person's vectors, when the search has a person: every (id, int8 code) of theirs from
-  the covering index alone (`vectors.person_codes_sql`), compared here; with pgvector and
-  no person, the POOL nearest by the HNSW index;
+  the covering index alone (`vectors.person_codes_sql`), compared here; only their mark when
+  this process holds them already, unchanged (people.py); with pgvector and no person, the
+  POOL nearest by the HNSW index;
 - when the question names times, the POOL memories said nearest them (their words may
   differ from the question's: "What did she do in May?").
 
@@ -35,9 +36,10 @@ from memoryadmin.core.replicas import read_connection
 from memoryadmin.core.session_settings import execute_with_session_settings
 from memoryadmin.memories.models import Memory
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT
+from memoryadmin.memories.search.people import PEOPLE, PersonVectors, person_key
 from memoryadmin.memories.search.query import Question
 from memoryadmin.memories.search.scope import Scope
-from memoryadmin.memories.vectors import code_dtype, code_matrix, nearest_sql, person_codes_sql, pgvector
+from memoryadmin.memories.vectors import nearest_sql, person_codes_sql, pgvector
 
 # Candidates taken from each side (full text, vectors, dates) before they are scored together.
 POOL = 100
@@ -53,9 +55,8 @@ class Pool:
     fulltext: dict[uuid.UUID, float] = field(default_factory=dict)
     # Each question word's weight (None when PostgreSQL does not index it: a stop word).
     idf: list[float | None] = field(default_factory=list)
-    # A person's vectors: their ids (16-byte values) and approximate unit vectors, row by row.
-    person_ids: np.ndarray | None = None
-    person_vectors: np.ndarray | None = None
+    # A person's vectors (as this process held them, or as the database sent them).
+    person: PersonVectors | None = None
     # The nearest by the database (pgvector): id -> similarity.
     nearest: dict[uuid.UUID, float] = field(default_factory=dict)
     # Said nearest the question's times.
@@ -130,9 +131,14 @@ def candidates_fetch(
     order = "m.created_at DESC, m.id DESC LIMIT %s" if wide else ""
     order_params = [WIDE_MATCHES] if wide else []
     person_cte, person_params = "", []
+    held: PersonVectors | None = None
     if codes:
+        reader = read_connection()
+        key = person_key(reader, scope.namespace_id, scope.user_id, model)  # type: ignore[arg-type]
+        held = PEOPLE.held(key)
         person_cte = f"person AS MATERIALIZED ({person_codes_sql()}),"
-        person_params = [scope.namespace_id, scope.user_id, model]
+        owner = [scope.namespace_id, scope.user_id, model]
+        person_params = [held.count if held else None, held.mark if held else None, *owner, *owner]
     sql = f"""
         WITH {person_cte} {words_sql},
         hits AS MATERIALIZED (
@@ -161,7 +167,8 @@ def candidates_fetch(
             ORDER BY share DESC NULLS LAST, gap, h.id
             LIMIT %s
         )
-        SELECT 'f', ft.id, ft.share, (SELECT array_agg(idf ORDER BY i) FROM weights), NULL::bigint, NULL::bytea
+        SELECT 'f', ft.id, ft.share, (SELECT array_agg(idf ORDER BY i) FROM weights),
+               NULL::bigint, NULL::bytea, NULL::bigint
         FROM ft
     """
     params = [
@@ -174,7 +181,7 @@ def candidates_fetch(
         POOL,
     ]
     if codes:
-        sql += "UNION ALL SELECT 'p', NULL, NULL, NULL, person.count, person.string_agg FROM person"
+        sql += "UNION ALL SELECT 'p', NULL, NULL, NULL, person.count, person.codes, person.mark FROM person"
     elif with_vectors and wide and pgvector() and model is not None and vector is not None:
         nearest, nearest_params = nearest_sql(model, vector, scope.sql, POOL)
         sql += f"UNION ALL ({nearest})"
@@ -183,7 +190,7 @@ def candidates_fetch(
         lo, hi = min(starts), max(ends)
         sql += f"""
         UNION ALL
-        (SELECT 'd', m.id, NULL, NULL, NULL, NULL FROM memories_memory m
+        (SELECT 'd', m.id, NULL, NULL, NULL, NULL, NULL FROM memories_memory m
          WHERE {scope.sql} AND m.stated_at >= %s AND m.stated_at < %s
          ORDER BY m.stated_at DESC LIMIT %s)
         """
@@ -194,16 +201,19 @@ def candidates_fetch(
         rows = cursor.fetchall()
 
     pool = Pool(idf=[None] * len(question.words))
-    for kind, pk, share, idf, count, blob in rows:
+    for kind, pk, share, idf, count, blob, mark in rows:
         if kind == "f":
             pool.fulltext[pk] = float(share or 0.0)
             pool.idf = [None if w is None else float(w) for w in idf]
         elif kind == "p":
-            if count and blob and vector is not None:
-                records = np.frombuffer(blob, dtype=code_dtype(len(vector)))
-                if len(records) == count:
-                    pool.person_ids = records["id"]
-                    pool.person_vectors = code_matrix(records)
+            if held is not None and (held.count, held.mark) == (count, mark):
+                # What this process holds is what the database holds.
+                pool.person = held
+            elif count and blob and vector is not None:
+                pool.person = PersonVectors.decoded(count, mark, bytes(blob), len(vector))
+                PEOPLE.keep(key, pool.person)
+            else:
+                PEOPLE.drop(key)
         elif kind == "v":
             pool.nearest[pk] = float(share)
         elif kind == "d":
@@ -238,10 +248,13 @@ def candidate_rows(ids: list[uuid.UUID], scope: Scope, *, model: str | None) -> 
         code = "v.code"
         join = "LEFT JOIN memories_memoryvector v ON v.memory_id = m.id AND v.model = %s"
         join_params = [model]
+    # The rows by primary key, then the scope's conditions on them (without the fence, PostgreSQL may
+    # also scan the person's index to AND it with the keys, for rows it already has).
     with read_connection().cursor() as cursor:
         cursor.execute(
-            f"SELECT {columns}, {code} FROM memories_memory m {join} WHERE m.id = ANY(%s) AND {scope.sql}",
-            [*join_params, ids, *scope.params],
+            f"SELECT {columns}, {code} FROM (SELECT * FROM memories_memory WHERE id = ANY(%s) OFFSET 0) m {join} "
+            f"WHERE {scope.sql}",
+            [ids, *join_params, *scope.params],
         )
         return cursor.fetchall()
 

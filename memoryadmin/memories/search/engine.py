@@ -192,20 +192,16 @@ def _gathered(
     fulltext = pool.fulltext if lexical else {}
     similar: dict[uuid.UUID, float] = {}
     embeddings: dict[uuid.UUID, np.ndarray] = {}
-    if pool.person_vectors is not None and vector is not None:
-        similarity = pool.person_vectors @ vector
-        ids = pool.person_ids.view("S16")  # type: ignore[union-attr]
+    person = pool.person
+    if person is not None and vector is not None:
+        similarity = person.similarity(vector)
         # The vectors of the full-text and dated candidates, found by id in the sorted ids (no UUID object
         # is made for the person's other memories).
         known = [*fulltext, *pool.dated]
-        if known:
-            order = np.argsort(ids, kind="stable")
-            wanted_ids = np.array([pk.bytes for pk in known], dtype="S16")
-            at = np.minimum(np.searchsorted(ids[order], wanted_ids), len(order) - 1)
-            for pk, position, found in zip(known, order[at], ids[order[at]] == wanted_ids, strict=True):
-                if found:
-                    embeddings[pk] = pool.person_vectors[position]
-                    similar[pk] = float(similarity[position])
+        for pk, position in zip(known, person.positions([pk.bytes for pk in known]), strict=True):
+            if position is not None:
+                embeddings[pk] = person.vector(position)
+                similar[pk] = float(similarity[position])
         if with_vectors and syntax == "natural":
             # The nearest others above the floor; twice the pool when the scope may refuse some (they were
             # read without their memories).
@@ -216,10 +212,10 @@ def _gathered(
             for i in nearest[np.argsort(-similarity[nearest], kind="stable")]:
                 if similarity[i] < floor or picked >= wanted:
                     break
-                pk = uuid.UUID(bytes=pool.person_ids[i].tobytes())  # type: ignore[index]
+                pk = uuid.UUID(bytes=person.ids[i].tobytes())
                 if pk not in fulltext:
                     similar[pk] = float(similarity[i])
-                    embeddings[pk] = pool.person_vectors[i]
+                    embeddings[pk] = person.vector(i)
                     picked += 1
     if with_vectors and syntax == "natural":
         for pk, value in pool.nearest.items():
@@ -228,7 +224,7 @@ def _gathered(
     ids = list(dict.fromkeys([*fulltext, *similar, *pool.dated]))
     dated_only = set(pool.dated).difference(fulltext) if lexical else set()
     # Without a person's vectors at hand, each candidate's code comes with its row.
-    codes_needed = model is not None and pool.person_vectors is None
+    codes_needed = model is not None and pool.person is None
     rows = candidate_rows(ids, scope, model=model if codes_needed else None)
     candidates = []
     dimension = len(vector) if vector is not None else 0
