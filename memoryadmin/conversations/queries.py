@@ -78,7 +78,6 @@ def sessions_page(
         qs,
         tag="sessions",
         key=("last_activity_at", "id"),
-        types=(datetime, int),
         cursor=cursor,
         limit=limit,
         oldest_first=oldest_first,

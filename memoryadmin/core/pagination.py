@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db.models import BooleanField, Model, QuerySet
+from django.db.models import BooleanField, CharField, DateTimeField, Field, IntegerField, Model, QuerySet, UUIDField
 from django.db.models.expressions import RawSQL
 
 from memoryadmin.core.errors import InvalidInput, ServiceError
@@ -114,19 +114,34 @@ def rows_after[M: Model](
     return qs.filter(RawSQL(after, list(values), output_field=BooleanField()))  # noqa: S611
 
 
+def cursor_type(field: Field) -> type:
+    """The type a cursor holds for a model field of a list's key (`decode_cursor`)."""
+    if field.is_relation:
+        return cursor_type(field.target_field)  # type: ignore[attr-defined]
+    if isinstance(field, DateTimeField):
+        return datetime
+    if isinstance(field, UUIDField):
+        return uuid.UUID
+    if isinstance(field, IntegerField):
+        return int
+    if isinstance(field, CharField):
+        return str
+    raise TypeError(f"no cursor type for {field!r}")
+
+
 def keyset_page[M: Model](
     qs: QuerySet[M],
     *,
     tag: str,
     key: Sequence[str],
-    types: Sequence[type],
     cursor: str | None,
     limit: int,
     descending: bool = True,
     oldest_first: bool = False,
 ) -> Page[M]:
     """One page of `qs` in `key` order (fields of its model, unique together), after the cursor's row
-    (`rows_after`); one more row than the page is read to know whether another page follows.
+    (`rows_after`, the cursor's values read as the fields' types); one more row than the page is read
+    to know whether another page follows.
 
     A list read either way, newest first by default, is read ascending with `oldest_first`, its cursors
     tagged `<tag>-oldest`: a cursor of one order is refused by the other."""
@@ -135,6 +150,7 @@ def keyset_page[M: Model](
     fields = [qs.model._meta.get_field(name) for name in key]
     matching = qs
     if cursor:
+        types = [cursor_type(field) for field in fields]
         qs = rows_after(qs, key, decode_cursor(cursor, tag, types), descending=descending)
     rows = list(qs.order_by(*(f"-{name}" if descending else name for name in key))[: limit + 1])
     next_cursor = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
@@ -46,7 +45,6 @@ def runs_page(
         qs,
         tag="runs",
         key=("created_at", "id"),
-        types=(datetime, uuid.UUID),
         cursor=cursor,
         limit=limit,
         oldest_first=oldest_first,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
@@ -39,9 +38,7 @@ def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None =
             )
         )
     )
-    return keyset_page(
-        qs, tag="subject-memories", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
-    )
+    return keyset_page(qs, tag="subject-memories", key=("created_at", "id"), cursor=cursor, limit=limit)
 
 
 def erasure_get(erasure_id: uuid.UUID) -> ErasureRequest | None:
@@ -68,9 +65,7 @@ def erasures_page(
     qs = ErasureRequest.objects.filter(namespace=namespace)
     if user_id is not None:
         qs = qs.filter(subject_hash=subject_hmac(namespace.pk, user_id))
-    return keyset_page(
-        qs, tag="erasures", key=("created_at", "id"), types=(datetime, uuid.UUID), cursor=cursor, limit=limit
-    )
+    return keyset_page(qs, tag="erasures", key=("created_at", "id"), cursor=cursor, limit=limit)
 
 
 def open_erasures_per_namespace(namespace_ids: Sequence[int]) -> dict[int, int]:
@@ -133,7 +128,6 @@ def privacy_links_page(
         qs,
         tag="privacy-links",
         key=("created_at", "id"),
-        types=(datetime, uuid.UUID),
         cursor=cursor,
         limit=clamp_limit(limit),
     )
@@ -152,7 +146,6 @@ def privacy_links_made_by(
         qs.select_related("namespace"),
         tag="privacy-links-made",
         key=("created_at", "id"),
-        types=(datetime, uuid.UUID),
         cursor=cursor,
         limit=clamp_limit(limit),
     )

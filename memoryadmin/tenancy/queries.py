@@ -103,9 +103,7 @@ def _operator(user: User) -> Operator:
 
 def operators_page(*, cursor: str | None = None, limit: int = 50) -> Page[Operator]:
     """Accounts by username, three queries a page whatever its size."""
-    page = keyset_page(
-        _operators(), tag="operators", key=("username",), types=(str,), cursor=cursor, limit=limit, descending=False
-    )
+    page = keyset_page(_operators(), tag="operators", key=("username",), cursor=cursor, limit=limit, descending=False)
     return Page([_operator(user) for user in page.items], page.next_cursor)
 
 

@@ -44,7 +44,7 @@ def deliveries_page(
     qs = WebhookDelivery.objects.filter(endpoint=endpoint)
     if state:
         qs = qs.filter(state=state)
-    return keyset_page(qs, tag="webhook-deliveries", key=("id",), types=(int,), cursor=cursor, limit=clamp_limit(limit))
+    return keyset_page(qs, tag="webhook-deliveries", key=("id",), cursor=cursor, limit=clamp_limit(limit))
 
 
 def delivery_get(endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDelivery:
