@@ -214,3 +214,51 @@ def test_a_turn_kept_as_said_never_merges_with_a_look_alike(offline_namespace, f
 def test_a_statement_before_a_question_or_with_typos_still_yields_its_fact(offline_namespace, said, kept) -> None:
     _, messages = group_chat(offline_namespace, [("Jon", said)])
     assert [m.text for m in memories_by_message(offline_namespace, messages)[0]] == [kept]
+
+
+ANSWERS = [
+    (
+        "Caroline",
+        "Love the pics from the party! What pizza topping do you always order?",
+        "Caroline: Love the pics from the party! What pizza topping do you always order?",
+    ),
+    (
+        "Melanie",
+        "Pepperoni of course!",
+        "Caroline: What pizza topping do you always order? Melanie: Pepperoni of course!",
+    ),
+    ("Melanie", "Try flavored seltzer water instead.", "Melanie: Try flavored seltzer water instead."),
+    ("Caroline", "How are you?", None),
+    ("Melanie", "You should try yoga, it helped a lot", "Melanie: You should try yoga, it helped a lot"),
+    ("Caroline", "Did you see the game?", "Caroline: Did you see the game?"),
+    ("Melanie", "Which game do you mean?", "Melanie: Which game do you mean?"),
+]
+
+
+def test_an_answer_keeps_the_question_it_answers_and_is_found_by_it(offline_namespace) -> None:
+    # The question before only for an answer by someone else, to a question with content words, and not for a
+    # question answering a question.
+    _, said = group_chat(offline_namespace, ANSWERS)
+    kept = memories_by_message(offline_namespace, said, memory_type=MemoryType.UTTERANCE)
+    assert [[m.text for m in memories] for memories in kept] == [[e] if e else [] for _, _, e in ANSWERS]
+    from memoryadmin.memories.queries import memories_search
+
+    hits = memories_search(offline_namespace, query="What does Melanie order on her pizza?", user_id="friends")
+    assert hits.items[0].memory.pk == kept[1][0].pk
+
+
+def test_an_answer_to_the_assistants_question_keeps_it(offline_namespace) -> None:
+    session, said = session_append_messages(
+        namespace=offline_namespace,
+        session_id="chat",
+        user_id="alice",
+        messages=[
+            NewMessage(role="assistant", content="Happy to help. Which topping should I add to the order?"),
+            NewMessage(role="user", content="Pepperoni of course!"),
+        ],
+    )
+    run = extraction_run(run=extraction_schedule(session=session, delay=0))
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    (memory,) = Memory.objects.filter(namespace=offline_namespace, user_id="alice")
+    assert memory.text == "Assistant: Which topping should I add to the order? Answer: Pepperoni of course!"
+    assert [e.message_id for e in memory.evidence.all()] == [said[1].pk]

@@ -54,7 +54,7 @@ from memoryadmin.extraction.strategies.offline.speech import (
     read_clauses,
     words_of,
 )
-from memoryadmin.extraction.strategies.offline.utterances import is_scheduling_fragment, utterance_text
+from memoryadmin.extraction.strategies.offline.utterances import is_scheduling_fragment, question_asked, utterance_text
 from memoryadmin.memories.models import MemoryType
 
 DEFAULT_SPEAKER = "User"
@@ -303,9 +303,20 @@ def _phrases_before(message: SourceMessage, speaker: str) -> list[Phrase]:
     return phrases_in(message.content, said_by, speaker)
 
 
-def _utterance(content: str, subject: str) -> list[Reading]:
-    """The turn as said, when it holds something worth finding again."""
-    text = utterance_text(content, subject)
+def _question_before(earlier: SourceMessage | None, message: SourceMessage) -> tuple[str, str] | None:
+    """(who asked, the question) when the turn before, by someone else, asked one."""
+    if earlier is None or not earlier.content:
+        return None
+    asker = " ".join(earlier.name.split()) or ("User" if earlier.role == "user" else "Assistant")
+    if (earlier.role, asker) == (message.role, " ".join(message.name.split()) or "User"):
+        return None
+    question = question_asked(earlier.content)
+    return (asker, question) if question else None
+
+
+def _utterance(content: str, subject: str, asked: tuple[str, str] | None = None) -> list[Reading]:
+    """The turn as said, when it holds something worth finding again (with the question it answers)."""
+    text = utterance_text(content, subject, asked)
     if text is None:
         return []
     return [Reading(text=text, memory_type=MemoryType.UTTERANCE, topics=[], kind="utterance")]
@@ -328,7 +339,7 @@ class OfflineStrategy(ChoiceStrategy):
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
             readings = read_message(message.content, speaker, message.created_at.date(), self.chosen, before)
             if not readings and "utterances" in self.chosen:
-                readings = _utterance(message.content, subject)
+                readings = _utterance(message.content, subject, _question_before(earlier, message))
             for reading in readings:
                 key = (subject, reading.text)
                 candidate = by_text.get(key)

@@ -7,8 +7,11 @@ turn still answers questions later ("What did Melanie suggest?"), so it becomes
 a memory of type `utterance`: the turn as said, attributed to its speaker when
 the session names speakers ("Melanie: Try flavored seltzer water instead."),
 lightly cleaned (links, emoji and the greeting or name it opens with left out,
-white space collapsed). Search weighs utterances below extracted facts, and they
-go through the same write path and governance as every other memory.
+white space collapsed). A turn that answers the question of the turn before it
+keeps that question in front ("Caroline: How long have you been married? Melanie:
+5 years already!"): an answer is found by the question, rarely by itself. Search
+weighs utterances below extracted facts, and they go through the same write path
+and governance as every other memory.
 
 A turn with nothing worth finding is not kept: greetings, thanks, reactions
 ("haha", "ok", "Wow, that's great!"), a question with no content word ("How are
@@ -37,6 +40,8 @@ from memoryadmin.extraction.strategies.offline.speech import (
 MAX_UTTERANCE_CHARS = 1000
 # A turn needs this many content words to be worth finding again.
 MIN_CONTENT_WORDS = 2
+# A question longer than this is not repeated before its answer (the answer is kept alone).
+MAX_QUESTION_CHARS = 200
 
 _TOKENS = re.compile(r"[a-z][a-z'-]*")
 # Words that only place something in time: a turn made of them and a reply is a scheduling fragment.
@@ -84,9 +89,28 @@ def is_scheduling_fragment(text: str) -> bool:
     )
 
 
-def utterance_text(content: str, speaker: str = "") -> str | None:
+def question_asked(content: str) -> str | None:
+    """The last question of a turn ("How did the kids handle the accident?"), when it has content words."""
+    text, _ = clean_message(content)
+    if not text or holds_secret(text):
+        return None
+    asked = [s.strip() for s in sentences(text) if s.strip().endswith("?")]
+    if not asked or not content_of(strip_opening(asked[-1])):
+        return None
+    question = _GREETING.sub("", asked[-1]).strip(" ,;:-~")
+    if len(question) > MAX_QUESTION_CHARS:
+        return None
+    return question[:1].upper() + question[1:] if question else None
+
+
+def utterance_text(content: str, speaker: str = "", asked: tuple[str, str] | None = None) -> str | None:
     """The turn as a memory's text ("Melanie: Try flavored seltzer water instead."), or None when it holds
-    nothing worth finding."""
+    nothing worth finding.
+
+    `asked` is the question the turn answers, (who asked, the question), from the turn before: kept
+    before the answer, as said ("Caroline: How did the kids take it? Melanie: They were scared but
+    we reassured them."), since an answer alone ("5 years already!") is found by nothing.
+    """
     text, _ = clean_message(content)
     if not text or holds_secret(text):
         return None
@@ -106,4 +130,8 @@ def utterance_text(content: str, speaker: str = "") -> str | None:
     if len(text) > MAX_UTTERANCE_CHARS:
         text = text[:MAX_UTTERANCE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     text = text[:1].upper() + text[1:]
-    return f"{speaker}: {text}" if speaker else text
+    said = f"{speaker}: {text}" if speaker else text
+    if asked is not None and not text.endswith("?"):
+        asker, question = asked
+        said = f"{asker}: {question} {said if speaker else 'Answer: ' + said}"
+    return said
