@@ -262,3 +262,21 @@ def test_an_answer_to_the_assistants_question_keeps_it(offline_namespace) -> Non
     (memory,) = Memory.objects.filter(namespace=offline_namespace, user_id="alice")
     assert memory.text == "Assistant: Which topping should I add to the order? Answer: Pepperoni of course!"
     assert [e.message_id for e in memory.evidence.all()] == [said[1].pk]
+
+
+def test_an_answer_that_yields_a_fact_is_also_kept_with_its_question(offline_namespace) -> None:
+    # The facts drawn from an answer rarely hold what was asked: the exchange is kept too.
+    _, said = group_chat(
+        offline_namespace,
+        [
+            ("Caroline", "How long have you two been married?"),
+            ("Melanie", "5 years already! I moved to Lyon with him in 2019."),
+        ],
+    )
+    _, answer = memories_by_message(offline_namespace, said)
+    kinds = sorted(m.memory_type for m in answer)
+    assert MemoryType.UTTERANCE in kinds and len(kinds) >= 2, [m.text for m in answer]
+    (kept,) = [m for m in answer if m.memory_type == MemoryType.UTTERANCE]
+    assert kept.text == (
+        "Caroline: How long have you two been married? Melanie: 5 years already! I moved to Lyon with him in 2019."
+    )

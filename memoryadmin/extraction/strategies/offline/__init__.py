@@ -338,8 +338,12 @@ class OfflineStrategy(ChoiceStrategy):
             speaker = subject or DEFAULT_SPEAKER
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
             readings = read_message(message.content, speaker, message.created_at.date(), self.chosen, before)
-            if not readings and "utterances" in self.chosen:
-                readings = _utterance(message.content, subject, _question_before(earlier, message))
+            if "utterances" in self.chosen:
+                # An answer is kept with the question it answers even when facts were drawn from it: they
+                # rarely hold what was asked ("5 years already!" to "How long have you been married?").
+                asked = _question_before(earlier, message)
+                if not readings or asked is not None:
+                    readings = [*readings, *_utterance(message.content, subject, asked)]
             for reading in readings:
                 key = (subject, reading.text)
                 candidate = by_text.get(key)

@@ -1,4 +1,4 @@
-"""A turn kept as it was said, when no fact was drawn from it: nothing said is lost.
+"""A turn kept as it was said, when no fact was drawn from it or it answers a question: nothing said is lost.
 
 Extraction keeps what a careful reader would note, and much of a chat is not
 that: advice to the listener ("Try flavored seltzer water instead"), a short
@@ -9,7 +9,8 @@ the session names speakers ("Melanie: Try flavored seltzer water instead."),
 lightly cleaned (links, emoji and the greeting or name it opens with left out,
 white space collapsed). A turn that answers the question of the turn before it
 keeps that question in front ("Caroline: How long have you been married? Melanie:
-5 years already!"): an answer is found by the question, rarely by itself. Search
+5 years already!"): an answer is found by the question, rarely by itself, so the
+exchange is kept even when facts were drawn from the answer. Search
 weighs utterances below extracted facts, and they go through the same write path
 and governance as every other memory.
 
