@@ -280,3 +280,22 @@ def test_an_answer_that_yields_a_fact_is_also_kept_with_its_question(offline_nam
     assert kept.text == (
         "Caroline: How long have you two been married? Melanie: 5 years already! I moved to Lyon with him in 2019."
     )
+
+
+def test_an_offer_or_a_question_the_facts_answer_adds_no_exchange(offline_namespace) -> None:
+    session, said = session_append_messages(
+        namespace=offline_namespace,
+        session_id="offers",
+        user_id="bob",
+        messages=[
+            NewMessage(role="assistant", content="Here are three hotels. Would you like me to compare their prices?"),
+            NewMessage(role="user", content="Try the one near the station, it was great last time"),
+            NewMessage(role="assistant", content="Where do you live these days?"),
+            NewMessage(role="user", content="I live in Lyon now."),
+        ],
+    )
+    run = extraction_run(run=extraction_schedule(session=session, delay=0))
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    offer, where = memories_by_message(offline_namespace, [said[1], said[3]])
+    assert [m.text for m in offer] == ["Try the one near the station, it was great last time"]
+    assert MemoryType.UTTERANCE not in [m.memory_type for m in where] and where, [m.text for m in where]

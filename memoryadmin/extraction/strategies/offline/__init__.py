@@ -54,7 +54,12 @@ from memoryadmin.extraction.strategies.offline.speech import (
     read_clauses,
     words_of,
 )
-from memoryadmin.extraction.strategies.offline.utterances import is_scheduling_fragment, question_asked, utterance_text
+from memoryadmin.extraction.strategies.offline.utterances import (
+    answers,
+    is_scheduling_fragment,
+    question_asked,
+    utterance_text,
+)
 from memoryadmin.memories.models import MemoryType
 
 DEFAULT_SPEAKER = "User"
@@ -339,10 +344,8 @@ class OfflineStrategy(ChoiceStrategy):
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
             readings = read_message(message.content, speaker, message.created_at.date(), self.chosen, before)
             if "utterances" in self.chosen:
-                # An answer is kept with the question it answers even when facts were drawn from it: they
-                # rarely hold what was asked ("5 years already!" to "How long have you been married?").
                 asked = _question_before(earlier, message)
-                if not readings or asked is not None:
+                if not readings or (asked is not None and not answers(asked[1], [r.text for r in readings])):
                     readings = [*readings, *_utterance(message.content, subject, asked)]
             for reading in readings:
                 key = (subject, reading.text)

@@ -10,7 +10,9 @@ lightly cleaned (links, emoji and the greeting or name it opens with left out,
 white space collapsed). A turn that answers the question of the turn before it
 keeps that question in front ("Caroline: How long have you been married? Melanie:
 5 years already!"): an answer is found by the question, rarely by itself, so the
-exchange is kept even when facts were drawn from the answer. Search
+exchange is kept even when facts were drawn from the answer, unless they name
+something the question asked about ("Where do you live?" and "Melanie lives in
+Lyon"). Search
 weighs utterances below extracted facts, and they go through the same write path
 and governance as every other memory.
 
@@ -66,6 +68,12 @@ _ABOUT_THE_ANSWER = re.compile(
     r"(?:(?!\b(?:my|i|i'm|we|our)\b).)*$",
     re.IGNORECASE,
 )
+# An offer of the asker's own next step: its answer ("yes", or the next request) holds nothing of its own.
+_OFFER = re.compile(
+    r"^(?:(?:would|do|did)\s+you\s+(?:like|want)\s+(?:me|us)\s+to|(?:shall|should|can|could|may)\s+(?:i|we)|"
+    r"want\s+me\s+to|how\s+(?:can|may)\s+(?:i|we)\s+help|anything\s+else)\b",
+    re.IGNORECASE,
+)
 # A greeting and the name it is addressed to, at the start: "Hey Mel! ", "Hi Caroline, ".
 _GREETING = re.compile(
     r"^(?:(?:hey|hi|hello|hiya|yo|morning|good\s+(?:morning|afternoon|evening))(?:\s+there)?"
@@ -91,17 +99,34 @@ def is_scheduling_fragment(text: str) -> bool:
 
 
 def question_asked(content: str) -> str | None:
-    """The last question of a turn ("How did the kids handle the accident?"), when it has content words."""
+    """The last question of a turn ("How did the kids handle the accident?"), when it has content words and
+    is not an offer of the asker's own next step ("Would you like me to suggest an itinerary?")."""
     text, _ = clean_message(content)
     if not text or holds_secret(text):
         return None
     asked = [s.strip() for s in sentences(text) if s.strip().endswith("?")]
-    if not asked or not content_of(strip_opening(asked[-1])):
+    if not asked or not content_of(strip_opening(asked[-1])) or _OFFER.match(strip_opening(asked[-1])):
         return None
     question = _GREETING.sub("", asked[-1]).strip(" ,;:-~")
     if len(question) > MAX_QUESTION_CHARS:
         return None
     return question[:1].upper() + question[1:] if question else None
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to tell whether two words name the same thing ("lives" ~ "live", "married" ~ "marry")."""
+    for ending in ("ing", "ied", "ies", "ed", "es", "s", "y", "e"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def answers(question: str, facts: list[str]) -> bool:
+    """Whether the facts drawn from an answer name something the question asked about ("Where do you live?"
+    and "Melanie lives in Lyon"); when they do not, the exchange is kept as said beside them."""
+    asked = {_stem(w) for w in content_of(question)}
+    said = {_stem(w) for fact in facts for w in content_of(fact)}
+    return bool(asked & said)
 
 
 def utterance_text(content: str, speaker: str = "", asked: tuple[str, str] | None = None) -> str | None:
