@@ -292,10 +292,14 @@ def test_an_offer_or_a_question_the_facts_answer_adds_no_exchange(offline_namesp
             NewMessage(role="user", content="Try the one near the station, it was great last time"),
             NewMessage(role="assistant", content="Where do you live these days?"),
             NewMessage(role="user", content="I live in Lyon now."),
+            NewMessage(role="tool", content="Which hotel matches the budget?"),
+            NewMessage(role="user", content="Pepperoni of course!"),
         ],
     )
     run = extraction_run(run=extraction_schedule(session=session, delay=0))
     assert run.status == RunStatus.SUCCEEDED, run.error
-    offer, where = memories_by_message(offline_namespace, [said[1], said[3]])
+    offer, where, after_tool = memories_by_message(offline_namespace, [said[1], said[3], said[5]])
     assert [m.text for m in offer] == ["Try the one near the station, it was great last time"]
+    # A tool's output is nobody's question.
+    assert [m.text for m in after_tool] == ["Pepperoni of course!"]
     assert MemoryType.UTTERANCE not in [m.memory_type for m in where] and where, [m.text for m in where]

@@ -310,7 +310,7 @@ def _phrases_before(message: SourceMessage, speaker: str) -> list[Phrase]:
 
 def _question_before(earlier: SourceMessage | None, message: SourceMessage) -> tuple[str, str] | None:
     """(who asked, the question) when the turn before, by someone else, asked one."""
-    if earlier is None or not earlier.content:
+    if earlier is None or not earlier.content or earlier.role not in ("user", "assistant"):
         return None
     asker = " ".join(earlier.name.split()) or ("User" if earlier.role == "user" else "Assistant")
     if (earlier.role, asker) == (message.role, " ".join(message.name.split()) or "User"):
