@@ -50,14 +50,21 @@ TURNS = [
 
 
 def group_chat(namespace, turns, *, session_id="group", start=SAID_AT):
-    session, said = session_append_messages(
-        namespace=namespace,
-        session_id=session_id,
-        user_id="friends",
-        messages=[
+    return extracted_chat(
+        namespace,
+        [
             NewMessage(role="user", name=name, content=text, created_at=start + timedelta(seconds=20 * i))
             for i, (name, text, *_) in enumerate(turns)
         ],
+        session_id=session_id,
+        user_id="friends",
+    )
+
+
+def extracted_chat(namespace, messages, *, session_id, user_id):
+    """The messages appended to a session, and its extraction run to success."""
+    session, said = session_append_messages(
+        namespace=namespace, session_id=session_id, user_id=user_id, messages=messages
     )
     run = extraction_run(run=extraction_schedule(session=session, delay=0))
     assert run.status == RunStatus.SUCCEEDED, run.error
@@ -248,17 +255,15 @@ def test_an_answer_keeps_the_question_it_answers_and_is_found_by_it(offline_name
 
 
 def test_an_answer_to_the_assistants_question_keeps_it(offline_namespace) -> None:
-    session, said = session_append_messages(
-        namespace=offline_namespace,
-        session_id="chat",
-        user_id="alice",
-        messages=[
+    _, said = extracted_chat(
+        offline_namespace,
+        [
             NewMessage(role="assistant", content="Happy to help. Which topping should I add to the order?"),
             NewMessage(role="user", content="Pepperoni of course!"),
         ],
+        session_id="chat",
+        user_id="alice",
     )
-    run = extraction_run(run=extraction_schedule(session=session, delay=0))
-    assert run.status == RunStatus.SUCCEEDED, run.error
     (memory,) = Memory.objects.filter(namespace=offline_namespace, user_id="alice")
     assert memory.text == "Assistant: Which topping should I add to the order? Answer: Pepperoni of course!"
     assert [e.message_id for e in memory.evidence.all()] == [said[1].pk]
@@ -283,11 +288,9 @@ def test_an_answer_that_yields_a_fact_is_also_kept_with_its_question(offline_nam
 
 
 def test_an_offer_or_a_question_the_facts_answer_adds_no_exchange(offline_namespace) -> None:
-    session, said = session_append_messages(
-        namespace=offline_namespace,
-        session_id="offers",
-        user_id="bob",
-        messages=[
+    _, said = extracted_chat(
+        offline_namespace,
+        [
             NewMessage(role="assistant", content="Here are three hotels. Would you like me to compare their prices?"),
             NewMessage(role="user", content="Try the one near the station, it was great last time"),
             NewMessage(role="assistant", content="Where do you live these days?"),
@@ -295,9 +298,9 @@ def test_an_offer_or_a_question_the_facts_answer_adds_no_exchange(offline_namesp
             NewMessage(role="tool", content="Which hotel matches the budget?"),
             NewMessage(role="user", content="Pepperoni of course!"),
         ],
+        session_id="offers",
+        user_id="bob",
     )
-    run = extraction_run(run=extraction_schedule(session=session, delay=0))
-    assert run.status == RunStatus.SUCCEEDED, run.error
     offer, where, after_tool = memories_by_message(offline_namespace, [said[1], said[3], said[5]])
     assert [m.text for m in offer] == ["Try the one near the station, it was great last time"]
     # A tool's output is nobody's question.
