@@ -155,7 +155,17 @@ def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
     first = r.json()["items"][0]
     assert first["memory"]["text"] == "Alice drives a red automobile"
     parts = first["explain"]
-    assert set(parts) == {"fulltext", "vector", "vector_query", "terms", "dates", "relevance", "recency", "matches"}
+    assert set(parts) == {
+        "fulltext",
+        "vector",
+        "vector_query",
+        "terms",
+        "dates",
+        "relevance",
+        "recency",
+        "about_other",
+        "matches",
+    }
     assert parts["recency"] is None
     assert first["score"] == parts["relevance"]
     assert abs(parts["relevance"] - (0.3 * parts["fulltext"] + 0.2 * parts["vector"] + 0.5 * parts["terms"])) < 1e-5

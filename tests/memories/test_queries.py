@@ -16,6 +16,7 @@ from memoryadmin.memories.embeddings import WordLlamaEmbedder
 from memoryadmin.memories.models import Memory, MemoryStatus
 from memoryadmin.memories.queries import Recency, memories_page, memories_search, memory_get
 from memoryadmin.memories.representations import memory_dict
+from memoryadmin.memories.search import scoring
 from memoryadmin.memories.search.scoring import FEEDBACK_WEIGHT
 from memoryadmin.memories.services import memory_create, memory_pin
 from tests.conftest import SYSTEM
@@ -132,6 +133,45 @@ def test_search_ranks_the_memory_that_answers_a_question_first(namespace) -> Non
         "Alice lives in Lisbon",
     ]
     assert page.items[0].score > page.items[1].score > page.items[2].score
+
+
+def _group_chat(namespace) -> None:
+    for text in [
+        "Caroline relaxes by walking her dog, as Melanie does.",
+        "Caroline relaxes with yoga.",
+        "Melanie unwinds at her pottery class.",
+        "Melanie has two kids.",
+        "Relaxing is hard with two kids.",
+    ]:
+        remember(namespace, text, user_id="chat")
+
+
+def _relevance(namespace, query: str) -> dict[str, tuple[float, bool]]:
+    page = memories_search(namespace, query=query, user_id="chat", explain=True, touch=False)
+    return {hit.memory.text: (hit.explain["relevance"], hit.explain["about_other"]) for hit in page.items}
+
+
+def test_a_memory_about_someone_else_than_the_person_asked_about_ranks_lower(namespace, monkeypatch) -> None:
+    _group_chat(namespace)
+    ranked = _relevance(namespace, "How does Melanie relax?")
+    monkeypatch.setattr(scoring, "OTHER_PERSON_WEIGHT", 1.0)
+    plain = _relevance(namespace, "How does Melanie relax?")
+    about_caroline = {"Caroline relaxes by walking her dog, as Melanie does.", "Caroline relaxes with yoga."}
+    assert {text for text, (_, other) in ranked.items() if other} == about_caroline
+    for text, (relevance, _) in ranked.items():
+        expected = plain[text][0] * (0.8 if text in about_caroline else 1.0)
+        assert relevance == pytest.approx(expected)
+
+
+def test_a_question_naming_no_one_the_memories_are_about_marks_nothing(namespace) -> None:
+    _group_chat(namespace)
+    remember(namespace, "Caroline: How do you relax? Melanie: Pottery!", user_id="chat", memory_type="utterance")
+    assert not any(other for _, other in _relevance(namespace, "How do people relax?").values())
+    assert not any(other for _, other in _relevance(namespace, "How does Alice relax?").values())
+    both = _relevance(namespace, "How do Caroline and Melanie relax?")
+    assert both and not any(other for _, other in both.values())
+    # An utterance leads with its speaker, not its subject.
+    assert _relevance(namespace, "How does Melanie relax?")["Caroline: How do you relax? Melanie: Pottery!"][1] is False
 
 
 def test_websearch_syntax_returns_only_its_matches(namespace) -> None:

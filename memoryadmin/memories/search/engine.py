@@ -152,6 +152,7 @@ def memories_search(
         candidates,
         words=question.words,
         categories=[bool(m) for m in question.members],
+        names=question.names if question.syntax == "natural" else frozenset(),
         idf=pool.idf,
         vector=vector,
         periods=question.periods,

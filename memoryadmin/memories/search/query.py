@@ -1,7 +1,8 @@
 """A question as search reads it: the words that say what it is about, the times it names, its categories.
 
 "What music did Alice like in August 2023?" is about "alice", "music" (a category: "jazz"
-counts too) and "like"; "in August 2023" is a preference for memories said or happening then.
+counts too) and "like"; "in August 2023" is a preference for memories said or happening then;
+"Alice" is a name, and the memories about someone else rank a little lower (scoring.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ MAX_QUERY_CHARS = 2000
 MAX_QUERY_WORDS = 64
 SYNTAXES = ("natural", "websearch")
 _WORD = re.compile(r"\w+", re.UNICODE)
+# A capitalized word, its possessive left out ("Alice's" -> "Alice"): a name, if memories lead with it.
+NAME = re.compile(r"\b([A-Z][a-z]+)(?:['’]s)?\b")
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,8 @@ class Question:
     # What is embedded for the vector side: the question without its dates.
     about: str
     periods: list[Period] = field(default_factory=list)
+    # Its capitalized words: the names among them are who it asks about (scoring.people_asked).
+    names: frozenset[str] = frozenset()
 
 
 def question_parse(text: str, *, syntax: str, reference: date) -> Question:
@@ -58,4 +63,5 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         members=[members_of(w) for w in words],
         about=about,
         periods=[n.period for n in named],
+        names=frozenset(NAME.findall(text)),
     )

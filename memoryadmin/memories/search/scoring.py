@@ -16,7 +16,10 @@ on LoCoMo conversations, see docs/search.md), then:
   `tolerance` days of distance (half the period, at least DATE_TOLERANCE_DAYS): a preference,
   never a filter;
 - an utterance (a turn kept as said, from which extraction drew no fact) counts UTTERANCE_WEIGHT
-  of its relevance: a fact stated outranks the chat it came from.
+  of its relevance: a fact stated outranks the chat it came from;
+- when the question names a person its candidates are about ("What does Melanie do to
+  destress?"), a memory about another of them ("Caroline ...") counts OTHER_PERSON_WEIGHT of its
+  relevance: people_asked below.
 
 score = text_weight * relevance + recency_weight * recency (Recency below).
 """
@@ -24,6 +27,7 @@ score = text_weight * relevance + recency_weight * recency (Recency below).
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -47,6 +51,7 @@ FEEDBACK_WEIGHT = 0.5
 DATE_WEIGHT = 0.5
 DATE_TOLERANCE_DAYS = 3
 UTTERANCE_WEIGHT = 0.85
+OTHER_PERSON_WEIGHT = 0.8
 # 0.5 ** 1000 is still a normal double; beyond it the decay underflows.
 MAX_HALF_LIVES = 1000
 # The bounds of a search's recency settings: a half-life of up to a century, weights up to 1000.
@@ -113,6 +118,8 @@ class Candidate:
     embedding: np.ndarray | None = None
     vector_query: float | None = None
     matches: list[dict[str, Any]] = field(default_factory=list)
+    # About another person than the one the question names (people_asked).
+    about_other: bool = False
 
 
 @lru_cache(maxsize=50_000)
@@ -176,6 +183,37 @@ def term_similarity(
     return scores, matches
 
 
+# The name a memory leads with ("Melanie's kids love ..." -> "Melanie"): who it is about.
+_LEAD = re.compile(r"([A-Z][a-z]+)(?:['’]s)?\b")
+
+
+def people_asked(candidates: list[Candidate], names: frozenset[str]) -> None:
+    """Mark the candidates about another person than the ones the question names.
+
+    The people are the names at least two candidates lead with, as memories written in the third
+    person do ("Melanie signed up for a pottery class"); a question naming one of them asks about
+    them. A memory leading with another of them is about someone else (a friend's plans in a
+    chat between two people); one leading with no name, or a name no other memory leads with,
+    is left alone, and so is a question naming none of them. Utterances lead with their
+    speaker, not their subject, and are left alone too.
+    """
+    if not names:
+        return
+    leads: list[str | None] = []
+    counts: dict[str, int] = {}
+    for candidate in candidates:
+        found = _LEAD.match(candidate.facts.text) if candidate.facts.memory_type != MemoryType.UTTERANCE else None
+        lead = found.group(1) if found else None
+        leads.append(lead)
+        if lead is not None:
+            counts[lead] = counts.get(lead, 0) + 1
+    people = {name for name, count in counts.items() if count >= 2}
+    if not names & people:
+        return
+    for candidate, lead in zip(candidates, leads, strict=True):
+        candidate.about_other = lead is not None and lead in people and lead not in names
+
+
 _PRECISION_DAYS = {
     DatePrecision.DAY: 1,
     DatePrecision.WEEK: 7,
@@ -208,6 +246,7 @@ def rank(
     *,
     words: list[str],
     categories: list[bool],
+    names: frozenset[str] = frozenset(),
     idf: list[float | None],
     vector: np.ndarray | None,
     periods: list[Period],
@@ -234,6 +273,7 @@ def rank(
         with_matches=with_matches,
     )
     in_use = {name: w for name, w in weights.items() if with_vectors or name != "vector"}
+    people_asked(candidates, names)
     for candidate, term, matched in zip(candidates, terms, matches, strict=True):
         candidate.terms = float(term)
         candidate.matches = matched
@@ -267,6 +307,8 @@ def _scored(candidates: list[Candidate], weights: dict[str, float], recency: Rec
             relevance *= 1.0 - DATE_WEIGHT * (1.0 - candidate.dates)
         if candidate.facts.memory_type == MemoryType.UTTERANCE:
             relevance *= UTTERANCE_WEIGHT
+        if candidate.about_other:
+            relevance *= OTHER_PERSON_WEIGHT
         candidate.relevance = relevance
         if candidate.recency is not None:
             candidate.score = recency.text_weight * relevance + recency.recency_weight * candidate.recency
@@ -286,5 +328,6 @@ def explained(candidate: Candidate) -> dict[str, Any]:
         "dates": candidate.dates,
         "relevance": candidate.relevance,
         "recency": candidate.recency,
+        "about_other": candidate.about_other,
         "matches": candidate.matches,
     }
