@@ -172,6 +172,24 @@ def test_its_search_answers_a_question_and_shows_why_each_memory_matched(viewer_
     assert "meaning" in why and "score" in why
 
 
+def test_its_search_says_when_a_memory_is_about_someone_else_than_the_person_asked_about(viewer_client, make_memory):
+    for text in [
+        "Caroline relaxes with yoga.",
+        "Caroline paints to relax.",
+        "Melanie relaxes at her pottery class.",
+        "Melanie has kids.",
+    ]:
+        make_memory(text)
+    html = viewer_client.get("/memories/?q=How+does+Melanie+relax%3F").content.decode()
+
+    def why(text: str) -> str:
+        row = html[html.index(text) :]
+        return row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
+
+    assert "about someone else" in why("Caroline relaxes with yoga.")
+    assert "about someone else" not in why("Melanie relaxes at her pottery class.")
+
+
 def test_its_search_reads_operators_syntax_and_shows_why_each_memory_matched(viewer_client, make_memory):
     make_memory("User drives a red automobile")
     make_memory("User drives a blue bus")
