@@ -20,11 +20,8 @@ from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import Namespace
 
 
-class UserIdRequired(InvalidInput):
+class UserIdRequired(InvalidInput, status=400, code="user_id_required"):
     """The contract answers a missing user_id for a new session with 400, not 422."""
-
-    status = 400
-    code = "user_id_required"
 
 
 @dataclass

@@ -35,9 +35,7 @@ class Page[T]:
     matching: QuerySet[Any] | None = field(default=None, repr=False, compare=False)
 
 
-class InvalidCursor(ServiceError):
-    status = 400
-    code = "invalid_cursor"
+class InvalidCursor(ServiceError, status=400, code="invalid_cursor"): ...
 
 
 def _plain(value: Any) -> Any:

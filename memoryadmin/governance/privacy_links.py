@@ -64,24 +64,16 @@ ROLE_RIGHTS = {
 }
 
 
-class LinkInvalid(ServiceError):
-    status = 403
-    code = "link_invalid"
+class LinkInvalid(ServiceError, status=403, code="link_invalid"): ...
 
 
-class LinkExpired(ServiceError):
-    status = 410
-    code = "link_expired"
+class LinkExpired(ServiceError, status=410, code="link_expired"): ...
 
 
-class LinkRevoked(ServiceError):
-    status = 410
-    code = "link_revoked"
+class LinkRevoked(ServiceError, status=410, code="link_revoked"): ...
 
 
-class RightNotGrantable(ServiceError):
-    status = 403
-    code = "forbidden"
+class RightNotGrantable(ServiceError, status=403, code="forbidden"): ...
 
 
 @dataclass(frozen=True)
