@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -350,15 +351,16 @@ def _links_follow[T](
     return changed
 
 
+def _links_end[T](links: QuerySet[PrivacyLink], *, actor: Actor, reason: str, change: Callable[[], T]) -> T:
+    """Make the maker's `change` and end every live link among `links`: their maker may grant nothing now."""
+    return _links_follow(links, lambda link: (), actor=actor, reason=reason, change=change)
+
+
 def api_key_revoke_with_links(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     """Revoke a key, and with it every live privacy link it made."""
-    return _links_follow(
-        PrivacyLink.objects.filter(made_by_key=key),
-        lambda link: (),
-        actor=actor,
-        reason=f"the key that made it ({key.prefix}) was revoked",
-        change=lambda: api_key_revoke(key=key, actor=actor, reason=reason),
-    )
+    why = f"the key that made it ({key.prefix}) was revoked"
+    change = partial(api_key_revoke, key=key, actor=actor, reason=reason)
+    return _links_end(PrivacyLink.objects.filter(made_by_key=key), actor=actor, reason=why, change=change)
 
 
 def operator_role_set_with_links(*, user: User, role: str, actor: Actor) -> User:
@@ -378,11 +380,10 @@ def operator_namespaces_set_with_links(*, user: User, namespaces: Iterable[Names
     """Limit an operator to `namespaces` (none: all); their links elsewhere end."""
     namespaces = list(namespaces)
     wanted = {ns.pk for ns in namespaces}
-    return _links_follow(
+    return _links_end(
         PrivacyLink.objects.filter(made_by_user=user).exclude(namespace_id__in=wanted)
         if wanted
         else PrivacyLink.objects.none(),
-        lambda link: (),
         actor=actor,
         reason=f"its maker ({user.username}) no longer sees this namespace",
         change=lambda: operator_namespaces_set(user=user, namespaces=namespaces, actor=actor),
@@ -391,10 +392,6 @@ def operator_namespaces_set_with_links(*, user: User, namespaces: Iterable[Names
 
 def operator_deactivate_with_links(*, user: User, actor: Actor, reason: str = "") -> User:
     """Deactivate an account, and with it every live privacy link it made."""
-    return _links_follow(
-        PrivacyLink.objects.filter(made_by_user=user),
-        lambda link: (),
-        actor=actor,
-        reason=f"its maker ({user.username}) was deactivated",
-        change=lambda: operator_deactivate(user=user, actor=actor, reason=reason),
-    )
+    why = f"its maker ({user.username}) was deactivated"
+    change = partial(operator_deactivate, user=user, actor=actor, reason=reason)
+    return _links_end(PrivacyLink.objects.filter(made_by_user=user), actor=actor, reason=why, change=change)
