@@ -10,17 +10,14 @@ from django.db import connection
 from django.db.models import Count, Sum
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
-from memoryadmin.core.errors import NotFound
+from memoryadmin.core.errors import found
 from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
 from memoryadmin.tenancy.models import Namespace
 
 
 def session_get(namespace: Namespace, session_id: str) -> Session:
-    session = Session.objects.filter(namespace=namespace, session_id=session_id).first()
-    if session is None:
-        raise NotFound("session not found")
-    return session
+    return found(Session.objects.filter(namespace=namespace, session_id=session_id), "session not found")
 
 
 def session_by_pk(session_pk: int) -> Session | None:

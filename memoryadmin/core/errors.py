@@ -6,7 +6,10 @@ console report them the same way.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.db.models import Model, QuerySet
 
 
 class ServiceError(Exception):
@@ -41,3 +44,12 @@ class Conflict(ServiceError, status=409, code="conflict"): ...
 
 class PreconditionFailed(ServiceError, status=412, code="precondition_failed"):
     """The caller changed what it saw, and what it saw is no longer current (a lost update averted)."""
+
+
+def found[M: Model](qs: QuerySet[M], message: str) -> M:
+    """The first row of `qs`, or NotFound. `qs` starts from what the caller may see, so a row outside it
+    is answered exactly as one that does not exist."""
+    row = qs.first()
+    if row is None:
+        raise NotFound(message)
+    return row

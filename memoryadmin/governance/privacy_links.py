@@ -37,7 +37,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, AuditEntry, audit_about, audit_record, audit_record_many
 from memoryadmin.core.app_ids import validate_app_id
-from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
+from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError, found
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
 from memoryadmin.tenancy.models import ApiKey, Namespace
@@ -228,10 +228,7 @@ def privacy_link_in(namespace: Namespace, link_id: uuid.UUID | str) -> PrivacyLi
         pk = uuid.UUID(str(link_id))
     except ValueError:
         raise NotFound("privacy link not found") from None
-    link = PrivacyLink.objects.filter(namespace=namespace, pk=pk).first()
-    if link is None:
-        raise NotFound("privacy link not found")
-    return link
+    return found(PrivacyLink.objects.filter(namespace=namespace, pk=pk), "privacy link not found")
 
 
 def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") -> PrivacyLink:

@@ -17,7 +17,7 @@ from django.db.models.functions import Coalesce
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
-from memoryadmin.core.errors import NotFound
+from memoryadmin.core.errors import NotFound, found
 from memoryadmin.core.estimates import EXACT_UP_TO, Estimate, estimate, per_day
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.core.replicas import read_connection
@@ -391,10 +391,7 @@ def tombstones_page(
 
 
 def tombstone_get(namespace: Namespace, tombstone_id: int) -> Tombstone:
-    tombstone = Tombstone.objects.filter(namespace=namespace, pk=tombstone_id).first()
-    if tombstone is None:
-        raise NotFound("tombstone not found")
-    return tombstone
+    return found(Tombstone.objects.filter(namespace=namespace, pk=tombstone_id), "tombstone not found")
 
 
 def tombstone_by_pk(tombstone_id: int) -> Tombstone | None:

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_about
-from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
+from memoryadmin.core.errors import Conflict, PreconditionFailed, found
 from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.embeddings import embed_or_none
@@ -23,10 +23,7 @@ from memoryadmin.memories.vectors import Owner, vectors_store
 
 
 def locked_memory(memory: Memory) -> Memory:
-    locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
-    if locked is None:
-        raise NotFound("memory not found")
-    return locked
+    return found(Memory.objects.select_for_update().filter(pk=memory.pk), "memory not found")
 
 
 def check_revision(memory: Memory, expected_revision: int | None) -> None:
