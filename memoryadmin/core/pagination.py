@@ -127,6 +127,12 @@ def cursor_type(field: Field) -> type:
     raise TypeError(f"no cursor type for {field!r}")
 
 
+def narrowed[M: Model](qs: QuerySet[M], **lookups: Any) -> QuerySet[M]:
+    """`qs` filtered by each of `lookups` that is given: a None value is a filter the caller left out."""
+    given = {lookup: value for lookup, value in lookups.items() if value is not None}
+    return qs.filter(**given) if given else qs
+
+
 def keyset_page[M: Model](
     qs: QuerySet[M],
     *,
