@@ -28,6 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
@@ -277,6 +278,15 @@ class AuditEntry:
 def audit_about(row: Any, *, actor: Actor, action: str, **fields: Any) -> AuditEvent | None:
     """Record `AuditEntry.about(...)` now, in the caller's transaction (None under `audit_last`)."""
     return audit_record(**vars(AuditEntry.about(row, actor=actor, action=action, **fields)))
+
+
+def audit_deleted(rows: QuerySet, about: Any, *, actor: Actor, action: str, **fields: Any) -> int:
+    """Delete `rows` and, when that removed any, record `AuditEntry.about(about, ...)` in the caller's
+    transaction: a delete repeated, or raced by another, records nothing. Returns how many rows went."""
+    deleted, _ = rows.delete()
+    if deleted:
+        audit_about(about, actor=actor, action=action, **fields)
+    return deleted
 
 
 # Called with the entries and the events just written, inside their transaction: what an observer writes
