@@ -188,34 +188,10 @@ def audit_last() -> Iterator[None]:
     audit_record_many(entries)
 
 
-def audit_record(
-    *,
-    actor: Actor,
-    action: str,
-    namespace_id: int | None,
-    target_type: str = "",
-    target_id: str = "",
-    user_id: str | None = None,
-    subject_hash: str = "",
-    reason: str = "",
-    data: dict[str, Any] | None = None,
-    notice: dict[str, Any] | None = None,
-) -> AuditEvent | None:
+def audit_record(*, actor: Actor, action: str, namespace_id: int | None, **fields: Any) -> AuditEvent | None:
     """Append an event to its namespace's chain, inside the caller's transaction (None under `audit_last`,
-    which writes it later)."""
-    entry = AuditEntry(
-        actor=actor,
-        action=action,
-        namespace_id=namespace_id,
-        target_type=target_type,
-        target_id=target_id,
-        user_id=user_id,
-        subject_hash=subject_hash,
-        reason=reason,
-        data=data,
-        notice=notice,
-    )
-    written = audit_record_many([entry])
+    which writes it later). `fields` are AuditEntry's others (target_type, user_id, reason, data, ...)."""
+    written = audit_record_many([AuditEntry(actor=actor, action=action, namespace_id=namespace_id, **fields)])
     return written[0] if written else None
 
 
@@ -242,7 +218,7 @@ def audit_target(model: type, target: AuditTarget) -> None:
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """One event for `audit_record_many`; the fields are those of `audit_record`."""
+    """One event of the trail, as `audit_record` and `audit_record_many` append it."""
 
     actor: Actor
     action: str
