@@ -42,7 +42,7 @@ from memoryadmin.core.pagination import Page
 from memoryadmin.core.replicas import lag_tolerant_stream
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_receipt, erasure_request
-from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_clean
+from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_of
 from memoryadmin.governance.models import ErasureRequest, PrivacyLink
 from memoryadmin.governance.privacy_links import (
     privacy_link_create,
@@ -100,14 +100,7 @@ def _stream_selection(scanned: int, rows: Iterator[tuple[uuid.UUID, str]]) -> It
 )
 def forget(request: HttpRequest, payload: ForgetIn):
     namespace = namespace_of(request)
-    p = payload.policy
-    policy = policy_clean(
-        max_age_days=p.max_age_days,
-        max_inactive_days=p.max_inactive_days,
-        budget=p.budget,
-        memory_type_allowlist=p.memory_type_allowlist,
-        hard_age_multiplier=p.hard_age_multiplier,
-    )
+    policy = policy_of(payload.policy)
     if payload.dry_run:
         # The ids and policy were validated above; the selection runs as the response is sent,
         # in its own transaction (its settings for sorting apply only inside one).

@@ -21,6 +21,7 @@ from memoryadmin.api.schemas.webhooks import (
     WebhookPatch,
     WebhookWithSecret,
 )
+from memoryadmin.core.representation import Representation, null_if_blank
 from memoryadmin.webhooks.models import WebhookDelivery, WebhookEndpoint
 from memoryadmin.webhooks.queries import deliveries_page, delivery_get, webhook_get, webhooks_of
 from memoryadmin.webhooks.services import (
@@ -38,36 +39,23 @@ WebhookId = Annotated[uuid.UUID, Path(description="The id of a webhook endpoint.
 DeliveryId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The id of a delivery, from the list.")]
 
 
+WEBHOOK = Representation(tuple(WebhookOut.model_fields), convert={"last_error": null_if_blank})
+# A delivery's `data` is read out of its payload and its next attempt shown only while one is pending.
+DELIVERY = Representation(
+    tuple(name for name in DeliveryOut.model_fields if name not in ("data", "next_attempt_at")),
+    convert={"last_error": null_if_blank},
+)
+
+
 def webhook_dict(endpoint: WebhookEndpoint) -> dict[str, Any]:
-    return {
-        "id": endpoint.pk,
-        "url": endpoint.url,
-        "description": endpoint.description,
-        "events": endpoint.events,
-        "status": endpoint.status,
-        "failing": endpoint.failing,
-        "failing_since": endpoint.failing_since,
-        "last_error": endpoint.last_error or None,
-        "created_at": endpoint.created_at,
-        "updated_at": endpoint.updated_at,
-    }
+    return WEBHOOK.of(endpoint)
 
 
 def delivery_dict(delivery: WebhookDelivery) -> dict[str, Any]:
     return {
-        "id": delivery.pk,
-        "event_id": delivery.event_id,
-        "event_type": delivery.event_type,
-        "state": delivery.state,
-        "attempts": delivery.attempts,
-        "response_status": delivery.response_status,
-        "latency_ms": delivery.latency_ms,
-        "last_error": delivery.last_error or None,
+        **DELIVERY.of(delivery),
         "data": delivery.payload.get("data", {}),
-        "created_at": delivery.created_at,
-        "last_attempt_at": delivery.last_attempt_at,
         "next_attempt_at": delivery.next_attempt_at if delivery.state == "pending" else None,
-        "delivered_at": delivery.delivered_at,
     }
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
@@ -187,34 +188,10 @@ def audit_last() -> Iterator[None]:
     audit_record_many(entries)
 
 
-def audit_record(
-    *,
-    actor: Actor,
-    action: str,
-    namespace_id: int | None,
-    target_type: str = "",
-    target_id: str = "",
-    user_id: str | None = None,
-    subject_hash: str = "",
-    reason: str = "",
-    data: dict[str, Any] | None = None,
-    notice: dict[str, Any] | None = None,
-) -> AuditEvent | None:
+def audit_record(*, actor: Actor, action: str, namespace_id: int | None, **fields: Any) -> AuditEvent | None:
     """Append an event to its namespace's chain, inside the caller's transaction (None under `audit_last`,
-    which writes it later)."""
-    entry = AuditEntry(
-        actor=actor,
-        action=action,
-        namespace_id=namespace_id,
-        target_type=target_type,
-        target_id=target_id,
-        user_id=user_id,
-        subject_hash=subject_hash,
-        reason=reason,
-        data=data,
-        notice=notice,
-    )
-    written = audit_record_many([entry])
+    which writes it later). `fields` are AuditEntry's others (target_type, user_id, reason, data, ...)."""
+    written = audit_record_many([AuditEntry(actor=actor, action=action, namespace_id=namespace_id, **fields)])
     return written[0] if written else None
 
 
@@ -241,7 +218,7 @@ def audit_target(model: type, target: AuditTarget) -> None:
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """One event for `audit_record_many`; the fields are those of `audit_record`."""
+    """One event of the trail, as `audit_record` and `audit_record_many` append it."""
 
     actor: Actor
     action: str
@@ -277,6 +254,15 @@ class AuditEntry:
 def audit_about(row: Any, *, actor: Actor, action: str, **fields: Any) -> AuditEvent | None:
     """Record `AuditEntry.about(...)` now, in the caller's transaction (None under `audit_last`)."""
     return audit_record(**vars(AuditEntry.about(row, actor=actor, action=action, **fields)))
+
+
+def audit_deleted(rows: QuerySet, about: Any, *, actor: Actor, action: str, **fields: Any) -> int:
+    """Delete `rows` and, when that removed any, record `AuditEntry.about(about, ...)` in the caller's
+    transaction: a delete repeated, or raced by another, records nothing. Returns how many rows went."""
+    deleted, _ = rows.delete()
+    if deleted:
+        audit_about(about, actor=actor, action=action, **fields)
+    return deleted
 
 
 # Called with the entries and the events just written, inside their transaction: what an observer writes

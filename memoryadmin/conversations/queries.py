@@ -10,17 +10,14 @@ from django.db import connection
 from django.db.models import Count, Sum
 
 from memoryadmin.conversations.models import Message, MessageKind, Session
-from memoryadmin.core.errors import NotFound
+from memoryadmin.core.errors import found
 from memoryadmin.core.estimates import Estimate, estimate
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page
+from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page, narrowed
 from memoryadmin.tenancy.models import Namespace
 
 
 def session_get(namespace: Namespace, session_id: str) -> Session:
-    session = Session.objects.filter(namespace=namespace, session_id=session_id).first()
-    if session is None:
-        raise NotFound("session not found")
-    return session
+    return found(Session.objects.filter(namespace=namespace, session_id=session_id), "session not found")
 
 
 def session_by_pk(session_pk: int) -> Session | None:
@@ -69,19 +66,9 @@ def sessions_page(
 ) -> Page[Session]:
     """Newest (or oldest) activity first, keyset-paginated on (last_activity_at, id)."""
     limit = clamp_limit(limit)
-    qs = Session.objects.filter(namespace=namespace)
-    if user_id is not None:
-        qs = qs.filter(user_id=user_id)
-    if agent_id is not None:
-        qs = qs.filter(agent_id=agent_id)
-    return keyset_page(
-        qs,
-        tag="sessions",
-        key=("last_activity_at", "id"),
-        cursor=cursor,
-        limit=limit,
-        oldest_first=oldest_first,
-    )
+    qs = narrowed(Session.objects.filter(namespace=namespace), user_id=user_id, agent_id=agent_id)
+    key = ("last_activity_at", "id")
+    return keyset_page(qs, tag="sessions", key=key, cursor=cursor, limit=limit, oldest_first=oldest_first)
 
 
 def messages_page(

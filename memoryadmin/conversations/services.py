@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from memoryadmin.audit.services import Actor, audit_about
+from memoryadmin.audit.services import Actor, audit_about, audit_deleted
 from memoryadmin.conversations.models import Message, MessageKind, Role, Session
 from memoryadmin.conversations.signals import messages_appended
 from memoryadmin.conversations.working_memory import working_memory_delete
@@ -20,11 +20,8 @@ from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import Namespace
 
 
-class UserIdRequired(InvalidInput):
+class UserIdRequired(InvalidInput, status=400, code="user_id_required"):
     """The contract answers a missing user_id for a new session with 400, not 422."""
-
-    status = 400
-    code = "user_id_required"
 
 
 @dataclass
@@ -247,16 +244,15 @@ def session_delete(*, session: Session, actor: Actor, reason: str = "") -> None:
         # The session row first, then its messages (the order erasure and extraction use too):
         # a writer holding the row finishes before the rows it references go, instead of deadlocking.
         Session.objects.select_for_update().filter(pk=session.pk).values_list("pk", flat=True).first()
-        deleted, _ = Session.objects.filter(pk=session.pk).delete()
-        if deleted:
-            audit_about(
-                session,
-                actor=actor,
-                action="session.delete",
-                reason=reason,
-                data={"message_count": session.message_count},
-                notice={"session_id": session.session_id},
-            )
+        audit_deleted(
+            Session.objects.filter(pk=session.pk),
+            session,
+            actor=actor,
+            action="session.delete",
+            reason=reason,
+            data={"message_count": session.message_count},
+            notice={"session_id": session.session_id},
+        )
 
 
 def messages_mark_extracted(*, session_pk: int, message_pks: Sequence[int]) -> set[int]:

@@ -35,9 +35,7 @@ class Page[T]:
     matching: QuerySet[Any] | None = field(default=None, repr=False, compare=False)
 
 
-class InvalidCursor(ServiceError):
-    status = 400
-    code = "invalid_cursor"
+class InvalidCursor(ServiceError, status=400, code="invalid_cursor"): ...
 
 
 def _plain(value: Any) -> Any:
@@ -127,6 +125,12 @@ def cursor_type(field: Field) -> type:
     if isinstance(field, CharField):
         return str
     raise TypeError(f"no cursor type for {field!r}")
+
+
+def narrowed[M: Model](qs: QuerySet[M], **lookups: Any) -> QuerySet[M]:
+    """`qs` filtered by each of `lookups` that is given: a None value is a filter the caller left out."""
+    given = {lookup: value for lookup, value in lookups.items() if value is not None}
+    return qs.filter(**given) if given else qs
 
 
 def keyset_page[M: Model](

@@ -10,7 +10,7 @@ from django.db.models import Count
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.queries import sessions_in_bulk
 from memoryadmin.core.estimates import Estimate, estimate, per_day
-from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
+from memoryadmin.core.pagination import Page, clamp_limit, keyset_page, narrowed
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.tenancy.models import Namespace
 
@@ -35,20 +35,8 @@ def runs_page(
         qs = ExtractionRun.objects.filter(session=session)
     else:
         qs = ExtractionRun.objects.filter(namespace=namespace).select_related("session")
-    if status:
-        qs = qs.filter(status=status)
-    if since:
-        qs = qs.filter(created_at__gte=since)
-    if until:
-        qs = qs.filter(created_at__lt=until)
-    return keyset_page(
-        qs,
-        tag="runs",
-        key=("created_at", "id"),
-        cursor=cursor,
-        limit=limit,
-        oldest_first=oldest_first,
-    )
+    qs = narrowed(qs, status=status or None, created_at__gte=since or None, created_at__lt=until or None)
+    return keyset_page(qs, tag="runs", key=("created_at", "id"), cursor=cursor, limit=limit, oldest_first=oldest_first)
 
 
 def session_runs(session: Session, *, limit: int = 20) -> list[ExtractionRun]:

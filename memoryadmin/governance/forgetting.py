@@ -10,7 +10,7 @@ run and one audit event with the counts.
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -48,6 +48,9 @@ class Policy:
     @property
     def is_empty(self) -> bool:
         return self.max_age_days is None and self.max_inactive_days is None and self.budget is None
+
+
+POLICY_RULES = tuple(rule.name for rule in fields(Policy))
 
 
 def policy_clean(
@@ -94,14 +97,10 @@ def policy_clean(
     )
 
 
-def policy_of(stored: ForgettingPolicy) -> Policy:
-    return policy_clean(
-        max_age_days=stored.max_age_days,
-        max_inactive_days=stored.max_inactive_days,
-        budget=stored.budget,
-        memory_type_allowlist=stored.memory_type_allowlist or None,
-        hard_age_multiplier=stored.hard_age_multiplier,
-    )
+def policy_of(rules: Any) -> Policy:
+    """Validate the rules `rules` holds as attributes named like a Policy's: a stored ForgettingPolicy,
+    or the API's policy payload."""
+    return policy_clean(**{name: getattr(rules, name) for name in POLICY_RULES})
 
 
 def rules_of(

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -36,7 +37,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, AuditEntry, audit_about, audit_record, audit_record_many
 from memoryadmin.core.app_ids import validate_app_id
-from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError
+from memoryadmin.core.errors import InvalidInput, NotFound, ServiceError, found
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.governance.models import PrivacyLink, PrivacyRight
 from memoryadmin.tenancy.models import ApiKey, Namespace
@@ -64,24 +65,16 @@ ROLE_RIGHTS = {
 }
 
 
-class LinkInvalid(ServiceError):
-    status = 403
-    code = "link_invalid"
+class LinkInvalid(ServiceError, status=403, code="link_invalid"): ...
 
 
-class LinkExpired(ServiceError):
-    status = 410
-    code = "link_expired"
+class LinkExpired(ServiceError, status=410, code="link_expired"): ...
 
 
-class LinkRevoked(ServiceError):
-    status = 410
-    code = "link_revoked"
+class LinkRevoked(ServiceError, status=410, code="link_revoked"): ...
 
 
-class RightNotGrantable(ServiceError):
-    status = 403
-    code = "forbidden"
+class RightNotGrantable(ServiceError, status=403, code="forbidden"): ...
 
 
 @dataclass(frozen=True)
@@ -235,10 +228,7 @@ def privacy_link_in(namespace: Namespace, link_id: uuid.UUID | str) -> PrivacyLi
         pk = uuid.UUID(str(link_id))
     except ValueError:
         raise NotFound("privacy link not found") from None
-    link = PrivacyLink.objects.filter(namespace=namespace, pk=pk).first()
-    if link is None:
-        raise NotFound("privacy link not found")
-    return link
+    return found(PrivacyLink.objects.filter(namespace=namespace, pk=pk), "privacy link not found")
 
 
 def privacy_link_revoke(*, link: PrivacyLink, actor: Actor, reason: str = "") -> PrivacyLink:
@@ -358,15 +348,16 @@ def _links_follow[T](
     return changed
 
 
+def _links_end[T](links: QuerySet[PrivacyLink], *, actor: Actor, reason: str, change: Callable[[], T]) -> T:
+    """Make the maker's `change` and end every live link among `links`: their maker may grant nothing now."""
+    return _links_follow(links, lambda link: (), actor=actor, reason=reason, change=change)
+
+
 def api_key_revoke_with_links(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
     """Revoke a key, and with it every live privacy link it made."""
-    return _links_follow(
-        PrivacyLink.objects.filter(made_by_key=key),
-        lambda link: (),
-        actor=actor,
-        reason=f"the key that made it ({key.prefix}) was revoked",
-        change=lambda: api_key_revoke(key=key, actor=actor, reason=reason),
-    )
+    why = f"the key that made it ({key.prefix}) was revoked"
+    change = partial(api_key_revoke, key=key, actor=actor, reason=reason)
+    return _links_end(PrivacyLink.objects.filter(made_by_key=key), actor=actor, reason=why, change=change)
 
 
 def operator_role_set_with_links(*, user: User, role: str, actor: Actor) -> User:
@@ -386,11 +377,10 @@ def operator_namespaces_set_with_links(*, user: User, namespaces: Iterable[Names
     """Limit an operator to `namespaces` (none: all); their links elsewhere end."""
     namespaces = list(namespaces)
     wanted = {ns.pk for ns in namespaces}
-    return _links_follow(
+    return _links_end(
         PrivacyLink.objects.filter(made_by_user=user).exclude(namespace_id__in=wanted)
         if wanted
         else PrivacyLink.objects.none(),
-        lambda link: (),
         actor=actor,
         reason=f"its maker ({user.username}) no longer sees this namespace",
         change=lambda: operator_namespaces_set(user=user, namespaces=namespaces, actor=actor),
@@ -399,10 +389,6 @@ def operator_namespaces_set_with_links(*, user: User, namespaces: Iterable[Names
 
 def operator_deactivate_with_links(*, user: User, actor: Actor, reason: str = "") -> User:
     """Deactivate an account, and with it every live privacy link it made."""
-    return _links_follow(
-        PrivacyLink.objects.filter(made_by_user=user),
-        lambda link: (),
-        actor=actor,
-        reason=f"its maker ({user.username}) was deactivated",
-        change=lambda: operator_deactivate(user=user, actor=actor, reason=reason),
-    )
+    why = f"its maker ({user.username}) was deactivated"
+    change = partial(operator_deactivate, user=user, actor=actor, reason=reason)
+    return _links_end(PrivacyLink.objects.filter(made_by_user=user), actor=actor, reason=why, change=change)

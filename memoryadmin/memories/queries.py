@@ -17,9 +17,9 @@ from django.db.models.functions import Coalesce
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
-from memoryadmin.core.errors import NotFound
+from memoryadmin.core.errors import NotFound, found
 from memoryadmin.core.estimates import EXACT_UP_TO, Estimate, estimate, per_day
-from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
+from memoryadmin.core.pagination import Page, clamp_limit, keyset_page, narrowed
 from memoryadmin.core.replicas import read_connection
 from memoryadmin.memories.models import (
     Memory,
@@ -169,13 +169,7 @@ def memories_page(
     Topics match when a memory has any of them; every range is [after, before).
     """
     limit = clamp_limit(limit)
-    qs = memories_in(namespace)
-    if user_id is not None:
-        qs = qs.filter(user_id=user_id)
-    if session_id is not None:
-        qs = qs.filter(session_id=session_id)
-    if agent_id is not None:
-        qs = qs.filter(agent_id=agent_id)
+    qs = narrowed(memories_in(namespace), user_id=user_id, session_id=session_id, agent_id=agent_id)
     if memory_type is not None:
         qs = qs.filter(memory_type__in=clean_types([memory_type]))
     if (wanted := clean_status(status, None)) is not None:
@@ -189,21 +183,15 @@ def memories_page(
     if created_before is not None:
         qs = qs.filter(created_at__lt=created_before)
     if times is not None:
-        for lookup, value in (
-            ("stated_at__gte", times.stated_after),
-            ("stated_at__lt", times.stated_before),
-            ("event_date__gte", times.event_after),
-            ("event_date__lt", times.event_before),
-        ):
-            if value is not None:
-                qs = qs.filter(**{lookup: value})
+        qs = narrowed(
+            qs,
+            stated_at__gte=times.stated_after,
+            stated_at__lt=times.stated_before,
+            event_date__gte=times.event_after,
+            event_date__lt=times.event_before,
+        )
     return keyset_page(
-        qs,
-        tag="memories",
-        key=("created_at", "id"),
-        cursor=cursor,
-        limit=limit,
-        oldest_first=oldest_first,
+        qs, tag="memories", key=("created_at", "id"), cursor=cursor, limit=limit, oldest_first=oldest_first
     )
 
 
@@ -375,26 +363,13 @@ def tombstones_page(
     """A namespace's tombstones, newest (or oldest) first, keyset on (created_at, id): the tombstone_ns_created
     index, read forwards or backwards."""
     limit = clamp_limit(limit)
-    qs = Tombstone.objects.filter(namespace=namespace)
-    if user_id:
-        qs = qs.filter(user_id=user_id)
-    if reason:
-        qs = qs.filter(reason=reason)
-    return keyset_page(
-        qs,
-        tag="tombstones",
-        key=("created_at", "id"),
-        cursor=cursor,
-        limit=limit,
-        oldest_first=oldest_first,
-    )
+    qs = narrowed(Tombstone.objects.filter(namespace=namespace), user_id=user_id or None, reason=reason or None)
+    key = ("created_at", "id")
+    return keyset_page(qs, tag="tombstones", key=key, cursor=cursor, limit=limit, oldest_first=oldest_first)
 
 
 def tombstone_get(namespace: Namespace, tombstone_id: int) -> Tombstone:
-    tombstone = Tombstone.objects.filter(namespace=namespace, pk=tombstone_id).first()
-    if tombstone is None:
-        raise NotFound("tombstone not found")
-    return tombstone
+    return found(Tombstone.objects.filter(namespace=namespace, pk=tombstone_id), "tombstone not found")
 
 
 def tombstone_by_pk(tombstone_id: int) -> Tombstone | None:

@@ -19,6 +19,7 @@ from django.db.models import Exists, F, OuterRef
 from memoryadmin.core.bulk import copy_rows, insert_rows, record_values, reusable_ids
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from memoryadmin.memories.representations import (
+    MEMORY,
     PIN,
     REVISION,
     SUPERSESSION_FIELDS,
@@ -47,24 +48,7 @@ MEMORY_STAGE = "snapshot_restore_memory"
 
 # The columns a memory's representation reads (search_vector, fingerprints and other internals
 # stay out of the snapshot).
-MEMORY_FIELDS = (
-    "id",
-    "text",
-    "user_id",
-    "session_id",
-    "agent_id",
-    "memory_type",
-    "status",
-    "topics",
-    "entities",
-    "metadata",
-    "source",
-    "created_at",
-    "updated_at",
-    "last_accessed_at",
-    "revision",
-    *SUPERSESSION_FIELDS,
-)
+MEMORY_FIELDS = MEMORY.read
 # A memory's columns as a restore writes them, after its id and namespace.
 _MEMORY_COLUMNS = (*MEMORY_FIELDS[1:], "fingerprint")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memoryadmin.core.representation import Representation, null_if_blank
+from memoryadmin.core.representation import Representation, iso_date, null_if_blank, str_if_set
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 
@@ -25,6 +25,46 @@ SUPERSESSION_FIELDS = (
     "stated_at",
     "superseded_by",
     "superseded_at",
+)
+# Whether a memory is pinned lives in another table: the caller gives it.
+MEMORY = Representation(
+    (
+        "id",
+        "text",
+        "user_id",
+        "session_id",
+        "agent_id",
+        "memory_type",
+        "status",
+        "topics",
+        "entities",
+        "metadata",
+        "pinned",
+        "source",
+        "created_at",
+        "updated_at",
+        "last_accessed_at",
+        "revision",
+        *SUPERSESSION_FIELDS,
+    ),
+    convert={
+        "id": str,
+        "session_id": null_if_blank,
+        "agent_id": null_if_blank,
+        "topics": list,
+        "entities": list,
+        "created_at": rfc3339,
+        "updated_at": rfc3339,
+        "last_accessed_at": rfc3339,
+        "subject": null_if_blank,
+        "attribute": null_if_blank,
+        "event_date": iso_date,
+        "event_date_precision": null_if_blank,
+        "stated_at": rfc3339,
+        "superseded_by": str_if_set,
+        "superseded_at": rfc3339,
+    },
+    given=("pinned",),
 )
 REVISION = Representation(
     ("memory_id", "revision", "text", "memory_type", "topics", "entities", "metadata", "actor", "reason", "created_at"),
@@ -40,31 +80,7 @@ TOMBSTONE = Representation(
 
 
 def memory_dict(memory: Memory, *, pinned: bool) -> dict[str, Any]:
-    return {
-        "id": str(memory.id),
-        "text": memory.text,
-        "user_id": memory.user_id,
-        "session_id": memory.session_id or None,
-        "agent_id": memory.agent_id or None,
-        "memory_type": memory.memory_type,
-        "status": memory.status,
-        "topics": list(memory.topics),
-        "entities": list(memory.entities),
-        "metadata": memory.metadata,
-        "pinned": pinned,
-        "source": memory.source,
-        "created_at": rfc3339(memory.created_at),
-        "updated_at": rfc3339(memory.updated_at),
-        "last_accessed_at": rfc3339(memory.last_accessed_at),
-        "revision": memory.revision,
-        "subject": memory.subject or None,
-        "attribute": memory.attribute or None,
-        "event_date": memory.event_date.isoformat() if memory.event_date else None,
-        "event_date_precision": memory.event_date_precision or None,
-        "stated_at": rfc3339(memory.stated_at),
-        "superseded_by": str(memory.superseded_by) if memory.superseded_by else None,
-        "superseded_at": rfc3339(memory.superseded_at),
-    }
+    return MEMORY.of(memory, pinned=pinned)
 
 
 def revision_dict(revision: MemoryRevision) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
-from memoryadmin.core.errors import NotFound
+from memoryadmin.core.errors import found
 from memoryadmin.core.pagination import Page, keyset_page
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import ApiKey, Namespace, OperatorNamespace
@@ -113,7 +113,4 @@ def account_with_username(username: str) -> User | None:
 
 
 def operator_get(username: str) -> Operator:
-    user = _operators().filter(username=username).first()
-    if user is None:
-        raise NotFound(f"no console account {username!r}")
-    return _operator(user)
+    return _operator(found(_operators().filter(username=username), f"no console account {username!r}"))

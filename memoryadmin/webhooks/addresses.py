@@ -23,8 +23,7 @@ type Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 MAX_URL_CHARS = 2000
 
 
-class UrlRefused(InvalidInput):
-    code = "url_not_allowed"
+class UrlRefused(InvalidInput, code="url_not_allowed"): ...
 
 
 @cache

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
-from memoryadmin.core.errors import NotFound
+from memoryadmin.core.errors import found
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.tenancy.models import Namespace
@@ -31,10 +31,7 @@ def failing_webhooks(namespace: Namespace) -> list[WebhookEndpoint]:
 
 
 def webhook_get(namespace: Namespace, endpoint_id: uuid.UUID | str) -> WebhookEndpoint:
-    endpoint = WebhookEndpoint.objects.filter(namespace=namespace, pk=endpoint_id).first()
-    if endpoint is None:
-        raise NotFound("No such webhook endpoint.")
-    return endpoint
+    return found(WebhookEndpoint.objects.filter(namespace=namespace, pk=endpoint_id), "No such webhook endpoint.")
 
 
 def deliveries_page(
@@ -48,10 +45,10 @@ def deliveries_page(
 
 
 def delivery_get(endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDelivery:
-    delivery = WebhookDelivery.objects.filter(endpoint=endpoint, pk=delivery_id).select_related("endpoint").first()
-    if delivery is None:
-        raise NotFound("No such delivery.")
-    return delivery
+    return found(
+        WebhookDelivery.objects.filter(endpoint=endpoint, pk=delivery_id).select_related("endpoint"),
+        "No such delivery.",
+    )
 
 
 def erasure_notifications(namespace_id: int, erasure_id: uuid.UUID | str) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from memoryadmin.api.pages import page_answer
@@ -60,6 +61,11 @@ def memory_remember(*, namespace: Namespace, actor: Actor, args: MemoryIn) -> Wr
     return result
 
 
+def _times(args: SearchIn) -> TimeFilters:
+    """The search's bounds in time: its arguments name them as TimeFilters does."""
+    return TimeFilters(**{bound.name: getattr(args, bound.name) for bound in fields(TimeFilters)})
+
+
 def memories_find(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
     """A page of search hits for the arguments of a search."""
     return memories_search(
@@ -75,12 +81,7 @@ def memories_find(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
         pinned=args.pinned,
         created_after=args.created_after,
         created_before=args.created_before,
-        times=TimeFilters(
-            stated_after=args.stated_after,
-            stated_before=args.stated_before,
-            event_after=args.event_after,
-            event_before=args.event_before,
-        ),
+        times=_times(args),
         as_of=args.as_of,
         recency=args.recency.as_recency() if args.recency else None,
         limit=args.limit,

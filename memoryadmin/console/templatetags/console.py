@@ -6,6 +6,7 @@ import difflib
 import json
 import re
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -61,48 +62,52 @@ def _bars(values: list[list[int]], peak: int, classes: list[str], labels: list[s
     return bars
 
 
-def _chart(
-    data: Activity, *, title: str, series: list[str], values: list[list[int]], peak: int, label: str
-) -> dict[str, Any]:
-    """The context of `_chart.html`: one group of bars per day of `data`, one bar per series; `label`
-    describes a bar, with {value} and {series} left for each."""
-    labels = [f"{d.day:%b %d}: {label}" for d in data.days]
+@dataclass(frozen=True)
+class Chart:
+    title: str
+    # Each series by name (also its bar's CSS class), with the field of a Day that it counts.
+    series: dict[str, str]
+    # The field of Activity holding the highest count of any series on any day: the bars' scale.
+    peak: str
+    # Describes a bar, with {value} and {series} left for each.
+    label: str
+
+
+CHARTS = {
+    "memories": Chart(
+        "Memories created and forgotten per day",
+        {"created": "created", "forgotten": "forgotten"},
+        peak="peak_memories",
+        label="{value} {series}",
+    ),
+    "runs": Chart(
+        "Extraction runs per day",
+        {"succeeded": "runs_succeeded", "failed": "runs_failed"},
+        peak="peak_runs",
+        label="{value} runs {series}",
+    ),
+}
+
+
+@register.inclusion_tag("console/_chart.html")
+def activity_chart(data: Activity, name: str) -> dict[str, Any]:
+    """The context of `_chart.html` for the chart `name` of CHARTS: one group of bars per day of `data`,
+    one bar per series."""
+    chart = CHARTS[name]
+    series = list(chart.series)
+    values = [[getattr(d, field) for field in chart.series.values()] for d in data.days]
+    peak = getattr(data, chart.peak)
+    labels = [f"{d.day:%b %d}: {chart.label}" for d in data.days]
     return {
         "bars": _bars(values, peak, series, labels),
         "peak": peak,
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
-        "title": title,
+        "title": chart.title,
         "series": series,
         "first": data.days[0].day if data.days else None,
         "last": data.days[-1].day if data.days else None,
     }
-
-
-@register.inclusion_tag("console/_chart.html")
-def memory_chart(data: Activity) -> dict[str, Any]:
-    values = [[d.created, d.forgotten] for d in data.days]
-    return _chart(
-        data,
-        title="Memories created and forgotten per day",
-        series=["created", "forgotten"],
-        values=values,
-        peak=data.peak_memories,
-        label="{value} {series}",
-    )
-
-
-@register.inclusion_tag("console/_chart.html")
-def runs_chart(data: Activity) -> dict[str, Any]:
-    values = [[d.runs_succeeded, d.runs_failed] for d in data.days]
-    return _chart(
-        data,
-        title="Extraction runs per day",
-        series=["succeeded", "failed"],
-        values=values,
-        peak=data.peak_runs,
-        label="{value} runs {series}",
-    )
 
 
 # Words, runs of punctuation and runs of space are tokens of their own: adding ", especially bebop"

@@ -26,17 +26,13 @@ OUTCOMES = ("created", "updated", "unchanged", "suppressed", "skipped_erased", "
 MAX_LINE_BYTES = 4 * 1024 * 1024
 
 
-class SnapshotInvalid(InvalidInput):
-    code = "invalid_snapshot"
+class SnapshotInvalid(InvalidInput, code="invalid_snapshot"): ...
 
 
-class ChecksumMismatch(SnapshotInvalid):
-    code = "checksum_mismatch"
+class ChecksumMismatch(SnapshotInvalid, code="checksum_mismatch"): ...
 
 
-class NamespaceMismatch(ServiceError):
-    status = 409
-    code = "namespace_mismatch"
+class NamespaceMismatch(ServiceError, status=409, code="namespace_mismatch"): ...
 
 
 def fail(line_no: int, message: str, **details: Any) -> SnapshotInvalid:

@@ -9,24 +9,20 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_about
-from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed
+from memoryadmin.core.errors import Conflict, PreconditionFailed, found
 from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
 from memoryadmin.core.locks import lock_texts
 from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
     Memory,
-    MemoryRevision,
 )
 from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
-from memoryadmin.memories.services.planning import is_tombstoned
+from memoryadmin.memories.services.planning import is_tombstoned, revision_of
 from memoryadmin.memories.vectors import Owner, vectors_store
 
 
 def locked_memory(memory: Memory) -> Memory:
-    locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
-    if locked is None:
-        raise NotFound("memory not found")
-    return locked
+    return found(Memory.objects.select_for_update().filter(pk=memory.pk), "memory not found")
 
 
 def check_revision(memory: Memory, expected_revision: int | None) -> None:
@@ -107,19 +103,8 @@ def memory_update(
         memory.revision += 1
         memory.updated_at = now
         memory.save(update_fields=[*changed, "fingerprint", "revision", "updated_at"])
-        MemoryRevision.objects.create(
-            memory=memory,
-            revision=memory.revision,
-            text=memory.text,
-            fingerprint=memory.fingerprint,
-            memory_type=memory.memory_type,
-            topics=memory.topics,
-            entities=memory.entities,
-            metadata=memory.metadata,
-            actor=str(actor),
-            reason=reason,
-            created_at=now,
-        )
+        revision = revision_of(memory, memory, revision=memory.revision, actor=actor, reason=reason, created_at=now)
+        revision.save(force_insert=True)
         audit_about(
             memory,
             actor=actor,

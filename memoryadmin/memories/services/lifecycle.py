@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor, AuditEntry, audit_about, audit_last, audit_record_many
+from memoryadmin.audit.services import Actor, AuditEntry, audit_about, audit_deleted, audit_last, audit_record_many
 from memoryadmin.conversations.models import Session
 from memoryadmin.conversations.services import session_delete
 from memoryadmin.core.errors import Conflict, InvalidInput, NotFound, ServiceError
@@ -124,9 +124,7 @@ def memory_pin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
 def memory_unpin(*, memory: Memory, actor: Actor, reason: str = "") -> Memory:
     with transaction.atomic():
         memory = locked_memory(memory)
-        deleted, _ = Pin.objects.filter(memory=memory).delete()
-        if deleted:
-            audit_about(memory, actor=actor, action="memory.unpin", reason=reason)
+        audit_deleted(Pin.objects.filter(memory=memory), memory, actor=actor, action="memory.unpin", reason=reason)
     return memory
 
 
@@ -178,15 +176,9 @@ def tombstone_lift(*, tombstone: Tombstone, actor: Actor, reason: str) -> None:
     if not reason.strip():
         raise InvalidInput("lifting a tombstone needs a reason", details={"field": "reason"})
     with transaction.atomic():
-        deleted, _ = Tombstone.objects.filter(pk=tombstone.pk).delete()
-        if deleted:
-            audit_about(
-                tombstone,
-                actor=actor,
-                action="tombstone.lift",
-                reason=reason,
-                data={"tombstone_reason": tombstone.reason},
-            )
+        data = {"tombstone_reason": tombstone.reason}
+        lifted = Tombstone.objects.filter(pk=tombstone.pk)
+        audit_deleted(lifted, tombstone, actor=actor, action="tombstone.lift", reason=reason, data=data)
 
 
 @dataclass

@@ -204,20 +204,32 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
     )
 
 
-def first_revision(memory: Memory, item: Planned, actor: Actor, now: datetime) -> MemoryRevision:
+# What a revision keeps of a text: a stored memory and a planned item of a batch both have them.
+REVISED_FIELDS = ("text", "fingerprint", "memory_type", "topics", "entities")
+
+
+def revision_of(
+    memory: Memory, values: Memory | Planned, *, revision: int, actor: Actor, reason: str, created_at: datetime
+) -> MemoryRevision:
+    """Revision `revision` of `memory` (unsaved), with the text and labels `values` holds and the memory's
+    metadata."""
+    kept = {name: getattr(values, name) for name in REVISED_FIELDS}
     return MemoryRevision(
         memory=memory,
-        revision=1,
-        text=item.text,
-        fingerprint=item.fingerprint,
-        memory_type=item.memory_type,
-        topics=item.topics,
-        entities=item.entities,
+        revision=revision,
         metadata=memory.metadata,
         actor=str(actor),
-        reason=item.new.reason or f"created ({item.new.source})",
-        created_at=now,
+        reason=reason,
+        created_at=created_at,
+        **kept,
     )
+
+
+def first_revision(memory: Memory, item: Planned, actor: Actor, now: datetime) -> MemoryRevision:
+    """Revision 1 keeps the item's own text and labels: a later item of its batch may have merged into the
+    memory since."""
+    reason = item.new.reason or f"created ({item.new.source})"
+    return revision_of(memory, item, revision=1, actor=actor, reason=reason, created_at=now)
 
 
 def created_event(memory: Memory, item: Planned, actor: Actor) -> AuditEntry:
