@@ -163,6 +163,13 @@ def test_a_memory_about_someone_else_than_the_person_asked_about_ranks_lower(nam
         assert relevance == pytest.approx(expected)
 
 
+def test_a_name_may_have_any_letters_and_a_possessive(namespace) -> None:
+    for text in ["José's band plays jazz.", "José sings.", "Zoë plays jazz too.", "Zoë's cat hates jazz."]:
+        remember(namespace, text, user_id="chat")
+    marks = _relevance(namespace, "What jazz does José's band play?")
+    assert {text for text, (_, other) in marks.items() if other} == {"Zoë plays jazz too.", "Zoë's cat hates jazz."}
+
+
 def test_a_question_naming_no_one_the_memories_are_about_marks_nothing(namespace) -> None:
     _group_chat(namespace)
     remember(namespace, "Caroline: How do you relax? Melanie: Pottery!", user_id="chat", memory_type="utterance")

@@ -20,8 +20,8 @@ MAX_QUERY_CHARS = 2000
 MAX_QUERY_WORDS = 64
 SYNTAXES = ("natural", "websearch")
 _WORD = re.compile(r"\w+", re.UNICODE)
-# A capitalized word, its possessive left out ("Alice's" -> "Alice"): a name, if memories lead with it.
-NAME = re.compile(r"\b([A-Z][a-z]+)(?:['’]s)?\b")
+# A word of two letters or more, its possessive left out ("Alice's" -> "Alice", "José's" -> "José").
+_LETTERS = re.compile(r"\b([^\W\d_]{2,})(?:['’]s)?\b")
 
 
 @dataclass(frozen=True)
@@ -63,5 +63,16 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         members=[members_of(w) for w in words],
         about=about,
         periods=[n.period for n in named],
-        names=frozenset(NAME.findall(text)),
+        names=capitalized(text),
     )
+
+
+def capitalized(text: str) -> frozenset[str]:
+    """The text's capitalized words: its names, if memories lead with them (scoring.people_asked)."""
+    return frozenset(word for word in _LETTERS.findall(text) if word[0].isupper())
+
+
+def leading_name(text: str) -> str | None:
+    """The capitalized word a text starts with ("Melanie's kids love ..." -> "Melanie"), or None."""
+    found = _LETTERS.match(text)
+    return found.group(1) if found and found.group(1)[0].isupper() else None

@@ -27,7 +27,6 @@ score = text_weight * relevance + recency_weight * recency (Recency below).
 from __future__ import annotations
 
 import math
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -42,6 +41,7 @@ from memoryadmin.memories.models import DatePrecision, MemoryType
 from memoryadmin.memories.search.candidates import Facts
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
 from memoryadmin.memories.search.periods import Period
+from memoryadmin.memories.search.query import leading_name
 
 WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
 # Pseudo-relevance feedback: the query's vector plus FEEDBACK_WEIGHT times the mean vector of the
@@ -183,10 +183,6 @@ def term_similarity(
     return scores, matches
 
 
-# The name a memory leads with ("Melanie's kids love ..." -> "Melanie"): who it is about.
-_LEAD = re.compile(r"([A-Z][a-z]+)(?:['’]s)?\b")
-
-
 def people_asked(candidates: list[Candidate], names: frozenset[str]) -> None:
     """Mark the candidates about another person than the ones the question names.
 
@@ -202,8 +198,7 @@ def people_asked(candidates: list[Candidate], names: frozenset[str]) -> None:
     leads: list[str | None] = []
     counts: dict[str, int] = {}
     for candidate in candidates:
-        found = _LEAD.match(candidate.facts.text) if candidate.facts.memory_type != MemoryType.UTTERANCE else None
-        lead = found.group(1) if found else None
+        lead = leading_name(candidate.facts.text) if candidate.facts.memory_type != MemoryType.UTTERANCE else None
         leads.append(lead)
         if lead is not None:
             counts[lead] = counts.get(lead, 0) + 1
