@@ -43,3 +43,20 @@ def test_a_category_does_not_drag_in_what_is_not_a_member(api, told) -> None:
         for item in api.post("/api/v1/memories/search", {"query": "music", "user_id": "alice"}).json()["items"]
     ]
     assert all("Lyon" not in text for text in texts[:1])
+
+
+@pytest.fixture
+def tastes(api) -> None:
+    for text in ["Alice hates cilantro", "Alice loves jazz", "Alice lives in Lyon", "Alice is a fan of the Lakers"]:
+        assert api.post("/api/v1/memories", {"user_id": "alice", "text": text}).status_code == 201
+
+
+def test_a_question_about_likes_finds_what_is_loved_before_what_is_hated(api, tastes) -> None:
+    items = api.post("/api/v1/memories/search", {"query": "What does Alice like?", "user_id": "alice"}).json()["items"]
+    texts = [item["memory"]["text"] for item in items]
+    assert set(texts[:2]) == {"Alice loves jazz", "Alice is a fan of the Lakers"}, texts
+
+
+def test_a_question_about_dislikes_finds_what_is_hated_first(api, tastes) -> None:
+    items = api.post("/api/v1/memories/search", {"query": "What does Alice dislike?", "user_id": "alice"}).json()
+    assert items["items"][0]["memory"]["text"] == "Alice hates cilantro", items
