@@ -82,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         "memories_per_person": {"min": min(held.values()), "max": max(held.values())},
         "searches_per_round": args.people * args.questions,
         "rounds": rounds,
-        "p50_ms": statistics.median(r["p50_ms"] for r in rounds),
-        "p95_ms": statistics.median(r["p95_ms"] for r in rounds),
+        "p50_ms": round(statistics.median(r["p50_ms"] for r in rounds), 2),
+        "p95_ms": round(statistics.median(r["p95_ms"] for r in rounds), 2),
         "load_average": os.getloadavg(),
     }
     print(

@@ -67,6 +67,24 @@ def test_word_vectors_are_cached_and_consistent() -> None:
     assert word_vectors([]).shape == (0, 256)
 
 
+def test_new_words_join_the_published_index_in_place_until_the_matrix_is_replaced() -> None:
+    vectors = embeddings._WordVectors()
+    vectors(["car"])
+    index, matrix = vectors.state
+    vectors(["automobile", "zebra"])
+    # Same matrix: the new words' rows were written into it, then named in the same index.
+    assert vectors.state[0] is index and vectors.state[1] is matrix
+    assert np.allclose(matrix[index["zebra"]], word_vectors(["zebra"])[0])
+    # Past the matrix's rows, a grown matrix and a new index are published together; a reader holding the
+    # old pair keeps a consistent one: the old index names no row the old matrix lacks.
+    many = [f"word{i}" for i in range(len(matrix))]
+    vectors(many)
+    grown_index, grown = vectors.state
+    assert grown is not matrix and grown_index is not index
+    assert len(index) == 3 and all(matrix[row].any() for row in index.values())
+    assert np.allclose(grown[grown_index["word7"]], word_vectors(["word7"])[0])
+
+
 def test_content_words_leave_the_shape_of_a_question_out() -> None:
     assert content_words("What kind of car does Evan drive?") == ["car", "evan", "drive"]
     assert content_words("Where's Nate's turtle?") == ["where's", "nate's", "turtle"]
