@@ -164,6 +164,7 @@ def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
         "relevance",
         "recency",
         "about_other",
+        "opposite_sentiment",
         "matches",
     }
     assert parts["recency"] is None

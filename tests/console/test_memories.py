@@ -190,6 +190,19 @@ def test_its_search_says_when_a_memory_is_about_someone_else_than_the_person_ask
     assert "about someone else" not in why("Melanie relaxes at her pottery class.")
 
 
+def test_its_search_says_when_a_memory_says_the_opposite_of_what_is_asked(viewer_client, make_memory):
+    for text in ["User dislikes spicy food", "User loves sushi"]:
+        make_memory(text)
+    html = viewer_client.get("/memories/?q=What+food+does+the+user+like%3F").content.decode()
+
+    def why(text: str) -> str:
+        row = html[html.index(text) :]
+        return row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
+
+    assert "says the opposite" in why("User dislikes spicy food")
+    assert "says the opposite" not in why("User loves sushi")
+
+
 def test_its_search_reads_operators_syntax_and_shows_why_each_memory_matched(viewer_client, make_memory):
     make_memory("User drives a red automobile")
     make_memory("User drives a blue bus")

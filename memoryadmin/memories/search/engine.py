@@ -153,6 +153,7 @@ def memories_search(
         words=question.words,
         categories=[bool(m) for m in question.members],
         names=question.names if question.syntax == "natural" else frozenset(),
+        asked_sentiment=question.sentiment,
         idf=pool.idf,
         vector=vector,
         periods=question.periods,

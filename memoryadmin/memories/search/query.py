@@ -15,6 +15,7 @@ from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.embeddings import content_words
 from memoryadmin.memories.search.categories import members_of
 from memoryadmin.memories.search.periods import Period, periods_in, without_spans
+from memoryadmin.memories.search.sentiment import sentiment
 
 MAX_QUERY_CHARS = 2000
 MAX_QUERY_WORDS = 64
@@ -36,6 +37,8 @@ class Question:
     periods: list[Period] = field(default_factory=list)
     # Its capitalized words: the names among them are who it asks about (scoring.people_asked).
     names: frozenset[str] = frozenset()
+    # +1 when it asks what someone likes, -1 what they dislike, 0 otherwise (sentiment.py).
+    sentiment: int = 0
 
 
 def question_parse(text: str, *, syntax: str, reference: date) -> Question:
@@ -64,6 +67,7 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         about=about,
         periods=[n.period for n in named],
         names=capitalized(text),
+        sentiment=sentiment(text) if syntax == "natural" else 0,
     )
 
 

@@ -19,7 +19,10 @@ on LoCoMo conversations, see docs/search.md), then:
   of its relevance: a fact stated outranks the chat it came from;
 - when the question names a person its candidates are about ("What does Melanie do to
   destress?"), a memory about another of them ("Caroline ...") counts OTHER_PERSON_WEIGHT of its
-  relevance: people_asked below.
+  relevance: people_asked below;
+- when the question asks what someone likes (or dislikes), a memory saying the opposite ("Alice
+  dislikes spicy food" for "What food does Alice like?") counts OPPOSITE_SENTIMENT_WEIGHT of its
+  relevance (sentiment.py).
 
 score = text_weight * relevance + recency_weight * recency (Recency below).
 """
@@ -42,6 +45,7 @@ from memoryadmin.memories.search.candidates import Facts
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
 from memoryadmin.memories.search.periods import Period
 from memoryadmin.memories.search.query import leading_name
+from memoryadmin.memories.search.sentiment import sentiment
 
 WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
 # Pseudo-relevance feedback: the query's vector plus FEEDBACK_WEIGHT times the mean vector of the
@@ -52,6 +56,7 @@ DATE_WEIGHT = 0.5
 DATE_TOLERANCE_DAYS = 3
 UTTERANCE_WEIGHT = 0.85
 OTHER_PERSON_WEIGHT = 0.8
+OPPOSITE_SENTIMENT_WEIGHT = 0.6
 # 0.5 ** 1000 is still a normal double; beyond it the decay underflows.
 MAX_HALF_LIVES = 1000
 # The bounds of a search's recency settings: a half-life of up to a century, weights up to 1000.
@@ -120,6 +125,8 @@ class Candidate:
     matches: list[dict[str, Any]] = field(default_factory=list)
     # About another person than the one the question names (people_asked).
     about_other: bool = False
+    # Says the opposite of the liking or disliking the question asks about.
+    opposite_sentiment: bool = False
 
 
 @lru_cache(maxsize=50_000)
@@ -242,6 +249,7 @@ def rank(
     words: list[str],
     categories: list[bool],
     names: frozenset[str] = frozenset(),
+    asked_sentiment: int = 0,
     idf: list[float | None],
     vector: np.ndarray | None,
     periods: list[Period],
@@ -269,6 +277,9 @@ def rank(
     )
     in_use = {name: w for name, w in weights.items() if with_vectors or name != "vector"}
     people_asked(candidates, names)
+    if asked_sentiment:
+        for candidate in candidates:
+            candidate.opposite_sentiment = sentiment(candidate.facts.text) == -asked_sentiment
     for candidate, term, matched in zip(candidates, terms, matches, strict=True):
         candidate.terms = float(term)
         candidate.matches = matched
@@ -304,6 +315,8 @@ def _scored(candidates: list[Candidate], weights: dict[str, float], recency: Rec
             relevance *= UTTERANCE_WEIGHT
         if candidate.about_other:
             relevance *= OTHER_PERSON_WEIGHT
+        if candidate.opposite_sentiment:
+            relevance *= OPPOSITE_SENTIMENT_WEIGHT
         candidate.relevance = relevance
         if candidate.recency is not None:
             candidate.score = recency.text_weight * relevance + recency.recency_weight * candidate.recency
@@ -324,5 +337,6 @@ def explained(candidate: Candidate) -> dict[str, Any]:
         "relevance": candidate.relevance,
         "recency": candidate.recency,
         "about_other": candidate.about_other,
+        "opposite_sentiment": candidate.opposite_sentiment,
         "matches": candidate.matches,
     }
