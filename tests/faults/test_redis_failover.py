@@ -113,7 +113,12 @@ def test_the_app_follows_the_master_through_a_failover(sentinel_cluster, setting
     assert servers.client(servers.master, db=3).dbsize() >= 1
 
     _until(lambda: servers.client(servers.replica, db=3).dbsize() >= 1, what="the write to reach the replica")
-    servers.client(servers.sentinel).execute_command("SENTINEL", "FAILOVER", MASTER_NAME)
+    # Until the sentinel has heard from the replica (its INFO, a few seconds on a busy machine), it answers
+    # NOGOODSLAVE: asked again until it starts the failover.
+    _until(
+        lambda: servers.client(servers.sentinel).execute_command("SENTINEL", "FAILOVER", MASTER_NAME),
+        what="the sentinel to start the failover",
+    )
     _until(lambda: servers.named_master() == servers.replica, what="the failover")
     assert get_redis().ping()
 
