@@ -191,3 +191,20 @@ def test_a_chunk_is_capped_in_bytes_too(namespace, make_person, monkeypatch) -> 
     chunks = list(snapshot_export_stream(namespace=namespace))
     assert all(chunk.count(b"\n") == 1 for chunk in chunks)
     assert len(chunks) == 2 + 19
+
+
+def test_a_restore_fingerprints_each_short_label_once_and_forgets_them_after() -> None:
+    from memoryadmin.core.fingerprints import text_fingerprint
+    from memoryadmin.governance.snapshots import parse
+
+    assert parse._LABELS.get() is None
+    with parse.labels_remembered():
+        first = parse._label_fingerprint("travel")
+        assert parse._LABELS.get() == {"travel": first}
+        assert parse._label_fingerprint("travel") == first == text_fingerprint("travel")
+        long_text = "x" * (parse.LABEL_MEMO_CHARS + 1)
+        assert parse._label_fingerprint(long_text) == text_fingerprint(long_text)
+        assert long_text not in parse._LABELS.get()
+    # Nothing of the restore's labels outlives it.
+    assert parse._LABELS.get() is None
+    assert parse._label_fingerprint("travel") == text_fingerprint("travel")

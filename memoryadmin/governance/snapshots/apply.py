@@ -28,7 +28,7 @@ from memoryadmin.core.locks import lock_namespace_writes
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.governance.snapshots.format import OUTCOMES, lines, loads
-from memoryadmin.governance.snapshots.parse import PARSERS, Fields
+from memoryadmin.governance.snapshots.parse import PARSERS, Fields, labels_remembered
 from memoryadmin.governance.snapshots.validate import Committed, snapshot_validate
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
@@ -420,7 +420,7 @@ def snapshot_restore(
     """
     try:
         outermost = not connection.in_atomic_block
-        with transaction.atomic():
+        with transaction.atomic(), labels_remembered():
             if not dry_run:
                 lock_namespace_writes(namespace.pk, exclusive=True)
             committed = Committed(namespace)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -298,6 +300,36 @@ def _strings(value: Any) -> Iterator[str]:
             stack.extend(item)
 
 
+# The fingerprints of a restore's short field texts (topics, entities, metadata keys and values), which
+# recur on most of its records: each is computed once a restore, not once a record and pass. Held only
+# while the restore runs (labels_remembered), short texts only, and at most so many.
+LABEL_MEMO_CHARS = 100
+LABEL_MEMO_ENTRIES = 100_000
+_LABELS: ContextVar[dict[str, str] | None] = ContextVar("snapshot_label_fingerprints", default=None)
+
+
+@contextmanager
+def labels_remembered() -> Iterator[None]:
+    """Within it, a short field text's fingerprint is computed once; the memo goes when it ends."""
+    token = _LABELS.set({})
+    try:
+        yield
+    finally:
+        _LABELS.reset(token)
+
+
+def _label_fingerprint(text: str) -> str:
+    memo = _LABELS.get()
+    if memo is None or len(text) > LABEL_MEMO_CHARS:
+        return text_fingerprint(text)
+    found = memo.get(text)
+    if found is None:
+        found = text_fingerprint(text)
+        if len(memo) < LABEL_MEMO_ENTRIES:
+            memo[text] = found
+    return found
+
+
 def _fingerprinting(parse: Callable[[Fields], dict[str, Any]], *fields: str) -> Callable[[Fields], dict[str, Any]]:
     """`parse`, and the fingerprints of every other text its record carries (`field_fingerprints`): a
     tombstone keeps a forgotten text out of labels, reasons and metadata too, not only out of `text`."""
@@ -307,7 +339,7 @@ def _fingerprinting(parse: Callable[[Fields], dict[str, Any]], *fields: str) -> 
         texts = {text for field in fields for text in _strings(record[field]) if text.strip()}
         # The text itself as it may also be read (a space splitting a word): its other fingerprints.
         also = text_fingerprints(record["text"])[1:] if "text" in record else ()
-        record["field_fingerprints"] = sorted({text_fingerprint(text) for text in texts} | set(also))
+        record["field_fingerprints"] = sorted({_label_fingerprint(text) for text in texts} | set(also))
         return record
 
     return parse_with_fingerprints
