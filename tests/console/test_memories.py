@@ -157,6 +157,12 @@ def test_it_searches_without_n_plus_one(viewer_client, make_memory, django_asser
     assert len(response.context["items"]) == 30
 
 
+def why_shown(html: str, text: str) -> str:
+    """The reasons shown under the search row of the memory with this text."""
+    row = html[html.index(text) :]
+    return row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
+
+
 def test_its_search_answers_a_question_and_shows_why_each_memory_matched(viewer_client, make_memory):
     make_memory("User drives a red automobile")
     make_memory("User works as a nurse in Lyon")
@@ -165,8 +171,7 @@ def test_its_search_answers_a_question_and_shows_why_each_memory_matched(viewer_
     items = response.context["items"]
     assert items[0].text == "User drives a red automobile"
     html = response.content.decode()
-    row = html[html.index("User drives a red automobile") :]
-    why = row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
+    why = why_shown(html, "User drives a red automobile")
     # The query's word and the memory's closest word, and the embedding similarity.
     assert "car ≈ <mark>automobile</mark>" in why
     assert "meaning" in why and "score" in why
@@ -182,12 +187,8 @@ def test_its_search_says_when_a_memory_is_about_someone_else_than_the_person_ask
         make_memory(text)
     html = viewer_client.get("/memories/?q=How+does+Melanie+relax%3F").content.decode()
 
-    def why(text: str) -> str:
-        row = html[html.index(text) :]
-        return row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
-
-    assert "about someone else" in why("Caroline relaxes with yoga.")
-    assert "about someone else" not in why("Melanie relaxes at her pottery class.")
+    assert "about someone else" in why_shown(html, "Caroline relaxes with yoga.")
+    assert "about someone else" not in why_shown(html, "Melanie relaxes at her pottery class.")
 
 
 def test_its_search_says_when_a_memory_says_the_opposite_of_what_is_asked(viewer_client, make_memory):
@@ -195,12 +196,8 @@ def test_its_search_says_when_a_memory_says_the_opposite_of_what_is_asked(viewer
         make_memory(text)
     html = viewer_client.get("/memories/?q=What+food+does+the+user+like%3F").content.decode()
 
-    def why(text: str) -> str:
-        row = html[html.index(text) :]
-        return row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
-
-    assert "says the opposite" in why("User dislikes spicy food")
-    assert "says the opposite" not in why("User loves sushi")
+    assert "says the opposite" in why_shown(html, "User dislikes spicy food")
+    assert "says the opposite" not in why_shown(html, "User loves sushi")
 
 
 def test_its_search_reads_operators_syntax_and_shows_why_each_memory_matched(viewer_client, make_memory):
@@ -211,8 +208,7 @@ def test_its_search_reads_operators_syntax_and_shows_why_each_memory_matched(vie
     items = response.context["items"]
     assert [m.text for m in items] == ["User drives a red automobile"]
     html = response.content.decode()
-    row = html[html.index("User drives a red automobile") :]
-    why = row[row.index('class="why') : row.index("</div>", row.index('class="why'))]
+    why = why_shown(html, "User drives a red automobile")
     assert "<mark>drives</mark>" in why and "score" in why
 
 

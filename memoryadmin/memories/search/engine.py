@@ -152,7 +152,7 @@ def memories_search(
         candidates,
         words=question.words,
         categories=[bool(m) for m in question.members],
-        names=question.names if question.syntax == "natural" else frozenset(),
+        names=question.names,
         asked_sentiment=question.sentiment,
         idf=pool.idf,
         vector=vector,

@@ -66,7 +66,8 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         members=[members_of(w) for w in words],
         about=about,
         periods=[n.period for n in named],
-        names=capitalized(text),
+        # Web-search syntax returns only its matches, ranked by them alone.
+        names=capitalized(text) if syntax == "natural" else frozenset(),
         sentiment=sentiment(text) if syntax == "natural" else 0,
     )
 

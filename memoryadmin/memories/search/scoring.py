@@ -213,7 +213,7 @@ def people_asked(candidates: list[Candidate], names: frozenset[str]) -> None:
     if not names & people:
         return
     for candidate, lead in zip(candidates, leads, strict=True):
-        candidate.about_other = lead is not None and lead in people and lead not in names
+        candidate.about_other = lead in people and lead not in names
 
 
 _PRECISION_DAYS = {

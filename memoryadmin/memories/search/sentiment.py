@@ -24,7 +24,7 @@ _DISLIKING = (
 # A negation up to two words before a liking turns it into a disliking: "doesn't really like", "not a fan
 # of", "isn't into".
 _NEGATED = re.compile(
-    rf"\b(?:not|never|no\s+longer|\w+n't)(?:\s+\w+){{0,2}}?\s+(?:a\s+)?(?:{_LIKING}|into)\b|\b\w+n't\s+into\b",
+    rf"\b(?:not|never|no\s+longer|\w+n't)(?:\s+\w+){{0,2}}?\s+(?:a\s+)?(?:{_LIKING}|into)\b",
     re.IGNORECASE,
 )
 _SAYS_LIKING = re.compile(rf"(?:^|(?<=\W))(?:{_LIKING})\b", re.IGNORECASE)
