@@ -39,6 +39,7 @@ from memoryadmin.api.ratelimit import bearer_token
 from memoryadmin.core import request_ids
 from memoryadmin.core.health import check_database, check_redis
 from memoryadmin.core.metrics import HTTP_REQUESTS, Gauge, exposition, observe
+from memoryadmin.core.redis_batch import batched
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.core.replicas import replica_statuses
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
@@ -63,15 +64,17 @@ class ObservabilityMiddleware:
         # written after the middleware returns, carries the id too.
         request_ids.current.set(request_id)
         started = time.perf_counter()
-        response = self.get_response(request)
-        response[request_ids.HEADER] = request_id
-        if request.path != METRICS_PATH:
-            observe(
-                HTTP_REQUESTS,
-                time.perf_counter() - started,
-                route=endpoint_of(request),
-                status=str(response.status_code),
-            )
+        # The request's bookkeeping writes (access log, durations) leave in one round trip, at its end.
+        with batched():
+            response = self.get_response(request)
+            response[request_ids.HEADER] = request_id
+            if request.path != METRICS_PATH:
+                observe(
+                    HTTP_REQUESTS,
+                    time.perf_counter() - started,
+                    route=endpoint_of(request),
+                    status=str(response.status_code),
+                )
         return response
 
 

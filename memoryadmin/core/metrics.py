@@ -2,8 +2,9 @@
 
 Each process adds to the same Redis hashes (one per metric: `metrics:{name}`), so any web
 process answers a scrape with the figures of all of them, however many machines run them.
-A histogram observation is one round trip (three field increments in a pipeline); a
-counter's is one command. Recording never fails the work it measures: when Redis is
+A histogram observation is a few field increments and a counter's one; within a web request
+they wait for its end and go with its other bookkeeping writes in one round trip
+(core/redis_batch.py), elsewhere each is sent at once. Recording never fails the work it measures: when Redis is
 unreachable it steps aside for a few seconds, as the access log does, and those
 observations go uncounted.
 
@@ -22,8 +23,10 @@ from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 from django.conf import settings
+from redis.client import Pipeline
 from redis.exceptions import RedisError
 
+from memoryadmin.core.redis_batch import deferred
 from memoryadmin.core.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
@@ -117,15 +120,15 @@ def observe_many(metric: Metric, values: Iterable[float], **labels: str) -> None
     for seconds in values:
         bucket = next((str(bound) for bound in BUCKETS if seconds <= bound), "+Inf")
         buckets[bucket] = buckets.get(bucket, 0) + 1
-    try:
-        pipe = get_redis().pipeline(transaction=False)
+    total = sum(values)
+
+    def add(pipe: Pipeline) -> None:
         for bucket, count in buckets.items():
             pipe.hincrby(metric.key, f"{field}{JOIN}{bucket}", count)
-        pipe.hincrbyfloat(metric.key, f"{field}{JOIN}sum", sum(values))
+        pipe.hincrbyfloat(metric.key, f"{field}{JOIN}sum", total)
         pipe.hincrby(metric.key, f"{field}{JOIN}count", len(values))
-        pipe.execute()
-    except RedisError as error:
-        _failed(error)
+
+    deferred(add, _failed)
 
 
 def increment(metric: Metric, by: int = 1, **labels: str) -> None:
@@ -133,10 +136,7 @@ def increment(metric: Metric, by: int = 1, **labels: str) -> None:
     field = _label_field(metric, labels)
     if _paused():
         return
-    try:
-        get_redis().hincrby(metric.key, field, by)
-    except RedisError as error:
-        _failed(error)
+    deferred(lambda pipe: pipe.hincrby(metric.key, field, by), _failed)
 
 
 def timed(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:

@@ -1,8 +1,8 @@
 """Per API key: calls by endpoint and status over the last 24 hours, and the last call.
 
-Counted in Redis, never in a table: each call is one script run that increments a
-field of the key's hash for the current hour (`access:{key}:{hour}`, field
-`endpoint<TAB>status`) and overwrites the key's last call. An hour's hash expires
+Counted in Redis, never in a table: each call increments a field of the key's hash
+for the current hour (`access:{key}:{hour}`, field `endpoint<TAB>status`) and
+overwrites the key's last call, with the request's other bookkeeping writes. An hour's hash expires
 25 hours after its first call, so the log keeps itself to a day. The console reads
 the 24 hashes of a key in one round trip.
 
@@ -27,9 +27,11 @@ from functools import lru_cache
 
 from django.conf import settings
 from redis import Redis
+from redis.client import Pipeline
 from redis.commands.core import Script
 from redis.exceptions import RedisError
 
+from memoryadmin.core.redis_batch import deferred
 from memoryadmin.core.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
@@ -70,27 +72,39 @@ def _bucket(key_hash: str, hour: int) -> str:
 
 
 def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: bool = False) -> None:
-    """Count one call of the key with this hash (`ApiKey.key_hash`)."""
+    """Count one call of the key with this hash (`ApiKey.key_hash`).
+
+    Within a web request the count goes with the request's other bookkeeping writes at its end
+    (core/redis_batch.py); `only_if_active` needs an answer first, so it is one script run at once.
+    """
     now = time.time()
     url = settings.REDIS_URL
     if now < _paused_until.get(url, 0.0):
         return
     hour = math.floor(now / HOUR_SECONDS)
+    bucket, last = _bucket(key_hash, hour), f"{_stem(key_hash)}:last"
+    line = f"{endpoint}{SEPARATOR}{status}"
+    last_call = f"{now:.3f}{SEPARATOR}{line}"
+
+    def failed(exc: RedisError) -> None:
+        _paused_until[url] = time.time() + BACKOFF_SECONDS
+        logger.warning("the access log is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
+
+    if not only_if_active:
+
+        def add(pipe: Pipeline) -> None:
+            pipe.hincrby(bucket, line, 1)
+            pipe.expire(bucket, BUCKET_TTL_SECONDS, nx=True)
+            pipe.set(last, last_call, ex=LAST_CALL_TTL_SECONDS)
+
+        deferred(add, failed)
+        return
     try:
-        client = get_redis()
-        _script(client)(
-            keys=[_bucket(key_hash, hour), f"{_stem(key_hash)}:last"],
-            args=[
-                f"{endpoint}{SEPARATOR}{status}",
-                f"{now:.3f}{SEPARATOR}{endpoint}{SEPARATOR}{status}",
-                BUCKET_TTL_SECONDS,
-                LAST_CALL_TTL_SECONDS,
-                "1" if only_if_active else "0",
-            ],
+        _script(get_redis())(
+            keys=[bucket, last], args=[line, last_call, BUCKET_TTL_SECONDS, LAST_CALL_TTL_SECONDS, "1"]
         )
     except RedisError as exc:
-        _paused_until[url] = now + BACKOFF_SECONDS
-        logger.warning("the access log is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
+        failed(exc)
 
 
 @dataclass(frozen=True)

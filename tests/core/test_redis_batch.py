@@ -1,0 +1,66 @@
+"""A request's bookkeeping writes to Redis (access log, durations) leave together, at its end."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from redis.connection import Connection
+
+from memoryadmin.core.metrics import SEARCHES, observe
+from memoryadmin.core.redis_batch import batched
+from memoryadmin.memories.services import memory_create
+from memoryadmin.tenancy.access_log import access_record, access_summary
+from tests.conftest import SYSTEM
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def round_trips(monkeypatch) -> list[int]:
+    """How many times the process sent something to Redis (a pipeline is sent in one go)."""
+    sent = [0]
+    send = Connection.send_packed_command
+
+    def counted(self, command, check_health=True):
+        sent[0] += 1
+        return send(self, command, check_health)
+
+    monkeypatch.setattr(Connection, "send_packed_command", counted)
+    return sent
+
+
+def test_writes_in_a_batch_wait_for_its_end(redis_client) -> None:
+    with batched():
+        observe(SEARCHES, 0.004)
+        access_record(key_hash="f" * 64, endpoint="GET /api/v1/memories", status=200)
+        assert redis_client.exists(SEARCHES.key) == 0
+        assert access_summary(key_hash="f" * 64).total == 0
+    assert redis_client.hget(SEARCHES.key, "\x1fcount") == "1"
+    assert access_summary(key_hash="f" * 64).total == 1
+
+
+def test_outside_a_batch_a_write_is_sent_at_once(redis_client) -> None:
+    observe(SEARCHES, 0.004)
+    assert redis_client.hget(SEARCHES.key, "\x1fcount") == "1"
+
+
+def test_a_search_request_goes_to_redis_twice(api, namespace, redis_client, round_trips) -> None:
+    """Its rate limit before it runs, then its access-log line and both durations in one pipeline."""
+    memory_create(namespace=namespace, user_id="alice", text="Alice plays the cello", actor=SYSTEM)
+    assert api.post("/api/v1/memories/search", {"query": "cello", "user_id": "alice"}).status_code == 200
+    round_trips[0] = 0
+    response = api.post("/api/v1/memories/search", {"query": "music", "user_id": "alice"})
+    assert response.status_code == 200
+    assert round_trips[0] == 2
+    assert redis_client.hget(SEARCHES.key, "\x1fcount") == "2"
+
+
+def test_a_failed_batch_fails_no_request_and_steps_each_family_aside(api, settings, caplog) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    settings.REDIS_TIMEOUT_SECONDS = 0.2
+    with caplog.at_level(logging.WARNING):
+        assert api.get("/api/v1/memories?user_id=alice").status_code == 200
+    warned = caplog.text
+    assert "the access log is off" in warned
+    assert "metrics not recorded" in warned
