@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
+from functools import wraps
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -240,10 +242,20 @@ def memory_row(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     return render(request, "console/_memory_row.html", {"memory": memory_or_404(memory_id)})
 
 
-@require_POST
-@role_required("operator")
-def memory_pin(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
-    item = memory_or_404(memory_id)
+def _memory_action(act: Callable[[HttpRequest, Memory], HttpResponse]) -> Callable[..., HttpResponse]:
+    """An operator's action on one memory, posted: `act` gets the memory (404 when there is none) and answers."""
+
+    @require_POST
+    @role_required("operator")
+    @wraps(act)
+    def view(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+        return act(request, memory_or_404(memory_id))
+
+    return view
+
+
+@_memory_action
+def memory_pin(request: HttpRequest, item: Memory) -> HttpResponse:
     form = ReasonForm(request.POST)
     if not form.is_valid():
         return bad_request(request, form)
@@ -251,18 +263,14 @@ def memory_pin(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     return _answer(request, item, "Pinned: forgetting policies will never select it.")
 
 
-@require_POST
-@role_required("operator")
-def memory_unpin(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
-    item = memory_or_404(memory_id)
+@_memory_action
+def memory_unpin(request: HttpRequest, item: Memory) -> HttpResponse:
     services.memory_unpin(memory=item, actor=actor_of(request))
     return _answer(request, item, "Unpinned.")
 
 
-@require_POST
-@role_required("operator")
-def memory_approve(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
-    item = memory_or_404(memory_id)
+@_memory_action
+def memory_approve(request: HttpRequest, item: Memory) -> HttpResponse:
     try:
         services.memory_approve(memory=item, actor=actor_of(request))
     except ServiceError as exc:
@@ -270,10 +278,8 @@ def memory_approve(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
     return _answer(request, item, "Approved: the memory is active.")
 
 
-@require_POST
-@role_required("operator")
-def memory_reject(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
-    item = memory_or_404(memory_id)
+@_memory_action
+def memory_reject(request: HttpRequest, item: Memory) -> HttpResponse:
     form = ReasonForm(request.POST)
     if not form.is_valid():
         return bad_request(request, form)
