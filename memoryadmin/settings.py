@@ -150,6 +150,10 @@ DATABASE_SESSION_SETTINGS = {"jit": "off", "hnsw.ef_search": "100", "hnsw.iterat
 # may not get); querysets stream in keyset batches instead of server-side cursors, which Django
 # keeps open across transactions outside one. CONN_MAX_AGE and DATABASE_POOL stay as they are: a
 # client connection to the pooler holds no server connection between transactions.
+# Parameters are bound by the server, apart from the statement's text: psycopg then prepares a
+# statement a connection has run five times, and a search skips its parsing and, where the plan
+# holds for any parameters, its planning (a sixth of a scoped search's time in process).
+DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
 DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "none").strip().lower() or "none"
 if DATABASE_POOLER not in {"none", "transaction"}:
     raise ImproperlyConfigured(f"DATABASE_POOLER must be none or transaction, got {DATABASE_POOLER!r}")
