@@ -150,10 +150,6 @@ DATABASE_SESSION_SETTINGS = {"jit": "off", "hnsw.ef_search": "100", "hnsw.iterat
 # may not get); querysets stream in keyset batches instead of server-side cursors, which Django
 # keeps open across transactions outside one. CONN_MAX_AGE and DATABASE_POOL stay as they are: a
 # client connection to the pooler holds no server connection between transactions.
-# Parameters are bound by the server, apart from the statement's text: psycopg then prepares a
-# statement a connection has run five times, and a search skips its parsing and, where the plan
-# holds for any parameters, its planning (a sixth of a scoped search's time in process).
-DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
 DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "none").strip().lower() or "none"
 if DATABASE_POOLER not in {"none", "transaction"}:
     raise ImproperlyConfigured(f"DATABASE_POOLER must be none or transaction, got {DATABASE_POOLER!r}")
@@ -164,6 +160,14 @@ else:
     DATABASES["default"]["OPTIONS"].setdefault(
         "options", " ".join(f"-c {name}={value}" for name, value in DATABASE_SESSION_SETTINGS.items())
     )
+    # Connected directly, parameters are bound by the server, apart from the statement's text, and
+    # psycopg prepares a statement once a connection has run it five times (Django's default is
+    # never): a search skips its parsing and, where the plan holds for any parameters, its planning
+    # (a sixth of a scoped search's time in process). Behind the pooler, Django's client-side
+    # binding stays: it prepares nothing, and it sends the SET LOCAL and its statement in one
+    # message (core/session_settings.py).
+    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
+    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 # The web process serves ASGI, where each request's synchronous code runs in a thread of its own:
 # persistent connections would pile up, one per thread (Django's docs say to disable them under
