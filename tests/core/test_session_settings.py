@@ -65,3 +65,7 @@ def test_a_search_asked_again_and_again_is_prepared_only_when_connected_directly
         assert prepared == []
     else:
         assert len(candidates) == 1
+        # Prepared, yet planned for each run's own parameters: a plan for any parameters can be far off.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('plan_cache_mode')")
+            assert cursor.fetchone()[0] == "force_custom_plan"
