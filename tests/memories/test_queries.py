@@ -235,6 +235,23 @@ def test_search_touches_access_at_most_once_per_interval(namespace) -> None:
     assert hits[0].memory.access_count == 2
 
 
+def test_a_search_whose_page_was_just_touched_writes_nothing(namespace) -> None:
+    """Searched again within the interval, a person's search reads, and writes nothing at all."""
+    remember(namespace, "Alice likes green tea")
+    remember(namespace, "Alice drinks tea at noon")
+    memories_search(namespace, query="tea")
+    with CaptureQueriesContext(connection) as again:
+        memories_search(namespace, query="tea")
+    assert not [q["sql"] for q in again.captured_queries if "UPDATE" in q["sql"]]
+    remember(namespace, "Alice brews tea for her friends")
+    with CaptureQueriesContext(connection) as new_memory:
+        hits = memories_search(namespace, query="tea").items
+    # The new memory is due: the page is touched, and only that memory counts a new access.
+    assert [q["sql"] for q in new_memory.captured_queries if "UPDATE" in q["sql"]]
+    assert [hit.memory.access_count for hit in hits] == [1, 1, 1]
+    assert sorted(Memory.objects.values_list("access_count", flat=True)) == [1, 1, 1]
+
+
 def test_search_pages_by_score(namespace) -> None:
     for i in range(5):
         remember(namespace, f"tea fact {i} " + "tea " * i)

@@ -169,7 +169,11 @@ def memories_search(
     if len(page) > limit:
         page = page[:limit]
         next_cursor = encode_cursor("search", (reference, page[-1].score, page[-1].id))
-    memories = _page_rows([c.id for c in page], touch, now)
+    # The page's access is recorded only when one of its memories is due (as its row read a moment
+    # ago says): a person searched again and again reads, and writes nothing.
+    cutoff = now - ACCESS_TOUCH_INTERVAL
+    due = touch and any(c.facts.last_accessed_at is None or c.facts.last_accessed_at < cutoff for c in page)
+    memories = _page_rows([c.id for c in page], due, now)
     hits = []
     for candidate in page:
         memory = memories.get(candidate.id)
