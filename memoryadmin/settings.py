@@ -160,17 +160,6 @@ else:
     DATABASES["default"]["OPTIONS"].setdefault(
         "options", " ".join(f"-c {name}={value}" for name, value in DATABASE_SESSION_SETTINGS.items())
     )
-    # Connected directly, parameters are bound by the server, apart from the statement's text, and
-    # psycopg prepares a statement once a connection has run it five times (Django's default is
-    # never): a scoped search then skips parsing its statements (6.1 → 5.5 ms in process). Each run
-    # is still planned for its own parameters (`plan_cache_mode`): a plan made once for any
-    # parameters read the newest memories of a whole namespace for a rare word (a namespace-wide
-    # search went from 21 ms to 530 ms). Behind the pooler, Django's client-side binding stays: it
-    # prepares nothing, and it sends the SET LOCAL and its statement in one message
-    # (core/session_settings.py).
-    DATABASES["default"]["OPTIONS"]["options"] += " -c plan_cache_mode=force_custom_plan"
-    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
-    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 # The web process serves ASGI, where each request's synchronous code runs in a thread of its own:
 # persistent connections would pile up, one per thread (Django's docs say to disable them under
