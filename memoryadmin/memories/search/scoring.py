@@ -294,11 +294,9 @@ def rank(
         if best:
             fed_back = vector + FEEDBACK_WEIGHT * np.mean(best, axis=0)  # type: ignore[operator]
             fed_back /= np.linalg.norm(fed_back) or 1.0
-            embedded = [c for c in candidates if c.embedding is not None]
-            # One product for all of them, not one per candidate.
-            fed = np.stack([c.embedding for c in embedded]) @ fed_back
-            for candidate, value in zip(embedded, fed.tolist(), strict=True):
-                candidate.vector = value
+            for candidate in candidates:
+                if candidate.embedding is not None:
+                    candidate.vector = float(candidate.embedding @ fed_back)
             ranked = _scored(candidates, in_use, recency)
     return ranked
 
