@@ -4,9 +4,9 @@ Each process adds to the same Redis hashes (one per metric: `metrics:{name}`), s
 process answers a scrape with the figures of all of them, however many machines run them.
 A histogram observation is a few field increments and a counter's one; within a web request
 they wait for its end and go with its other bookkeeping writes in one round trip
-(core/redis_batch.py), elsewhere each is sent at once. Recording never fails the work it measures: when Redis is
-unreachable it steps aside for a few seconds, as the access log does, and those
-observations go uncounted.
+(core/redis_batch.py), elsewhere each is sent at once. Recording never fails the work it
+measures: when Redis is unreachable it steps aside for a few seconds, as the access log does,
+and those observations go uncounted.
 
 Label values come from bounded sets (routes, status codes, outcomes), never from ids or
 text, so each hash keeps a bounded number of fields.

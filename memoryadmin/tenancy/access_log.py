@@ -43,10 +43,11 @@ LAST_CALL_TTL_SECONDS = 90 * 24 * HOUR_SECONDS
 BACKOFF_SECONDS = 5.0
 SEPARATOR = "\t"
 
-# KEYS[1] the hour's hash, KEYS[2] the last call; ARGV: field, last call, bucket TTL,
-# last-call TTL, 1 to count only when the hour's hash exists.
-_RECORD = """
-if ARGV[5] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+# A call refused before its key was looked up, counted only when the hour's hash exists (the other
+# calls are three plain commands, sent with the request's other bookkeeping writes).
+# KEYS[1] the hour's hash, KEYS[2] the last call; ARGV: field, last call, bucket TTL, last-call TTL.
+_RECORD_IF_ACTIVE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 redis.call('EXPIRE', KEYS[1], ARGV[3], 'NX')
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
@@ -58,9 +59,14 @@ return 1
 _paused_until: dict[str, float] = {}
 
 
+def _failed(exc: RedisError) -> None:
+    _paused_until[settings.REDIS_URL] = time.time() + BACKOFF_SECONDS
+    logger.warning("the access log is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
+
+
 @lru_cache(maxsize=8)
 def _script(client: Redis) -> Script:
-    return client.register_script(_RECORD)
+    return client.register_script(_RECORD_IF_ACTIVE)
 
 
 def _stem(key_hash: str) -> str:
@@ -78,17 +84,12 @@ def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: 
     (core/redis_batch.py); `only_if_active` needs an answer first, so it is one script run at once.
     """
     now = time.time()
-    url = settings.REDIS_URL
-    if now < _paused_until.get(url, 0.0):
+    if now < _paused_until.get(settings.REDIS_URL, 0.0):
         return
     hour = math.floor(now / HOUR_SECONDS)
     bucket, last = _bucket(key_hash, hour), f"{_stem(key_hash)}:last"
     line = f"{endpoint}{SEPARATOR}{status}"
     last_call = f"{now:.3f}{SEPARATOR}{line}"
-
-    def failed(exc: RedisError) -> None:
-        _paused_until[url] = time.time() + BACKOFF_SECONDS
-        logger.warning("the access log is off for %.0f s: redis unavailable: %s", BACKOFF_SECONDS, exc)
 
     if not only_if_active:
 
@@ -97,14 +98,12 @@ def access_record(*, key_hash: str, endpoint: str, status: int, only_if_active: 
             pipe.expire(bucket, BUCKET_TTL_SECONDS, nx=True)
             pipe.set(last, last_call, ex=LAST_CALL_TTL_SECONDS)
 
-        deferred(add, failed)
+        deferred(add, _failed)
         return
     try:
-        _script(get_redis())(
-            keys=[bucket, last], args=[line, last_call, BUCKET_TTL_SECONDS, LAST_CALL_TTL_SECONDS, "1"]
-        )
+        _script(get_redis())(keys=[bucket, last], args=[line, last_call, BUCKET_TTL_SECONDS, LAST_CALL_TTL_SECONDS])
     except RedisError as exc:
-        failed(exc)
+        _failed(exc)
 
 
 @dataclass(frozen=True)

@@ -171,8 +171,7 @@ def memories_search(
         next_cursor = encode_cursor("search", (reference, page[-1].score, page[-1].id))
     # The page's access is recorded only when one of its memories is due (as its row read a moment
     # ago says): a person searched again and again reads, and writes nothing.
-    cutoff = now - ACCESS_TOUCH_INTERVAL
-    due = touch and any(c.facts.last_accessed_at is None or c.facts.last_accessed_at < cutoff for c in page)
+    due = touch and any(_touch_due(c.facts.last_accessed_at, now) for c in page)
     memories = _page_rows([c.id for c in page], due, now)
     hits = []
     for candidate in page:
@@ -258,6 +257,11 @@ def _gathered(
     return candidates
 
 
+def _touch_due(last_accessed_at: datetime | None, now: datetime) -> bool:
+    """A memory's access is recorded at most once per ACCESS_TOUCH_INTERVAL (the SQL checks the same)."""
+    return last_accessed_at is None or last_accessed_at < now - ACCESS_TOUCH_INTERVAL
+
+
 def _page_rows(ids: list[uuid.UUID], touch: bool, now: datetime) -> dict[uuid.UUID, Memory]:
     """The page's memories with `pinned`, and (with `touch`) their access recorded: one statement.
 
@@ -324,7 +328,7 @@ def memories_touch(memories: Sequence[Memory]) -> None:
     """
     now = timezone.now()
     cutoff = now - ACCESS_TOUCH_INTERVAL
-    due = [m.pk for m in memories if m.last_accessed_at is None or m.last_accessed_at < cutoff]
+    due = [m.pk for m in memories if _touch_due(m.last_accessed_at, now)]
     if not due:
         return
     asynchronous = ASYNCHRONOUS if connection.get_autocommit() else ""
