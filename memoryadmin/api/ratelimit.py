@@ -39,6 +39,7 @@ from redis.exceptions import RedisError
 
 from memoryadmin.api.errors import error_response
 from memoryadmin.core.redis_client import get_redis
+from memoryadmin.tenancy.key_cache import GENERATION_KEY, new_generation
 from memoryadmin.tenancy.models import hash_api_key
 
 logger = logging.getLogger(__name__)
@@ -77,19 +78,26 @@ def client_address(request: HttpRequest) -> str:
 
 
 # One round trip: an address over its unknown-key limit is refused before its token is counted
-# (so random tokens create no counter each); otherwise the token's counter goes up.
-# KEYS: the token's counter, the address's unknown-key counter. ARGV: that limit (0: off), the TTL.
+# (so random tokens create no counter each); otherwise the token's counter goes up, and the key
+# generation is read (made from ARGV[3] when there is none: `tenancy.key_cache`).
+# KEYS: the token's counter, the address's unknown-key counter, the key generation.
+# ARGV: that limit (0: off), the TTL, a new generation.
 COUNT_SCRIPT = """
 local unknown = tonumber(redis.call('GET', KEYS[2]) or '0')
 local limit = tonumber(ARGV[1])
 if limit > 0 and unknown >= limit then
-    return -1
+    return {-1, ''}
 end
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then
     redis.call('EXPIRE', KEYS[1], ARGV[2])
 end
-return count
+local generation = redis.call('GET', KEYS[3])
+if not generation then
+    generation = ARGV[3]
+    redis.call('SET', KEYS[3], generation)
+end
+return {count, generation}
 """
 
 
@@ -107,6 +115,8 @@ class RateVerdict:
     window_ends: float
     now: float
     unknown_limit: int = 0
+    # The key generation read in the same round trip ("" when the address was refused).
+    key_generation: str = ""
 
     @property
     def address_refused(self) -> bool:
@@ -168,16 +178,16 @@ class RateLimiter:
         window = math.floor(now / WINDOW_SECONDS)
         unknown_limit = settings.API_UNKNOWN_KEY_LIMIT_PER_MINUTE
         try:
-            count = _COUNT(
-                keys=[rate_limit_key(token, window), unknown_keys_key(address, window)],
+            count, generation = _COUNT(
+                keys=[rate_limit_key(token, window), unknown_keys_key(address, window), GENERATION_KEY],
                 # Twice the window: a key never outlives the minute after its own.
-                args=[unknown_limit, 2 * WINDOW_SECONDS],
+                args=[unknown_limit, 2 * WINDOW_SECONDS, new_generation()],
                 client=get_redis(),
             )
         except RedisError as exc:
             self._back_off(now, exc)
             return None
-        return RateVerdict(limit, int(count), (window + 1) * WINDOW_SECONDS, now, unknown_limit)
+        return RateVerdict(limit, int(count), (window + 1) * WINDOW_SECONDS, now, unknown_limit, str(generation))
 
     def count_unknown(self, address: str) -> None:
         """The address presented a key nobody issued (or a revoked one)."""
@@ -215,6 +225,7 @@ class RateLimitMiddleware:
         verdict = self.limiter.hit(token, address)
         if verdict is None:
             return self.get_response(request)
+        request.key_generation = verdict.key_generation  # type: ignore[attr-defined]
         if verdict.limited:
             message, details = verdict.refusal()
             response = error_response(429, "rate_limited", message, details)

@@ -103,7 +103,7 @@ def _admit(token: str, address: str) -> tuple[ApiKey | None, RateVerdict | None]
         if verdict is not None and verdict.limited:
             access_record(key_hash=hash_api_key(token), endpoint=ENDPOINT, status=429, only_if_active=True)
             return None, verdict
-        key = api_key_for_token(token)
+        key = api_key_for_token(token, verdict.key_generation if verdict is not None else None)
         if key is None and verdict is not None:
             _limiter.count_unknown(address)
         return key, verdict

@@ -49,9 +49,9 @@ def api_key_namespace_id(key_id: int) -> int | None:
     return ApiKey.objects.filter(pk=key_id).values_list("namespace_id", flat=True).first()
 
 
-# Every API request starts with this lookup, so the statement is written once instead of compiled
-# by the ORM per request (that compilation cost more than the lookup itself). Each request still
-# reads the key, so a revocation takes effect at once.
+# Every API request starts with this lookup (unless its process holds the row: `key_cache`), so the
+# statement is written once instead of compiled by the ORM per request (that compilation cost more than
+# the lookup itself).
 _KEYS = RowLoader(ApiKey, ApiKey._meta.concrete_fields)
 _NAMESPACES = RowLoader(Namespace, Namespace._meta.concrete_fields)
 _LIVE_KEY_SQL = (
@@ -61,13 +61,21 @@ _LIVE_KEY_SQL = (
 )
 
 
-def api_key_live(key_hash: str) -> ApiKey | None:
-    """The unrevoked key with this hash, its namespace loaded, in one query."""
+def api_key_live_row(key_hash: str) -> tuple | None:
+    """The row of the unrevoked key with this hash and its namespace, as `api_key_from_row` takes it."""
     with connection.cursor() as cursor:
         cursor.execute(_LIVE_KEY_SQL, [key_hash])
-        row = cursor.fetchone()
-    if row is None:
-        return None
+        return cursor.fetchone()
+
+
+def api_key_live(key_hash: str) -> ApiKey | None:
+    """The unrevoked key with this hash, its namespace loaded, in one query."""
+    row = api_key_live_row(key_hash)
+    return None if row is None else api_key_from_row(row)
+
+
+def api_key_from_row(row: tuple) -> ApiKey:
+    """A key with its namespace loaded, new objects each call."""
     key = _KEYS.load(row[: _KEYS.width])
     key.namespace = _NAMESPACES.load(row[_KEYS.width :])
     return key

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_about
 from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.tenancy.key_cache import keys_changed
 from memoryadmin.tenancy.models import SCOPES, SLUG_RE, ApiKey, ExtractionStrategy, Namespace, OperatorNamespace
 from memoryadmin.tenancy.roles import ROLES, role_of
 
@@ -102,6 +103,7 @@ def api_key_revoke(*, key: ApiKey, actor: Actor, reason: str = "") -> ApiKey:
         updated = ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
         if updated:
             audit_about(key, actor=actor, action="api_key.revoke", reason=reason)
+            keys_changed()
     key.refresh_from_db()
     return key
 
@@ -347,4 +349,6 @@ def namespace_update(
             setattr(locked, key, value)
         locked.save(update_fields=list(changed))
         audit_about(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
+        # Each API request carries its key's namespace as read with the key.
+        keys_changed()
     return locked

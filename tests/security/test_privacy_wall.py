@@ -261,15 +261,18 @@ def console_link(client: Client, world: World, user_id: str = "alice") -> str:
     return found.group(0)
 
 
-def test_a_link_stops_opening_once_the_key_that_made_it_is_revoked(world: World, make_key, operators) -> None:
+def test_a_link_stops_opening_once_the_key_that_made_it_is_revoked(
+    world: World, make_key, operators, django_capture_on_commit_callbacks
+) -> None:
     key, raw = make_key(world.a, "read,write,erase")
     client = ApiClient(raw)
     made = api_link(client)
     home = path_of(made["url"])
     assert Client().get(home).status_code == 200
-    revoked = signed_in(operators["admin"]).post(
-        reverse("console:api_key_revoke", args=[world.a.slug, key.pk]), {"reason": "leaked"}
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        revoked = signed_in(operators["admin"]).post(
+            reverse("console:api_key_revoke", args=[world.a.slug, key.pk]), {"reason": "leaked"}
+        )
     assert revoked.status_code == 302
     assert client.get("/api/v1/subjects/alice/privacy-links").status_code == 401
     for page in ("", "download/", "erase/"):
