@@ -8,24 +8,32 @@ them all in one pipeline when it closes, before the response leaves the process.
 batch (a worker, a shell) a write is sent at once, as before.
 
 A write that fails never fails the request: each write names its family's handler, which
-steps its family aside for a while as it would have on its own.
+steps its family aside for a while as it would have on its own. A write that needs its answer
+(extraction's schedule claim) names what to do with it, run once the batch is back.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from redis.client import Pipeline
 from redis.exceptions import RedisError
 
 from memoryadmin.core.redis_client import get_redis
 
+logger = logging.getLogger(__name__)
+
 Add = Callable[[Pipeline], None]
 Failed = Callable[[RedisError], None]
+# The answers to the commands its write put on the pipeline, in order.
+Done = Callable[[list[Any]], None]
+_Write = tuple[Add, Failed, Done | None]
 
-_pending: ContextVar[list[tuple[Add, Failed]] | None] = ContextVar("redis_batch", default=None)
+_pending: ContextVar[list[_Write] | None] = ContextVar("redis_batch", default=None)
 
 
 @contextmanager
@@ -34,7 +42,7 @@ def batched() -> Iterator[None]:
     if _pending.get() is not None:
         yield
         return
-    writes: list[tuple[Add, Failed]] = []
+    writes: list[_Write] = []
     token = _pending.set(writes)
     try:
         yield
@@ -43,23 +51,37 @@ def batched() -> Iterator[None]:
         _send(writes)
 
 
-def deferred(add: Add, failed: Failed) -> None:
-    """`add` puts its commands on the pipeline; sent with the batch, or at once outside one."""
+def deferred(add: Add, failed: Failed, done: Done | None = None) -> None:
+    """`add` puts its commands on the pipeline; sent with the batch, or at once outside one.
+
+    `done`, if given, then gets those commands' answers (not when the batch failed: `failed` is told).
+    """
     writes = _pending.get()
     if writes is None:
-        _send([(add, failed)])
+        _send([(add, failed, done)])
     else:
-        writes.append((add, failed))
+        writes.append((add, failed, done))
 
 
-def _send(writes: list[tuple[Add, Failed]]) -> None:
+def _send(writes: list[_Write]) -> None:
     if not writes:
         return
+    spans: list[tuple[int, int, Done]] = []
     try:
         pipe = get_redis().pipeline(transaction=False)
-        for add, _ in writes:
+        for add, _, done in writes:
+            start = len(pipe)
             add(pipe)
-        pipe.execute()
+            if done is not None:
+                spans.append((start, len(pipe), done))
+        answers = pipe.execute()
     except RedisError as error:
-        for failed in dict.fromkeys(failed for _, failed in writes):
+        for failed in dict.fromkeys(failed for _, failed, _ in writes):
             failed(error)
+        return
+    for start, end, done in spans:
+        try:
+            done(answers[start:end])
+        except Exception:
+            # One write's follow-up failing must not keep the others' from running, nor fail the request.
+            logger.exception("a follow-up of a batched redis write failed")

@@ -7,8 +7,10 @@ import logging
 import pytest
 from redis.connection import Connection
 
+from memoryadmin.conversations.models import Session
 from memoryadmin.core.metrics import SEARCHES, observe
-from memoryadmin.core.redis_batch import batched
+from memoryadmin.core.redis_batch import batched, deferred
+from memoryadmin.extraction.services.scheduling import schedule_key
 from memoryadmin.memories.services import memory_create
 from memoryadmin.tenancy.access_log import access_record, access_summary
 from tests.conftest import SYSTEM
@@ -64,3 +66,42 @@ def test_a_failed_batch_fails_no_request_and_steps_each_family_aside(api, settin
     warned = caplog.text
     assert "the access log is off" in warned
     assert "metrics not recorded" in warned
+
+
+def test_a_write_that_needs_its_answer_gets_it_when_the_batch_is_back(redis_client, caplog) -> None:
+    answers: list[list[object]] = []
+
+    def failing(_: list[object]) -> None:
+        raise RuntimeError("follow-up broke")
+
+    with batched():
+        deferred(lambda pipe: pipe.set("claim", "a", nx=True), _no_failure, answers.append)
+        deferred(lambda pipe: pipe.set("claim", "b", nx=True), _no_failure, failing)
+        deferred(lambda pipe: (pipe.set("claim", "c", nx=True), pipe.get("claim")), _no_failure, answers.append)
+        assert answers == []
+    # Each write got the answers to its own commands; the one whose follow-up broke kept no other from running.
+    assert answers == [[True], [None, "a"]]
+    assert "follow-up broke" in caplog.text
+
+
+def _no_failure(error: Exception) -> None:
+    raise AssertionError(f"the batch failed: {error}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_append_goes_to_redis_twice_its_schedule_claim_in_the_batch(
+    api, namespace, redis_client, round_trips
+) -> None:
+    """Its rate limit before it runs; its access-log line, its duration and its extraction schedule's claim after."""
+    first = api.post(
+        "/api/v1/sessions/s1/messages", {"user_id": "alice", "messages": [{"role": "user", "content": "hi"}]}
+    )
+    assert first.status_code == 201
+    claimed = redis_client.get(schedule_key(namespace.pk, Session.objects.get(session_id="s1").pk))
+    assert claimed is not None
+    round_trips[0] = 0
+    again = api.post("/api/v1/sessions/s1/messages", {"messages": [{"role": "user", "content": "I play the cello"}]})
+    assert again.status_code == 201
+    assert round_trips[0] == 2
+    # The schedule was pending: the claim lost and left it as it was.
+    assert redis_client.get(schedule_key(namespace.pk, Session.objects.get(session_id="s1").pk)) == claimed

@@ -45,6 +45,7 @@ from memoryadmin.extraction.services.scheduling import (
     extraction_cancel_for_sessions,
     extraction_schedule,
     extraction_schedule_after_append,
+    extraction_schedule_after_append_batched,
     schedule_key,
 )
 
@@ -59,5 +60,6 @@ __all__ = [
     "extraction_run_due",
     "extraction_schedule",
     "extraction_schedule_after_append",
+    "extraction_schedule_after_append_batched",
     "schedule_key",
 ]

@@ -17,6 +17,7 @@ from memoryadmin.conversations.models import Session
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.personal_data import KeyFamily
 from memoryadmin.core.queueing import queued
+from memoryadmin.core.redis_batch import deferred
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.leases import stale_before
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
@@ -116,10 +117,45 @@ def extraction_schedule_after_append(*, namespace_id: int, session_pk: int, stra
     Returns True when this call started it. A pending schedule needs nothing more: its
     task looks at the session's newest message when it fires, and waits longer if needed.
     """
-    delay = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
-    token = schedule_token(delay)
-    if not get_redis().set(schedule_key(namespace_id, session_pk), token, nx=True, ex=schedule_ttl(delay)):
+    token, ttl = _claim()
+    if not get_redis().set(schedule_key(namespace_id, session_pk), token, nx=True, ex=ttl):
         return False
+    return _start(namespace_id, session_pk, strategy, token)
+
+
+def extraction_schedule_after_append_batched(
+    *, namespace_id: int, session_pk: int, strategy: str | None = None
+) -> None:
+    """`extraction_schedule_after_append` whose claim goes with the request's other Redis writes, at its end.
+
+    Within a request (`core.redis_batch`) that saves the append its own round trip; the schedule
+    starts, when the claim wins, before the response leaves. Nothing here raises: the messages are
+    committed, and an outage leaves them unextracted until the next append claims again.
+    """
+    token, ttl = _claim()
+    key = schedule_key(namespace_id, session_pk)
+
+    def claimed(answers: list[object]) -> None:
+        if answers[0]:
+            _start(namespace_id, session_pk, strategy, token)
+
+    def failed(error: Exception) -> None:
+        logger.warning(
+            "could not schedule extraction for session %s of namespace %s: %s", session_pk, namespace_id, error
+        )
+
+    deferred(lambda pipe: pipe.set(key, token, nx=True, ex=ttl), failed, claimed)
+
+
+def _claim() -> tuple[str, int]:
+    """The token and time-to-live the session's schedule key is claimed with."""
+    delay = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
+    return schedule_token(delay), schedule_ttl(delay)
+
+
+def _start(namespace_id: int, session_pk: int, strategy: str | None, token: str) -> bool:
+    """The schedule key is ours: queue the run and its task, or give the key back."""
+    delay = float(settings.EXTRACTION_DEBOUNCE_SECONDS)
     try:
         run = queued_run(namespace_id, session_pk, strategy)
         if run is None:
