@@ -32,7 +32,8 @@ def _key_resolver(token: str) -> KeyResolver:
         if verdict is not None and verdict.limited:
             message, details = verdict.refusal()
             return Failure(429, "rate_limited", message, details)
-        key = api_key_for_token(token, verdict.key_generation if verdict is not None else None)
+        # Read at every call (no generation): this process may not share the server's Redis, and serves one key.
+        key = api_key_for_token(token)
         if key is None:
             return Failure(401, "unauthorized", "The API key is unknown or revoked.")
         return key

@@ -8,12 +8,14 @@ edited) deletes the token once its transaction has committed, so the next reques
 A process keeps the rows it looked up together with the generation it read before the lookup, and
 answers from them only while the request's generation is that same token. A token is random and made
 only after the last deletion, so a row kept under the current token was read after every committed
-change: a revocation takes effect at the next request, as it does when each request reads the row.
+and announced change: a revocation takes effect at the next request (one that starts between the
+commit and the deletion, a moment, is still answered as before it).
 
 What this cannot see bounds a row's age instead (`MAX_AGE_SECONDS`): a change that could not reach
-Redis to delete the token (Redis unreachable at that moment), or one made outside the services (SQL
-typed by hand, a data migration). Without a generation (rate limiting off, or Redis unreachable) every
-request reads the row.
+Redis to delete the token (Redis unreachable at that moment), a deletion Redis lost (a failover to a
+replica that had not received it, a restart from an older snapshot), one made outside the services
+(SQL typed by hand, a data migration, a process of an older release during a rolling deploy). Without
+a generation (rate limiting off, Redis unreachable) every request reads the row.
 """
 
 from __future__ import annotations
@@ -71,22 +73,24 @@ def api_key_live_cached(key_hash: str, generation: str | None) -> ApiKey | None:
             return key
     row = api_key_live_row(key_hash)
     if row is None:
-        _entries.pop(key_hash, None)
+        with _lock:
+            _entries.pop(key_hash, None)
         return None
     key = api_key_from_row(row)
     if generation:
         with _lock:
             if len(_entries) >= MAX_ENTRIES and key_hash not in _entries:
-                _entries.pop(next(iter(_entries)))
+                _entries.pop(next(iter(_entries), None), None)
             _entries[key_hash] = _Entry(generation, row, now, key.last_used_at)
     return key
 
 
 def note_used(key_hash: str, used_at: datetime | None) -> None:
     """The key's last use as written, so that a kept row does not ask for the write again."""
-    entry = _entries.get(key_hash)
-    if entry is not None:
-        entry.last_used_at = used_at
+    with _lock:
+        entry = _entries.get(key_hash)
+        if entry is not None:
+            entry.last_used_at = used_at
 
 
 def keys_changed() -> None:
@@ -95,7 +99,8 @@ def keys_changed() -> None:
 
 
 def _new_generation_wanted() -> None:
-    _entries.clear()
+    with _lock:
+        _entries.clear()
     try:
         get_redis().delete(GENERATION_KEY)
     except RedisError as exc:

@@ -77,6 +77,8 @@ def api_key_live(key_hash: str) -> ApiKey | None:
 def api_key_from_row(row: tuple) -> ApiKey:
     """A key with its namespace loaded, new objects each call."""
     key = _KEYS.load(row[: _KEYS.width])
+    # The row may be kept between requests (`key_cache`): no list of it is shared with the key.
+    key.scopes = list(key.scopes)
     key.namespace = _NAMESPACES.load(row[_KEYS.width :])
     return key
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -40,6 +43,28 @@ def test_a_key_revoked_after_use_is_refused_on_the_very_next_request(
     assert api_key_live(hash_api_key(raw)) is None
 
 
+@contextmanager
+def another_process() -> Iterator[None]:
+    """What runs inside happens as in another process: this one's kept rows are as they were before."""
+    kept = dict(key_cache._entries)
+    yield
+    key_cache._entries.clear()
+    key_cache._entries.update(kept)
+
+
+def test_a_revocation_in_another_process_is_refused_here_at_the_next_request(
+    namespace, make_key, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    key, raw = make_key(namespace)
+    client = ApiClient(raw)
+    assert key_reads(client) == 1
+    assert key_reads(client) == 0
+    with another_process(), django_capture_on_commit_callbacks(execute=True):
+        api_key_revoke(key=key, actor=SYSTEM)
+    assert redis_client.exists(GENERATION_KEY) == 0
+    assert client.get("/api/v1/sessions").status_code == 401
+
+
 def key_reads(client: ApiClient, path: str = "/api/v1/sessions") -> int:
     """How many times a request read its key from the database (it answered 200)."""
     with CaptureQueriesContext(connection) as captured:
@@ -69,8 +94,9 @@ def test_a_change_committed_by_another_process_is_seen_at_the_next_request(names
 def test_a_change_no_process_announced_is_seen_once_the_row_is_too_old(namespace, make_key, monkeypatch) -> None:
     key, raw = make_key(namespace)
     client = ApiClient(raw)
-    assert key_reads(client) == 1
     now = key_cache.clock()
+    monkeypatch.setattr(key_cache, "clock", lambda: now)
+    assert key_reads(client) == 1
     # SQL typed by hand: nothing tells Redis, so the row this process holds answers a while longer...
     ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
     monkeypatch.setattr(key_cache, "clock", lambda: now + key_cache.MAX_AGE_SECONDS - 0.5)
@@ -81,14 +107,15 @@ def test_a_change_no_process_announced_is_seen_once_the_row_is_too_old(namespace
 
 
 def test_a_namespace_edit_is_read_with_the_key_at_the_next_request(
-    namespace, make_key, django_capture_on_commit_callbacks
+    namespace, make_key, redis_client, django_capture_on_commit_callbacks
 ) -> None:
     _, raw = make_key(namespace)
     client = ApiClient(raw)
     assert key_reads(client) == 1
     assert key_reads(client) == 0
-    with django_capture_on_commit_callbacks(execute=True):
+    with another_process(), django_capture_on_commit_callbacks(execute=True):
         namespace_update(namespace=namespace, actor=SYSTEM, working_memory_ttl_seconds=120)
+    assert redis_client.exists(GENERATION_KEY) == 0
     assert key_reads(client) == 1
     # An edit that changes nothing commits nothing to announce.
     with django_capture_on_commit_callbacks(execute=True):
