@@ -98,6 +98,11 @@ def keys_changed() -> None:
     transaction.on_commit(_new_generation_wanted, robust=True)
 
 
+def keys_saved(**_: object) -> None:
+    """A key's or a namespace's row saved or deleted through the ORM (`post_save`, `post_delete`)."""
+    keys_changed()
+
+
 def _new_generation_wanted() -> None:
     with _lock:
         _entries.clear()

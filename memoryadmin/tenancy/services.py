@@ -349,6 +349,4 @@ def namespace_update(
             setattr(locked, key, value)
         locked.save(update_fields=list(changed))
         audit_about(locked, actor=actor, action="namespace.update", data={"fields": sorted(changed)})
-        # Each API request carries its key's namespace as read with the key.
-        keys_changed()
     return locked

@@ -117,6 +117,11 @@ def test_a_namespace_edit_is_read_with_the_key_at_the_next_request(
         namespace_update(namespace=namespace, actor=SYSTEM, working_memory_ttl_seconds=120)
     assert redis_client.exists(GENERATION_KEY) == 0
     assert key_reads(client) == 1
+    # Saved through the ORM anywhere else (a shell): announced the same way.
+    with another_process(), django_capture_on_commit_callbacks(execute=True):
+        Namespace.objects.get(pk=namespace.pk).save()
+    assert redis_client.exists(GENERATION_KEY) == 0
+    assert key_reads(client) == 1
     # An edit that changes nothing commits nothing to announce.
     with django_capture_on_commit_callbacks(execute=True):
         namespace_update(namespace=namespace, actor=SYSTEM, working_memory_ttl_seconds=120)

@@ -26,9 +26,13 @@ def test_it_replaces_and_reads_state(api, session, redis_client, namespace) -> N
     assert 0 < redis_client.ttl(working_memory_key(namespace.pk, "s1")) <= 120
 
 
-def test_put_uses_the_namespace_ttl_by_default(api, session, namespace, redis_client) -> None:
-    namespace.working_memory_ttl_seconds = 900
-    namespace.save()
+def test_put_uses_the_namespace_ttl_by_default(
+    api, session, namespace, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    # Saved as anywhere else: the API's processes read the namespace again once the change commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        namespace.working_memory_ttl_seconds = 900
+        namespace.save()
     api.put("/api/v1/sessions/s1/state", {"state": {"a": 1}})
     assert 890 < redis_client.ttl(working_memory_key(namespace.pk, "s1")) <= 900
 

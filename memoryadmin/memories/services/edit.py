@@ -112,5 +112,7 @@ def memory_update(
             reason=reason,
             data={"fields": changed, "revision": memory.revision},
         )
-    memory.refresh_from_db()
+        # Read back under the row lock: the memory as this change left it, not as a later editor's
+        # change, committed a moment after this one, makes it.
+        memory.refresh_from_db()
     return memory
