@@ -53,11 +53,6 @@ def copy_rows(table: str, columns: tuple[str, ...], rows: list[list[Any]]) -> No
             copy.write_row(row)
 
 
-def model_rows(objs: Iterable[Model], fields: Sequence[Field]) -> list[list[Any]]:
-    """The values `fields` of each instance would be saved as, for `copy_rows`."""
-    return [[f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields] for obj in objs]
-
-
 def json_rows(objs: Iterable[Model], fields: Sequence[Field]) -> list[list[Any]]:
     """Each instance's values of `fields`, for `insert_json_rows`.
 

@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record, audit_record_many
-from memoryadmin.core.bulk import copy_rows, insert_json_rows, json_rows, model_rows
+from memoryadmin.core.bulk import insert_json_rows, json_rows
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprints
 from memoryadmin.core.locks import lock_texts
@@ -373,10 +373,10 @@ def _create_planned(
         snapshot._state.adding, snapshot._state.db = False, connection.alias
     if created:
         revisions = [first_revision(item.memory, item, actor, now) for item in created]  # type: ignore[arg-type]
-        copy_rows(
+        insert_json_rows(
             MemoryRevision._meta.db_table,
-            tuple(f.column for f in _REVISION_FIELDS),
-            model_rows(revisions, _REVISION_FIELDS),
+            [f.column for f in _REVISION_FIELDS],
+            json_rows(revisions, _REVISION_FIELDS),
         )
     if evidence:
         # As `link_evidence` does: a pair already linked stays as it is.
