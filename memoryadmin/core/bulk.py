@@ -86,7 +86,7 @@ def insert_json_rows(
     """
     if not rows:
         return []
-    names = ", ".join(columns)
+    names = ", ".join(connection.ops.quote_name(c) for c in columns)
     document = orjson.dumps([dict(zip(columns, row, strict=True)) for row in rows]).decode()
     with connection.cursor() as cursor:
         cursor.execute(
