@@ -32,6 +32,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
+from memoryadmin.core.bulk import insert_json_rows, json_rows
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.streaming import rows_streamed
 
@@ -265,6 +266,8 @@ def audit_deleted(rows: QuerySet, about: Any, *, actor: Actor, action: str, **fi
     return deleted
 
 
+_EVENT_FIELDS = [f for f in AuditEvent._meta.concrete_fields if not f.primary_key]
+
 # Called with the entries and the events just written, inside their transaction: what an observer writes
 # (the webhooks outbox) commits or rolls back with the change itself. Registered by apps above this one.
 AuditObserver = Callable[[Sequence[AuditEntry], Sequence[AuditEvent]], None]
@@ -337,7 +340,15 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
             # Digested exactly as verification will read it back.
             event.hash = heads[entry.namespace_id] = digest_of(event)
             events.append(event)
-        written = AuditEvent.objects.bulk_create(events)
+        ids = insert_json_rows(
+            AuditEvent._meta.db_table,
+            [f.column for f in _EVENT_FIELDS],
+            json_rows(events, _EVENT_FIELDS),
+            suffix="RETURNING id",
+        )
+        for event, (pk,) in zip(events, ids, strict=True):
+            event.pk, event._state.adding, event._state.db = pk, False, connection.alias
+        written = events
         for observer in _observers:
             observer(entries, written)
         return written

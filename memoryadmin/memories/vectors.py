@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 from django.db import connection
 from django.utils import timezone
 from psycopg import sql
@@ -194,26 +195,35 @@ def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarr
                 ],
             )
         return
+    # The rows travel as one JSON parameter, quoted once rather than value by value (see core.bulk).
+    rows = orjson.dumps(
+        [
+            {
+                "memory_id": o.memory_id,
+                "namespace_id": o.namespace_id,
+                "user_id": o.user_id,
+                "embedding": _json_param(vector_param(v)),
+                "code": _json_param(code),
+            }
+            for o, v, code in zip(owners, vectors, codes, strict=False)
+        ]
+    ).decode()
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             INSERT INTO {TABLE} (memory_id, namespace_id, user_id, model, dimension, embedding, code, created_at)
             SELECT v.memory_id, v.namespace_id, v.user_id, %s, %s, v.embedding{cast}, v.code, %s
-            FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::{kind}[], %s::bytea[])
-                AS v(memory_id, namespace_id, user_id, embedding, code)
+            FROM json_to_recordset(%s)
+                AS v(memory_id uuid, namespace_id bigint, user_id text, embedding {kind}, code bytea)
             {conflict}
             """,
-            [
-                embedder.model,
-                embedder.dimension,
-                now,
-                [o.memory_id for o in owners],
-                [o.namespace_id for o in owners],
-                [o.user_id for o in owners],
-                [vector_param(v) for v in vectors],
-                codes,
-            ],
+            [embedder.model, embedder.dimension, now, rows],
         )
+
+
+def _json_param(value: str | bytes) -> str:
+    # bytea's text form, which PostgreSQL reads from a JSON string.
+    return "\\x" + value.hex() if isinstance(value, bytes) else value
 
 
 def memories_embed(owners: Sequence[Owner], texts: Sequence[str]) -> bool:

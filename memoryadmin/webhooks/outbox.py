@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -48,9 +49,8 @@ INSERT INTO {_DELIVERY} (endpoint_id, event_id, event_type, target_id, subject_k
                          created_at, next_attempt_at, give_up_at, last_error)
 SELECT e.id, v.event_id, v.event_type, v.target_id, v.subject_key, v.payload, %(pending)s, 0,
        %(now)s, %(now)s, %(give_up_at)s, ''
-FROM unnest(%(namespaces)s::bigint[], %(event_ids)s::uuid[], %(types)s::text[], %(targets)s::text[],
-            %(subjects)s::text[], %(payloads)s::jsonb[]) WITH ORDINALITY
-     AS v(namespace_id, event_id, event_type, target_id, subject_key, payload, n)
+FROM json_to_recordset(%(events)s)
+     AS v(n int, namespace_id bigint, event_id uuid, event_type text, target_id text, subject_key text, payload jsonb)
 JOIN {_ENDPOINT} e ON e.namespace_id = v.namespace_id AND e.status = %(active)s AND v.event_type = ANY(e.events)
 ORDER BY v.n, e.id
 RETURNING endpoint_id
@@ -63,20 +63,28 @@ def outbox_add(events: Sequence[OutboxEvent]) -> int:
     if not events:
         return 0
     now = timezone.now()
-    payloads = [
-        json.dumps({"type": e.event_type, "timestamp": (e.occurred_at or now).isoformat(), "data": e.data})
-        for e in events
-    ]
+    # The events travel as one JSON parameter: quoted once, rather than value by value (see core.bulk).
+    document = orjson.dumps(
+        [
+            {
+                "n": n,
+                "namespace_id": e.namespace_id,
+                "event_id": uuid.uuid4(),
+                "event_type": e.event_type,
+                "target_id": e.target_id[:64],
+                "subject_key": e.subject_key,
+                "payload": orjson.Fragment(
+                    json.dumps({"type": e.event_type, "timestamp": (e.occurred_at or now).isoformat(), "data": e.data})
+                ),
+            }
+            for n, e in enumerate(events)
+        ]
+    ).decode()
     with connection.cursor() as cursor:
         cursor.execute(
             _ADD,
             {
-                "namespaces": [e.namespace_id for e in events],
-                "event_ids": [uuid.uuid4() for _ in events],
-                "types": [e.event_type for e in events],
-                "targets": [e.target_id[:64] for e in events],
-                "subjects": [e.subject_key for e in events],
-                "payloads": payloads,
+                "events": document,
                 "pending": DeliveryState.PENDING,
                 "active": EndpointStatus.ACTIVE,
                 "now": now,

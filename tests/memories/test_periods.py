@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from memoryadmin.memories.search.periods import event_in, periods_in
+from memoryadmin.memories.search.periods import _named_periods, event_in, periods_in
 
 NOV_1 = date(2023, 11, 1)  # a Wednesday
 
@@ -70,3 +70,49 @@ def test_a_statement_gives_its_event_as_a_calendar_unit() -> None:
     # Vague spans and recurring times give no day.
     assert event_in("She has been painting a lot recently", said) is None
     assert event_in("She takes a pottery class on Friday afternoons", said) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What happened on 2023-05-04?",
+        "What did she start in December 2023?",
+        "Where did they go in summer 2021?",
+        "We met on the 3rd of march",
+        "The party is on Sept 14",
+        "the week before August 3, 2023",
+        "two weeks prior to 11 May 2022",
+        "a couple of months ago",
+        "over the past few years",
+        "the day before yesterday",
+        "YESTERDAY we went out, and last night too",
+        "TODAY, and tonight, and this evening",
+        "this past weekend",
+        "last Friday",
+        "This Sunday",
+        "last winter",
+        "during the autumn",
+        "in the FALL",
+        "earlier this month",
+        "recently, lately, these days, nowadays",
+        "in early Jan",
+        "mid-Feb",
+        "in Apr",
+        "since Jun",
+        "around Jul",
+        "from Aug",
+        "in Oct",
+        "of Nov",
+        "in Dec",
+        "in May",
+        "in the year 1999",
+    ],
+)
+def test_a_text_naming_a_time_is_read_in_full(text) -> None:
+    # Texts without any of the words a time needs skip the patterns; every text that names one is read.
+    assert periods_in(text, NOV_1) == _named_periods(text, NOV_1) != []
+
+
+@pytest.mark.parametrize("text", ["User lives in Lyon", "User works at Acme as a nurse", "User loves jazz"])
+def test_a_text_naming_no_time_names_no_period(text) -> None:
+    assert periods_in(text, NOV_1) == _named_periods(text, NOV_1) == []

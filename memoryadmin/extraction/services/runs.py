@@ -13,7 +13,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce, Greatest, Now
 from django.utils import timezone
 
-from memoryadmin.audit.services import Actor
+from memoryadmin.audit.services import Actor, audit_last
 from memoryadmin.conversations.models import MessageKind, Role, Session
 from memoryadmin.conversations.queries import (
     has_unextracted_messages,
@@ -275,8 +275,12 @@ def _write(
     sources: list[SourceMessage],
     candidates: list[Candidate],
 ) -> bool:
-    """One transaction: memories, evidence, message marks and the run's counts, or nothing."""
-    with transaction.atomic():
+    """One transaction: memories, evidence, message marks and the run's counts, or nothing.
+
+    Its audit events (the memories created, the knowledge updates they settled) go in at its end,
+    together: one lock, one read and one insert of the chain, and one outbox statement.
+    """
+    with transaction.atomic(), audit_last():
         if not _lock_session(session.pk, session.namespace_id, session.user_id):
             return False
         still_open = messages_mark_extracted(session_pk=session.pk, message_pks=[m.pk for m in chunk])

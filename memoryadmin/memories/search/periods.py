@@ -79,6 +79,13 @@ _RELATIVE = [
 ]
 # A month name alone is a month only after a preposition ("in May"): "may" is also a verb.
 _BARE_MONTH_NEEDS = re.compile(r"^(?:in|during|since|of|from|around|the|early|late|mid)\b", re.IGNORECASE)
+# Every pattern above needs one of these (a digit, a unit, "this", "night", a season, a month's first
+# letters; weekdays and "yesterday" end in "day"): a text with none, as most memories are, names no time.
+_TIME_WORD = re.compile(
+    r"\d|day|week|month|year|night|this|spring|summer|autumn|fall|winter|recently|lately"
+    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -281,6 +288,12 @@ def _relative(kind: str, match: re.Match[str], anchor: date) -> Period | None:
 
 def periods_in(text: str, reference: date) -> list[Named]:
     """The periods a question names, in the order it names them."""
+    if not _TIME_WORD.search(text):
+        return []
+    return _named_periods(text, reference)
+
+
+def _named_periods(text: str, reference: date) -> list[Named]:
     found: list[Named] = []
     taken: list[tuple[int, int]] = []
 

@@ -15,6 +15,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_record, audit_record_many
+from memoryadmin.core.bulk import insert_json_rows, json_rows
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprints
 from memoryadmin.core.locks import lock_texts
@@ -177,25 +178,27 @@ def _insert_memories(memories: list[Memory]) -> None:
     ON CONFLICT DO NOTHING instead of a savepoint around the insert: the batch's first
     write then costs one statement, and a conflict leaves a transaction that goes on.
     """
-    fields = [f for f in Memory._meta.concrete_fields if not f.generated]
-    row = f"({', '.join(['%s'] * len(fields))})"
-    params: list[object] = []
-    for memory in memories:
-        params += [f.get_db_prep_save(getattr(memory, f.attname), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO memories_memory ({', '.join(connection.ops.quote_name(f.column) for f in fields)}) "
-            f"VALUES {', '.join([row] * len(memories))} ON CONFLICT DO NOTHING RETURNING id",
-            params,
+    inserted = [
+        pk
+        for (pk,) in insert_json_rows(
+            Memory._meta.db_table,
+            [f.column for f in _MEMORY_FIELDS],
+            json_rows(memories, _MEMORY_FIELDS),
+            suffix="ON CONFLICT DO NOTHING RETURNING id",
         )
-        inserted = [pk for (pk,) in cursor.fetchall()]
-        if len(inserted) < len(memories):
-            # Another writer stored one of these texts (or took one of these ids) since it was looked up.
-            if inserted:
+    ]
+    if len(inserted) < len(memories):
+        # Another writer stored one of these texts (or took one of these ids) since it was looked up.
+        if inserted:
+            with connection.cursor() as cursor:
                 cursor.execute("DELETE FROM memories_memory WHERE id = ANY(%s)", [inserted])
-            raise _Fallback
+        raise _Fallback
     for memory in memories:
         memory._state.adding, memory._state.db = False, connection.alias
+
+
+_MEMORY_FIELDS = [f for f in Memory._meta.concrete_fields if not f.generated]
+_REVISION_FIELDS = [f for f in MemoryRevision._meta.concrete_fields if not f.primary_key]
 
 
 def memory_create_many(
@@ -369,11 +372,20 @@ def _create_planned(
     for snapshot in seen:
         snapshot._state.adding, snapshot._state.db = False, connection.alias
     if created:
-        MemoryRevision.objects.bulk_create([first_revision(item.memory, item, actor, now) for item in created])  # type: ignore[arg-type]
+        revisions = [first_revision(item.memory, item, actor, now) for item in created]  # type: ignore[arg-type]
+        insert_json_rows(
+            MemoryRevision._meta.db_table,
+            [f.column for f in _REVISION_FIELDS],
+            json_rows(revisions, _REVISION_FIELDS),
+        )
     if evidence:
-        MemoryEvidence.objects.bulk_create(
-            [MemoryEvidence(memory_id=memory_id, message_id=message_id) for memory_id, message_id in evidence],
-            ignore_conflicts=True,
+        # As `link_evidence` does: a pair already linked stays as it is.
+        linked_at = timezone.now()
+        insert_json_rows(
+            MemoryEvidence._meta.db_table,
+            ("memory_id", "message_id", "created_at"),
+            [[memory_id, message_id, linked_at] for memory_id, message_id in evidence],
+            suffix="ON CONFLICT DO NOTHING",
         )
     pins = [
         Pin(memory=item.memory, pinned_by=str(actor), reason=item.new.pin_reason) for item in created if item.new.pinned

@@ -1,0 +1,94 @@
+"""A batch of rows sent as one JSON document: inserted in order, skipping conflicts when asked, and stored
+exactly as the ORM would have stored them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+from types import SimpleNamespace
+
+import orjson
+import pytest
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import JSONField
+from django.utils import timezone
+
+from memoryadmin.core.bulk import insert_json_rows, json_rows
+from memoryadmin.memories.models import Memory, Tombstone
+from memoryadmin.memories.services import memory_create
+from tests.conftest import SYSTEM
+
+pytestmark = pytest.mark.django_db
+
+TOMBSTONE_COLUMNS = ("namespace_id", "user_id", "fingerprint", "reason", "text", "memory_type", "actor", "created_at")
+MEMORY_FIELDS = [f for f in Memory._meta.concrete_fields if not f.generated]
+
+
+def tombstone_row(namespace, fingerprint: str) -> list:
+    return [namespace.pk, "alice", fingerprint, "forgotten", "", "", "system:test", timezone.now()]
+
+
+def test_it_inserts_the_rows_in_their_order(namespace, django_assert_num_queries) -> None:
+    fingerprints = [f"{n:064d}" for n in (3, 1, 2)]
+    with django_assert_num_queries(1):
+        written = insert_json_rows(
+            Tombstone._meta.db_table,
+            TOMBSTONE_COLUMNS,
+            [tombstone_row(namespace, f) for f in fingerprints],
+            suffix="RETURNING id, fingerprint",
+        )
+    assert [f for _, f in written] == fingerprints
+    assert [pk for pk, _ in written] == sorted(pk for pk, _ in written)
+    assert list(Tombstone.objects.order_by("id").values_list("fingerprint", flat=True)) == fingerprints
+
+
+def test_it_skips_conflicts_when_asked(namespace) -> None:
+    insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [tombstone_row(namespace, "a" * 64)])
+    written = insert_json_rows(
+        Tombstone._meta.db_table,
+        TOMBSTONE_COLUMNS,
+        [tombstone_row(namespace, "a" * 64), tombstone_row(namespace, "b" * 64)],
+        suffix="ON CONFLICT DO NOTHING RETURNING fingerprint",
+    )
+    assert written == [("b" * 64,)]
+    assert Tombstone.objects.count() == 2
+
+
+def test_an_empty_batch_sends_nothing(django_assert_num_queries) -> None:
+    with django_assert_num_queries(0):
+        assert insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [], suffix="RETURNING id") == []
+
+
+def test_a_row_reads_back_as_the_orm_saves_it(namespace) -> None:
+    saved = memory_create(
+        namespace=namespace,
+        user_id="alice",
+        text='Alice\'s "notes" \\ on naïve café décor, 100% ✓',
+        actor=SYSTEM,
+        topics=["home", "design"],
+        entities=["Alice"],
+        metadata={"nested": {"list": [1, 2.5, None, True], "text": 'it\'s "quoted"'}, "empty": {}},
+        stated_at=timezone.now() - dt.timedelta(days=3, microseconds=7),
+        event_date=dt.date(2023, 5, 4),
+        event_date_precision="day",
+    ).memory
+    copied = Memory.objects.get(pk=saved.pk)
+    copied.id, copied.user_id, copied.last_accessed_at = uuid.uuid4(), "bob", None
+
+    insert_json_rows(Memory._meta.db_table, [f.column for f in MEMORY_FIELDS], json_rows([copied], MEMORY_FIELDS))
+
+    original, written = Memory.objects.get(pk=saved.pk), Memory.objects.get(pk=copied.pk)
+    for f in Memory._meta.concrete_fields:
+        if f.name not in ("id", "user_id", "last_accessed_at"):
+            assert getattr(written, f.attname) == getattr(original, f.attname), f.name
+    assert written.last_accessed_at is None
+
+
+def test_a_json_field_is_written_with_its_encoder() -> None:
+    field = JSONField(encoder=DjangoJSONEncoder)
+    field.set_attributes_from_name("data")
+    ((value,),) = json_rows([SimpleNamespace(data={"amount": Decimal("1.10"), "on": dt.date(2024, 2, 29)})], [field])
+    assert orjson.loads(orjson.dumps(value)) == {"amount": "1.10", "on": "2024-02-29"}
+    ((none,),) = json_rows([SimpleNamespace(data=None)], [field])
+    assert none is None  # SQL NULL, as the field saves None
