@@ -116,3 +116,22 @@ def test_a_text_naming_a_time_is_read_in_full(text) -> None:
 @pytest.mark.parametrize("text", ["User lives in Lyon", "User works at Acme as a nurse", "User loves jazz"])
 def test_a_text_naming_no_time_names_no_period(text) -> None:
     assert periods_in(text, NOV_1) == _named_periods(text, NOV_1) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("\u017fpring 2021", "spring 2021"),
+        ("in \u017feptember 2022", "in september 2022"),
+        ("last fr\u0131day", "last friday"),
+        ("m\u0131d-March 2023", "mid-March 2023"),
+        ("two wee\u212as ago", "two weeks ago"),
+        ("\u0130n June", "In June"),
+    ],
+)
+def test_letters_that_match_ascii_ones_read_as_them(text, plain) -> None:
+    # IGNORECASE matches these four to s, i, i and k, while lower() leaves them as they are.
+    reference = date(2023, 5, 1)
+    found = periods_in(text, reference)
+    assert [n.period for n in found] == [n.period for n in periods_in(plain, reference)]
+    assert found

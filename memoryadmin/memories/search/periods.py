@@ -46,6 +46,15 @@ _LEAD = r"(?:(?:on|in|of|during|since|around|about|from|at)\s+)?(?:the\s+)?"
 _PART = r"(?:(?P<part>beginning|start|end|middle|first\s+half|second\s+half|early|late|mid)(?:\s+of)?[\s-]+)?"
 
 
+# The letters that IGNORECASE matches to ASCII ones ("ſpring", "frıday") but that lower() leaves as they are.
+_ASCII_TWINS = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})
+
+
+def _fold(matched: str) -> str:
+    """A matched word as the tables spell it."""
+    return matched.translate(_ASCII_TWINS).lower()
+
+
 def _pattern(body: str) -> re.Pattern[str]:
     return re.compile(r"\b" + _LEAD + body + r"\b", re.IGNORECASE)
 
@@ -128,7 +137,7 @@ def _part(period: Period, part: str | None) -> Period:
     """'the beginning of', 'the second half of', 'late'…: the share of the period it names."""
     if not part:
         return period
-    part = " ".join(part.lower().split())
+    part = " ".join(_fold(part).split())
     third = max(period.days // 3, 1)
     half = max(period.days // 2, 1)
     if part in ("beginning", "start", "early"):
@@ -145,7 +154,7 @@ def _part(period: Period, part: str | None) -> Period:
 def _count(raw: str | None) -> int | None:
     if raw is None:
         return 1
-    words = raw.lower().replace(" of", "").split()
+    words = _fold(raw).replace(" of", "").split()
     word = words[-1] if words else ""
     if word.isdigit():
         return int(word)
@@ -160,7 +169,7 @@ def _day(year: int, month: int, day: int) -> date | None:
 
 
 def _season(season: str, year: int) -> Period:
-    month, length = _SEASONS[season.lower()]
+    month, length = _SEASONS[_fold(season)]
     return _months(date(year, month, 1), length)
 
 
@@ -185,7 +194,7 @@ def _calendar(kind: str, match: re.Match[str], anchor: date) -> Period | None:
         return _part(Period(date(year, 1, 1), date(year + 1, 1, 1)), groups.get("part"))  # type: ignore[arg-type]
     if kind == "season":
         return _part(_season(groups["season"], year), groups.get("part"))  # type: ignore[arg-type]
-    month = _MONTH_NUMBER[groups["month"].lower().rstrip(".")]
+    month = _MONTH_NUMBER[_fold(groups["month"]).rstrip(".")]
     if kind == "month":
         return _part(_months(date(year, month, 1), 1), groups.get("part"))  # type: ignore[arg-type]
     number = int(groups["day"])
@@ -231,7 +240,7 @@ def _back(anchor: date, count: int, unit: str) -> date:
 
 def _relative(kind: str, match: re.Match[str], anchor: date) -> Period | None:
     groups = match.groupdict()
-    unit = (groups.get("unit") or "").lower()
+    unit = _fold(groups.get("unit") or "")
     if kind == "today":
         return Period(anchor, anchor + timedelta(days=1))
     if kind == "yesterday":
@@ -258,29 +267,29 @@ def _relative(kind: str, match: re.Match[str], anchor: date) -> Period | None:
             return None
         return Period(_back(anchor, count, unit), anchor + timedelta(days=1))
     if kind == "this_or_last":
-        which = " ".join(groups["which"].lower().split())
+        which = " ".join(_fold(groups["which"]).split())
         if which == "this":
             return _unit_span(unit, anchor)
         if unit == "weekend":
             return _last_weekend(anchor)
         return _unit_span(unit, _back(anchor, 1, unit))
     if kind == "weekday":
-        weekday = WEEKDAYS.index(groups["weekday"].lower().rstrip("s"))
-        which = " ".join(groups["which"].lower().split())
+        weekday = WEEKDAYS.index(_fold(groups["weekday"]).rstrip("s"))
+        which = " ".join(_fold(groups["which"]).split())
         back = (anchor.weekday() - weekday) % 7
         if which != "this" and back == 0:
             back = 7
         day = anchor - timedelta(days=back)
         return Period(day, day + timedelta(days=1))
     if kind == "season":
-        which = (groups.get("which") or "").lower()
+        which = _fold(groups.get("which") or "")
         return _latest_season(groups["season"], anchor, skip_current=which == "last")
     if kind == "earlier":
         return Period(_unit_span(unit, anchor).start, anchor + timedelta(days=1))
     if kind == "recently":
         return Period(anchor - timedelta(days=30), anchor + timedelta(days=1))
     if kind == "month":
-        month = _MONTH_NUMBER[groups["month"].lower().rstrip(".")]
+        month = _MONTH_NUMBER[_fold(groups["month"]).rstrip(".")]
         year = anchor.year if month <= anchor.month else anchor.year - 1
         return _part(_months(date(year, month, 1), 1), groups.get("part"))
     return None
