@@ -132,6 +132,11 @@ def setup_django(database_url: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     sys.path.insert(0, str(ROOT))
+    from bench.common import BENCH_SECRET_KEY
+
+    # As a worker runs in production: DEBUG off (no statement kept in connection.queries).
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", BENCH_SECRET_KEY)
     import django
 
     django.setup()
