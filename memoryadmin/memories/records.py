@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.db import connection
 from django.db.models import Exists, F, OuterRef
 
-from memoryadmin.core.bulk import copy_rows, insert_rows, record_values, reusable_ids
+from memoryadmin.core.bulk import array_literal, copy_rows, insert_rows, record_values, reusable_ids
+from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from memoryadmin.memories.representations import (
     MEMORY,
@@ -30,7 +32,7 @@ from memoryadmin.memories.representations import (
     revision_dict,
     tombstone_dict,
 )
-from memoryadmin.memories.vectors import Owner, memories_embed
+from memoryadmin.memories.vectors import Owner, memories_embed, vectors_store
 from memoryadmin.tenancy.models import Namespace
 
 RECORD_TYPES = ("tombstone", "memory", "revision", "evidence", "pin")
@@ -115,7 +117,7 @@ def tombstoned_keys(namespace: Namespace, keys: list[tuple[Any, str, str]]) -> s
             WHERE EXISTS (SELECT 1 FROM memories_tombstone t
                           WHERE t.namespace_id = %s AND t.user_id = p.user_id AND t.fingerprint = p.fingerprint)
             """,
-            [list(tags), list(users), list(fingerprints), namespace.pk],
+            [array_literal(tags), array_literal(users), array_literal(fingerprints), namespace.pk],
         )
         return {tag for (tag,) in cursor.fetchall()}
 
@@ -244,20 +246,30 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
     if not records:
         return set()
     columns = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
-    with connection.cursor() as cursor:
-        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
-    copy_rows(MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records])
-    names = ", ".join(columns)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH staged AS (DELETE FROM {MEMORY_STAGE} RETURNING {names}) "
-            f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
-            "ON CONFLICT DO NOTHING RETURNING id"
+    # Vectors are not part of a snapshot (they are derived from the text): the restore makes them, in a
+    # thread while PostgreSQL writes the rows (the embedder and the wait for the database both let go of
+    # the GIL). A text that turns out not to be written was embedded for nothing; nothing of it is kept.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="restore-embedding") as pool:
+        embedding = pool.submit(embed_or_none, [r["text"] for r in records])
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
+        copy_rows(
+            MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records]
         )
-        written = {row[0] for row in cursor.fetchall()}
-    # Vectors are not part of a snapshot (they are derived from the text): the restore makes them.
-    kept = [r for r in records if r["id"] in written]
-    memories_embed([Owner(r["id"], namespace.pk, r["user_id"]) for r in kept], [r["text"] for r in kept])
+        names = ", ".join(columns)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"WITH staged AS (DELETE FROM {MEMORY_STAGE} RETURNING {names}) "
+                f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
+                "ON CONFLICT DO NOTHING RETURNING id"
+            )
+            written = {row[0] for row in cursor.fetchall()}
+        embedded = embedding.result()
+    kept = [i for i, r in enumerate(records) if r["id"] in written]
+    if embedded is not None and kept:
+        embedder, vectors = embedded
+        owners = [Owner(records[i]["id"], namespace.pk, records[i]["user_id"]) for i in kept]
+        vectors_store(owners, embedder, vectors[kept], fresh=True)
     return written
 
 
