@@ -269,11 +269,14 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
         names = ", ".join(columns)
         with connection.cursor() as cursor:
             cursor.execute(
-                f"WITH staged AS (DELETE FROM {MEMORY_STAGE} RETURNING {names}) "
-                f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
+                f"INSERT INTO memories_memory ({names}) SELECT {names} FROM {MEMORY_STAGE} "
                 "ON CONFLICT DO NOTHING RETURNING id"
             )
             written = {row[0] for row in cursor.fetchall()}
+            # Emptied by TRUNCATE, not DELETE: rows this transaction deleted stay in the table until it
+            # ends, and every later batch would read all of them again (a restore's cost would grow
+            # with the square of its memories).
+            cursor.execute(f"TRUNCATE {MEMORY_STAGE}")
         embedded = embedding.result()
     kept = [i for i, r in enumerate(records) if r["id"] in written]
     if embedded is not None and kept:
