@@ -52,9 +52,13 @@ def text_fingerprints(text: str) -> tuple[str, ...]:
     """The text's fingerprint and, when such a space sits between two letters, the fingerprint of the text with
     it removed: a tombstone is checked against both, so "li\u00a0kes" cannot bring back "likes". The stored
     fingerprint stays the first, so tombstones written before keep matching."""
-    fingerprint = text_fingerprint(text)
+    return (text_fingerprint(text), *other_text_fingerprints(text))
+
+
+def other_text_fingerprints(text: str) -> tuple[str, ...]:
+    """The fingerprints of `text_fingerprints` after the first: for a caller that has the first already."""
     joined = _SPACE_IN_A_WORD.sub("", text)
-    return (fingerprint,) if joined == text else (fingerprint, text_fingerprint(joined))
+    return () if joined == text else (text_fingerprint(joined),)
 
 
 def subject_hmac(namespace_id: int | None, user_id: str) -> str:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.db import connection
-from django.db.models import Exists, F, OuterRef
+from django.db.models import BooleanField, Exists, F, OuterRef
+from django.db.models.expressions import RawSQL
 
-from memoryadmin.core.bulk import copy_rows, insert_rows, record_values, reusable_ids
+from memoryadmin.core.bulk import array_literal, copy_rows, insert_rows, record_values, reusable_ids
+from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
 from memoryadmin.memories.representations import (
     MEMORY,
@@ -30,7 +33,7 @@ from memoryadmin.memories.representations import (
     revision_dict,
     tombstone_dict,
 )
-from memoryadmin.memories.vectors import Owner, memories_embed
+from memoryadmin.memories.vectors import Owner, memories_embed, vectors_store
 from memoryadmin.tenancy.models import Namespace
 
 RECORD_TYPES = ("tombstone", "memory", "revision", "evidence", "pin")
@@ -115,13 +118,19 @@ def tombstoned_keys(namespace: Namespace, keys: list[tuple[Any, str, str]]) -> s
             WHERE EXISTS (SELECT 1 FROM memories_tombstone t
                           WHERE t.namespace_id = %s AND t.user_id = p.user_id AND t.fingerprint = p.fingerprint)
             """,
-            [list(tags), list(users), list(fingerprints), namespace.pk],
+            [array_literal(tags), array_literal(users), array_literal(fingerprints), namespace.pk],
         )
         return {tag for (tag,) in cursor.fetchall()}
 
 
+def _among(column: str, ids: Iterable[uuid.UUID]) -> RawSQL:
+    """`column` is one of these memory ids: the ids travel as one array literal (`array_literal`), where
+    `__in` would have psycopg quote each of a batch's thousand ids."""
+    return RawSQL(f"{column} = ANY(%s::uuid[])", [array_literal(ids)], output_field=BooleanField())  # noqa: S611 - a column of this module
+
+
 def memories_by_pk(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
-    return {m.pk: m for m in Memory.objects.filter(pk__in=list(ids)).defer("search_vector")}
+    return {m.pk: m for m in Memory.objects.filter(_among("memories_memory.id", ids)).defer("search_vector")}
 
 
 def memory_text_taken(namespace: Namespace, user_id: str, fingerprint: str) -> bool:
@@ -137,13 +146,15 @@ def memory_text_taken(namespace: Namespace, user_id: str, fingerprint: str) -> b
 def memory_owners(namespace: Namespace, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, str]:
     """memory id -> user_id, for the ids that are memories of this namespace."""
     # By primary key alone, then filtered here: see the module's note on namespace filters.
-    rows = Memory.objects.filter(pk__in=list(set(ids))).values_list("pk", "namespace_id", "user_id")
+    rows = Memory.objects.filter(_among("memories_memory.id", set(ids))).values_list("pk", "namespace_id", "user_id")
     return {pk: user_id for pk, namespace_id, user_id in rows if namespace_id == namespace.pk}
 
 
 def memory_heads(namespace: Namespace, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple[str, int]]:
     """memory id -> (user_id, revision), for the ids that are memories of this namespace."""
-    rows = Memory.objects.filter(pk__in=list(set(ids))).values_list("pk", "namespace_id", "user_id", "revision")
+    rows = Memory.objects.filter(_among("memories_memory.id", set(ids))).values_list(
+        "pk", "namespace_id", "user_id", "revision"
+    )
     return {pk: (user_id, revision) for pk, namespace_id, user_id, revision in rows if namespace_id == namespace.pk}
 
 
@@ -167,7 +178,8 @@ def memory_is_same(m: Memory, r: dict[str, Any]) -> bool:
 
 
 def revisions_taken(memory_ids: Iterable[uuid.UUID]) -> set[tuple[uuid.UUID, int]]:
-    return set(MemoryRevision.objects.filter(memory_id__in=list(memory_ids)).values_list("memory_id", "revision"))
+    revisions = MemoryRevision.objects.filter(_among("memories_memoryrevision.memory_id", memory_ids))
+    return set(revisions.values_list("memory_id", "revision"))
 
 
 def evidence_taken(memory_ids: Iterable[uuid.UUID], message_ids: Iterable[int]) -> set[tuple[uuid.UUID, int]]:
@@ -179,7 +191,7 @@ def evidence_taken(memory_ids: Iterable[uuid.UUID], message_ids: Iterable[int]) 
 
 
 def pins_taken(memory_ids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
-    return set(Pin.objects.filter(memory_id__in=list(memory_ids)).values_list("memory_id", flat=True))
+    return set(Pin.objects.filter(_among("memories_pin.memory_id", memory_ids)).values_list("memory_id", flat=True))
 
 
 # --- import: writes ----------------------------------------------------------------------------
@@ -244,20 +256,33 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
     if not records:
         return set()
     columns = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
-    with connection.cursor() as cursor:
-        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
-    copy_rows(MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records])
-    names = ", ".join(columns)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH staged AS (DELETE FROM {MEMORY_STAGE} RETURNING {names}) "
-            f"INSERT INTO memories_memory ({names}) SELECT {names} FROM staged "
-            "ON CONFLICT DO NOTHING RETURNING id"
+    # Vectors are not part of a snapshot (they are derived from the text): the restore makes them, in a
+    # thread while PostgreSQL writes the rows (the embedder and the wait for the database both let go of
+    # the GIL). A text that turns out not to be written was embedded for nothing; nothing of it is kept.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="restore-embedding") as pool:
+        embedding = pool.submit(embed_or_none, [r["text"] for r in records])
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
+        copy_rows(
+            MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records]
         )
-        written = {row[0] for row in cursor.fetchall()}
-    # Vectors are not part of a snapshot (they are derived from the text): the restore makes them.
-    kept = [r for r in records if r["id"] in written]
-    memories_embed([Owner(r["id"], namespace.pk, r["user_id"]) for r in kept], [r["text"] for r in kept])
+        names = ", ".join(columns)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO memories_memory ({names}) SELECT {names} FROM {MEMORY_STAGE} "
+                "ON CONFLICT DO NOTHING RETURNING id"
+            )
+            written = {row[0] for row in cursor.fetchall()}
+            # Emptied by TRUNCATE, not DELETE: rows this transaction deleted stay in the table until it
+            # ends, and every later batch would read all of them again (a restore's cost would grow
+            # with the square of its memories).
+            cursor.execute(f"TRUNCATE {MEMORY_STAGE}")
+        embedded = embedding.result()
+    kept = [i for i, r in enumerate(records) if r["id"] in written]
+    if embedded is not None and kept:
+        embedder, vectors = embedded
+        owners = [Owner(records[i]["id"], namespace.pk, records[i]["user_id"]) for i in kept]
+        vectors_store(owners, embedder, vectors[kept], fresh=True)
     return written
 
 

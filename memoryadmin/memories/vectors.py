@@ -19,6 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from psycopg import sql
 
+from memoryadmin.core.bulk import copy_rows
 from memoryadmin.memories.capabilities import _key, _known, forget_capabilities, index_exists
 from memoryadmin.memories.embeddings import Embedder, embed_or_none, vector_from_bytes
 
@@ -159,14 +160,26 @@ class Owner:
     user_id: str
 
 
-def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarray) -> None:
+def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarray, *, fresh: bool = False) -> None:
     """Insert (or replace) the vectors of these memories by this embedder's model: one statement.
 
     A vector replaced takes a new id, so the person's mark (`person_codes_sql`) changes with it.
+    `fresh` says the memories were written in this transaction and have no vector yet (a restore's
+    new memories): their rows go in by COPY, with nothing to replace and no parameters to quote.
     """
     if not owners:
         return
     now = timezone.now()
+    if fresh:
+        copy_rows(
+            TABLE,
+            ("memory_id", "namespace_id", "user_id", "model", "dimension", "embedding", "code", "created_at"),
+            [
+                [o.memory_id, o.namespace_id, o.user_id, embedder.model, embedder.dimension, vector_param(v), code, now]
+                for o, v, code in zip(owners, vectors[: len(owners)], vector_codes(vectors[: len(owners)]), strict=True)
+            ],
+        )
+        return
     kind = "text" if pgvector() else "bytea"
     cast = "::vector" if pgvector() else ""
     conflict = """

@@ -1,5 +1,5 @@
-"""A batch of rows sent as one JSON document: inserted in order, skipping conflicts when asked, and stored
-exactly as the ORM would have stored them."""
+"""Bulk helpers: a batch of rows sent as one JSON document is inserted in order, skipping conflicts when
+asked, and stored exactly as the ORM would have stored them; an array literal reads back as it was made."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from types import SimpleNamespace
 import orjson
 import pytest
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection
 from django.db.models import JSONField
 from django.utils import timezone
 
-from memoryadmin.core.bulk import insert_json_rows, json_rows
+from memoryadmin.core.bulk import array_literal, insert_json_rows, json_rows
 from memoryadmin.memories.models import Memory, Tombstone
 from memoryadmin.memories.services import memory_create
 from tests.conftest import SYSTEM
@@ -92,3 +93,16 @@ def test_a_json_field_is_written_with_its_encoder() -> None:
     assert orjson.loads(orjson.dumps(value)) == {"amount": "1.10", "on": "2024-02-29"}
     ((none,),) = json_rows([SimpleNamespace(data=None)], [field])
     assert none is None  # SQL NULL, as the field saves None
+
+
+def test_an_array_literal_reads_back_as_the_strings_it_was_made_of() -> None:
+    values = ["plain", "", "with space", 'a "quote"', "back\\slash", "{brace}", "comma,here", "NULL", "ünï\u00a0code"]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::text[]", [array_literal(values)])
+        assert cursor.fetchone()[0] == values
+
+
+def test_an_array_literal_of_integers_casts_to_an_integer_array() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::int[], %s::int[]", [array_literal([3, 1, 2]), array_literal([])])
+        assert cursor.fetchone() == ([3, 1, 2], [])

@@ -82,6 +82,9 @@ def test_erasure_finds_verifies_and_leaves_no_vector_of_the_person(namespace, ot
 def test_an_export_holds_no_vector_and_its_restore_makes_them_again(namespace) -> None:
     populate(namespace, "alice")
     before = {m.pk: stored(m) for m in Memory.objects.filter(namespace=namespace)}
+    rows = MemoryVector.objects.filter(namespace=namespace).order_by("memory_id")
+    columns = ("memory_id", "user_id", "model", "dimension", "code")
+    written = list(rows.values_list(*columns))
     body = b"".join(snapshot_export_lines(namespace=namespace, user_id="alice"))
     assert b"embedding" not in body and b'"vector"' not in body
     Memory.objects.filter(namespace=namespace).delete()
@@ -93,6 +96,7 @@ def test_an_export_holds_no_vector_and_its_restore_makes_them_again(namespace) -
     assert set(after) == set(before)
     for pk, vector in before.items():
         assert np.allclose(after[pk], vector, atol=1e-6)
+    assert list(rows.values_list(*columns)) == written
 
 
 @pytest.mark.parametrize("change", ["text", "same"])

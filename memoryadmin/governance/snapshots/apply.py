@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
@@ -27,8 +28,9 @@ from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.locks import lock_namespace_writes
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
-from memoryadmin.governance.snapshots.format import OUTCOMES, lines, loads
-from memoryadmin.governance.snapshots.parse import PARSERS, Fields, labels_remembered
+from memoryadmin.governance.snapshots.format import OUTCOMES
+from memoryadmin.governance.snapshots.parse import labels_remembered
+from memoryadmin.governance.snapshots.spool import Spool
 from memoryadmin.governance.snapshots.validate import Committed, snapshot_validate
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
@@ -380,22 +382,14 @@ class Applier:
         return totals
 
 
-def _apply_all(applier: Applier, source: BinaryIO) -> None:
+def _apply_all(applier: Applier, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
     kind: str | None = None
     batch: list[dict[str, Any]] = []
-    for line_no, line in lines(source):
-        if line_no == 1:
-            continue
-        raw = loads(line_no, line)
-        record_type = raw.get("type")
-        if record_type == "end":
-            break
+    for record_type, record in records:
         if record_type != kind or len(batch) >= BATCH:
             if batch:
                 applier.apply(kind, batch)  # type: ignore[arg-type]
             kind, batch = record_type, []
-        record = PARSERS[record_type](Fields(raw, line_no))
-        record["line"] = line_no
         batch.append(record)
     if batch:
         applier.apply(kind, batch)  # type: ignore[arg-type]
@@ -424,11 +418,12 @@ def snapshot_restore(
             if not dry_run:
                 lock_namespace_writes(namespace.pk, exclusive=True)
             committed = Committed(namespace)
-            records = snapshot_validate(namespace=namespace, source=source, committed=committed)
-            applier = Applier(namespace, progress, committed, person=records.header.user_id)
-            if outermost:
-                bulk_load_settings()
-            _apply_all(applier, source)
+            with closing(Spool()) as spool:
+                records = snapshot_validate(namespace=namespace, source=source, committed=committed, spool=spool)
+                applier = Applier(namespace, progress, committed, person=records.header.user_id)
+                if outermost:
+                    bulk_load_settings()
+                _apply_all(applier, spool)
             merge_gin_pending_lists([*conversation_records.BULK_TABLES, *memory_records.BULK_TABLES])
             totals = applier.totals()
             audit_record(

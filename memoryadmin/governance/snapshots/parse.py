@@ -16,7 +16,7 @@ from typing import Any
 from memoryadmin.conversations.models import MessageKind, Role
 from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
 from memoryadmin.core.errors import InvalidInput
-from memoryadmin.core.fingerprints import text_fingerprint, text_fingerprints
+from memoryadmin.core.fingerprints import other_text_fingerprints, text_fingerprint
 from memoryadmin.core.storable_json import json_problem
 from memoryadmin.core.timestamps import in_utc, not_in_future
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
@@ -338,7 +338,7 @@ def _fingerprinting(parse: Callable[[Fields], dict[str, Any]], *fields: str) -> 
         record = parse(f)
         texts = {text for field in fields for text in _strings(record[field]) if text.strip()}
         # The text itself as it may also be read (a space splitting a word): its other fingerprints.
-        also = text_fingerprints(record["text"])[1:] if "text" in record else ()
+        also = other_text_fingerprints(record["text"]) if "text" in record else ()
         record["field_fingerprints"] = sorted({_label_fingerprint(text) for text in texts} | set(also))
         return record
 

@@ -18,6 +18,7 @@ from memoryadmin.governance.snapshots.format import (
     loads,
 )
 from memoryadmin.governance.snapshots.parse import PARSERS, Fields, parse_header
+from memoryadmin.governance.snapshots.spool import Spool
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
 
@@ -75,10 +76,13 @@ class Committed:
         self.sessions.update(conversation_records.session_pks(self.namespace, session_ids))
 
 
-def snapshot_validate(*, namespace: Namespace, source: BinaryIO, committed: Committed | None = None) -> Records:
+def snapshot_validate(
+    *, namespace: Namespace, source: BinaryIO, committed: Committed | None = None, spool: Spool | None = None
+) -> Records:
     """The first pass: everything a restore checks before it may write anything.
 
-    With `committed`, it also looks up what the namespace already holds of the snapshot's records.
+    With `committed`, it also looks up what the namespace already holds of the snapshot's records;
+    with `spool`, it keeps each parsed record (with its line number) for the second pass.
     """
     digest = hashlib.sha256()
     header: Header | None = None
@@ -113,6 +117,9 @@ def snapshot_validate(*, namespace: Namespace, source: BinaryIO, committed: Comm
             raise fail(line_no, "a snapshot of one person may hold only that person's records", field="user_id")
         if committed is not None:
             committed.add(kind, line_no, parsed)
+        if spool is not None:
+            parsed["line"] = line_no
+            spool.add(kind, parsed)
         digest.update(line)
         total += 1
     if header is None:
