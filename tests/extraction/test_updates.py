@@ -1,4 +1,4 @@
-"""Knowledge updates on a labelled set of pairs in everyday wording (tests/extraction/data/update_pairs.json).
+"""Knowledge updates on labelled sets of pairs in everyday wording (tests/extraction/data/update_pairs*.json).
 
 Each pair is what one person said a month apart. Every pair is said by its own speaker of one group
 chat (so each has its own histories), all in one session, and one extraction run with the default
@@ -6,6 +6,9 @@ chat (so each has its own histories), all in one session, and one extraction run
 A pair is found to be an update when a memory of its first message ends superseded by a memory of its
 second. The labels say which pairs are updates (the earlier fact is no longer true) and which are not
 (a visit, someone else's news, a second hobby, a wish, a question, a denial).
+
+`update_pairs_casual.json` was written apart from the first set, in looser wording (the fact inside a
+longer clause, the subject left out, news of a change): its recall bar is lower, its precision bar the same.
 """
 
 from __future__ import annotations
@@ -21,15 +24,17 @@ from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus
 
-PAIRS = json.loads((Path(__file__).parent / "data" / "update_pairs.json").read_text())["pairs"]
+DATA = Path(__file__).parent / "data"
+PAIRS = json.loads((DATA / "update_pairs.json").read_text())["pairs"]
+CASUAL_PAIRS = json.loads((DATA / "update_pairs_casual.json").read_text())["pairs"]
 FIRST_SAID = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 THEN_SAID = FIRST_SAID + timedelta(days=30)
 
 
-def found_updates(namespace) -> list[bool]:
+def found_updates(namespace, pairs: list[dict]) -> list[bool]:
     """For each pair, whether its second statement superseded a memory of its first."""
     messages = []
-    for index, pair in enumerate(PAIRS):
+    for index, pair in enumerate(pairs):
         speaker = f"Person{index:03d}"
         messages.append(NewMessage(role="user", name=speaker, content=pair["before"], created_at=FIRST_SAID))
         messages.append(NewMessage(role="user", name=speaker, content=pair["after"], created_at=THEN_SAID))
@@ -50,7 +55,7 @@ def found_updates(namespace) -> list[bool]:
         Memory.objects.filter(namespace=namespace, status=MemoryStatus.SUPERSEDED).values_list("id", "superseded_by")
     )
     found = []
-    for index in range(len(PAIRS)):
+    for index in range(len(pairs)):
         before, after = said[2 * index], said[2 * index + 1]
         found.append(
             any(replaced.get(old) in memories_of.get(after.pk, set()) for old in memories_of.get(before.pk, set()))
@@ -82,18 +87,27 @@ def test_the_labelled_set_has_150_pairs_of_both_kinds_across_attributes() -> Non
         assert attribute in attributes, attribute
 
 
-@pytest.fixture
-def figures(offline_namespace) -> dict[str, float]:
-    found = found_updates(offline_namespace)
-    labels = [p["update"] for p in PAIRS]
+def measure(namespace, pairs: list[dict]) -> dict:
+    found = found_updates(namespace, pairs)
+    labels = [p["update"] for p in pairs]
     true_positive = sum(f and label for f, label in zip(found, labels, strict=True))
     predicted = sum(found)
     return {
         "precision": true_positive / predicted if predicted else 0.0,
         "recall": true_positive / sum(labels),
-        "false_updates": [p for p, f in zip(PAIRS, found, strict=True) if f and not p["update"]],
-        "missed": [p for p, f in zip(PAIRS, found, strict=True) if p["update"] and not f],
+        "false_updates": [p for p, f in zip(pairs, found, strict=True) if f and not p["update"]],
+        "missed": [p for p, f in zip(pairs, found, strict=True) if p["update"] and not f],
     }
+
+
+@pytest.fixture
+def figures(offline_namespace) -> dict:
+    return measure(offline_namespace, PAIRS)
+
+
+@pytest.fixture
+def casual_figures(offline_namespace) -> dict:
+    return measure(offline_namespace, CASUAL_PAIRS)
 
 
 def test_updates_fire_with_high_precision_and_recall(figures) -> None:
@@ -104,3 +118,9 @@ def test_updates_fire_with_high_precision_and_recall(figures) -> None:
 def test_a_non_update_never_supersedes(figures) -> None:
     """A visit, a brother's new car, a second hobby: the first fact stays current."""
     assert figures["false_updates"] == []
+
+
+def test_updates_told_as_news_or_in_passing_fire_too(casual_figures) -> None:
+    """Told as news or in passing ("since the move to Denver", "new job at Target!!"): the looser set."""
+    assert casual_figures["false_updates"] == []
+    assert casual_figures["recall"] >= 0.60, casual_figures["missed"]

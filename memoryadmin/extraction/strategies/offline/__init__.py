@@ -43,8 +43,9 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
     resolve,
 )
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
-from memoryadmin.extraction.strategies.offline.facts import classify, possession_in, topic_of
+from memoryadmin.extraction.strategies.offline.facts import classify, topic_of
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
+from memoryadmin.extraction.strategies.offline.news import news_kind, possession_in, retires, speaker_left_out
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,
@@ -179,7 +180,8 @@ def read_message(
                 seen, inherited = [], False
             seen.extend(phrases_in(said, speaker, speaker))
             said = resolved
-        if clause.mode in ("other", "opinion"):
+        left_out = speaker_left_out(said, past=clause.past) if clause.mode in ("other", "opinion") else None
+        if clause.mode in ("other", "opinion") and left_out is None:
             if (
                 not addresses_listener(clause.words)
                 and not is_hypothetical(said, clause.words)
@@ -191,12 +193,23 @@ def read_message(
                     (clause.sentence, clause.position, clause.joiner, _sentence_case(third_person(said, speaker)))
                 )
             continue
-        first_person = restore_subject(said) if clause.mode == "dropped" else said
+        if left_out is not None:
+            first_person, kind = left_out
+        else:
+            first_person = restore_subject(said) if clause.mode == "dropped" else said
+            kind = classify(first_person, past=clause.past)
+            if kind is None or not kind.attribute:
+                kind = news_kind(first_person, past=clause.past) or kind
         words = clause.words if first_person is said else words_of(first_person)
-        if is_hedged(first_person) or addresses_listener(words) or is_hypothetical(first_person, words):
+        # "You can reach me on 07700 900123" speaks to the listener, and gives the speaker's number.
+        contact = kind is not None and kind.topic == "contact"
+        if is_hedged(first_person) or (addresses_listener(words) and not contact):
             continue
-        kind = classify(first_person, past=clause.past)
-        if is_negated(first_person, words) and not (kind and kind.negation_ok):
+        if is_hypothetical(first_person, words):
+            continue
+        # "I'm single, not really looking": a negation after the fact is about something else.
+        head = first_person.split(",", 1)[0] if kind is not None and kind.attribute else first_person
+        if is_negated(head, words if head is first_person else words_of(head)) and not (kind and kind.negation_ok):
             continue
         mentions = find_dates(first_person, today, past=clause.past)
         substance = len(content_words(first_person, speaker))
@@ -244,12 +257,22 @@ def read_message(
             happened = happened or clause.past or bool(mentions)
             if when and episode_date is None:
                 episode_date = when
+        if kind is not None and kind.attribute == "employer" and "facts" in kinds and retires(first_person):
+            facts.append(
+                Reading(
+                    text=f"{speaker} is retired",
+                    memory_type=MemoryType.SEMANTIC,
+                    topics=["work"],
+                    kind="fact",
+                    attribute="occupation",
+                )
+            )
         possession = possession_in(first_person)
         if possession and "facts" in kinds and not (kind and kind.attribute == possession[0]):
             attribute, thing = possession
             facts.append(
                 Reading(
-                    text=f"{speaker} has a new {thing}",
+                    text=f"{speaker} has {thing}",
                     memory_type=MemoryType.SEMANTIC,
                     topics=["possessions"],
                     kind="fact",

@@ -62,7 +62,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_rx(r"^my\s+(?:first\s+|full\s+|real\s+)?name(?:'s|\s+is)\s+\w"), Kind(MemoryType.SEMANTIC, "identity", "name")),
     (
-        _rx(r"^(?:people\s+|everyone\s+|friends\s+|you\s+can\s+)?call\s+me\s+\w|^i\s+go\s+by\s+\w"),
+        _rx(r"^(?:people\s+|everyone\s+|friends\s+|you\s+can\s+)?call\s+me\s+(?!at\b|on\b)\w|^i\s+go\s+by\s+\w"),
         Kind(MemoryType.SEMANTIC, "identity", "name"),
     ),
     (
@@ -83,7 +83,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "contact", "email"),
     ),
     (
-        _rx(_AM + r"\d{1,3}(?:\s+years?\s+old|\s*yo)?\s*$|" + _I + r"turned\s+\d{1,3}\b"),
+        _rx(_AM + r"\d{1,3}(?:\s+years?\s+old|\s*yo)?\s*(?:$|,)|" + _I + r"turned\s+\d{1,3}\b"),
         Kind(MemoryType.SEMANTIC, "identity", "age"),
     ),
     (
@@ -288,9 +288,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         _rx(
             r"(?:" + _I + r"|" + _HAVE + r"|^(?:i|we)\b[^,;]*?\band\s+(?:then\s+)?)"
             r"(?:got|bought|purchased|have|own|drive|leased|picked\s+up|adopted|rescued|use|ride)"
-            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)\s+(?:is|'s)\s+an?\s|"
+            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)(?:\s+is|'s)\s+an?\s|"
             + _I
-            + r"traded\s+(?:in\s+)?(?:my|our|the)?\s*[\w-]+(?:\s+in)?\s+for\s+(?P<traded>(?:a|an|the)\b.*)"
+            + r"traded\s+(?:in\s+)?(?:my|our|the)?\s*[\w-]+(?:\s+in)?\s+for\s+(?P<traded>(?:a|an|the)\b.*)|"
+            # "I'm driving a Corolla now", "I'm on a MacBook Pro now", "working on my 2017 MacBook Air".
+            + _AM
+            + r"(?:driving|using|riding|on|working\s+on)\s+(?P<using>(?:a|an|my|our)\b.*)"
         ),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
@@ -310,7 +313,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.PREFERENCE, "preferences", negation_ok=True),
     ),
     (
-        _rx(r"^my\s+(?:all[- ]time\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was|would\s+be)\s+\w"),
+        _rx(
+            r"^my\s+(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+"
+            r"(?:is|are|was|would\s+be)\s+\w"
+        ),
         Kind(MemoryType.PREFERENCE, "preferences", "*"),
     ),
     (
@@ -382,7 +388,12 @@ def classify(clause: str, *, past: bool) -> Kind | None:
     """
     clause = _LEADING_WORDS.sub("", clause, count=1)
     kind = _classify(clause, past=past)
-    if kind is not None and kind.attribute in _MANY_VALUED and _ADDITION.search(clause):
+    return single_valued(kind, clause) if kind is not None else None
+
+
+def single_valued(kind: Kind, clause: str) -> Kind:
+    """`kind`, without its attribute when the clause says the value as one more of several."""
+    if kind.attribute in _MANY_VALUED and _ADDITION.search(clause):
         return Kind(kind.memory_type, kind.topic, "", kind.negation_ok, kind.value)
     return kind
 
@@ -425,7 +436,9 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
             continue
         groups = match.groupdict()
         if "thing" in groups:
-            thing = _owned_thing(groups.get("thing") or groups.get("owned") or groups.get("traded") or "")
+            thing = _owned_thing(
+                groups.get("thing") or groups.get("owned") or groups.get("traded") or groups.get("using") or ""
+            )
             attribute = THING_OF.get(thing)
             if attribute is None:
                 if thing in PETS:
@@ -446,22 +459,4 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
         if past and kind.memory_type == MemoryType.SEMANTIC and kind.topic not in ("identity", "origin", "diet"):
             return Kind(MemoryType.EPISODIC, kind.topic, kind.attribute, kind.negation_ok)
         return kind
-    return None
-
-
-_NEW_THING = re.compile(
-    r"\b(?:my|our)\s+(?:brand[- ]new|new)\s+(?P<phrase>(?:[a-z0-9-]+\s+)?(?P<thing>[a-z-]+))\b", re.IGNORECASE
-)
-
-
-def possession_in(clause: str) -> tuple[str, str] | None:
-    """A new thing of a single-valued kind mentioned in passing ("…in my new Prius"): (attribute, the words)."""
-    for match in _NEW_THING.finditer(clause):
-        attribute = THING_OF.get(match.group("thing").lower())
-        if attribute:
-            phrase = match.group("phrase")
-            first = phrase.split()[0].lower()
-            if first != match.group("thing").lower() and first in ("and", "or", "one", "very", "so"):
-                phrase = match.group("thing")
-            return attribute, phrase
     return None

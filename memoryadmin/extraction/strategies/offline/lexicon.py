@@ -107,7 +107,7 @@ THINGS = {
         "volvo lexus porsche jaguar mini fiat peugeot renault skoda"
     ),
     "phone": word_set("phone smartphone iphone cellphone android pixel galaxy"),
-    "computer": word_set("laptop computer pc macbook desktop chromebook notebook"),
+    "computer": word_set("laptop computer pc macbook desktop chromebook notebook thinkpad xps"),
     "bicycle": word_set("bike bicycle e-bike ebike"),
     "motorbike": word_set("motorbike motorcycle scooter moped"),
     "home": word_set("house apartment flat condo home townhouse cottage"),

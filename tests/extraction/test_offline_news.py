@@ -1,0 +1,80 @@
+"""Single-valued attributes told as news or in passing (`offline/news.py`), read from one message."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memoryadmin.extraction.strategies.offline import read_message
+
+TODAY = date(2026, 4, 1)
+
+
+def attributes(content: str) -> dict[str, str]:
+    """attribute -> the memory's text, for the facts of one message said by Pat."""
+    return {r.attribute: r.text for r in read_message(content, "Pat", TODAY) if r.attribute}
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute", "text"),
+    [
+        ("btw since the move to Denver I've been hiking every weekend", "residence", "Since the move to Denver Pat"),
+        ("now that I'm living in Bristol the rent is killing me", "residence", "Pat is living in Bristol"),
+        ("Living in Manila rn, traffic is insane", "residence", "Pat is living in Manila"),
+        ("settling into Vancouver slowly", "residence", "Pat is settling into Vancouver"),
+        ("our little flat in Leeds is freezing in winter", "residence", "Pat's little flat in Leeds"),
+        ("I left Spotify and joined a small fintech called Monzo", "employer", "joined a small fintech called Monzo"),
+        ("new job at Target!! better pay", "employer", "Pat has a new job at Target"),
+        ("my first week at Stripe was a blur", "employer", "first week at Stripe"),
+        ("I'm with Accenture, consulting side", "employer", "Pat is with Accenture"),
+        ("been at Spotify for 3 years doing backend stuff", "employer", "Pat has been at Spotify for 3 years"),
+        ("I'm a sophomore at Ohio State", "school", "Pat is a sophomore at Ohio State"),
+        ("switched to philosophy lol", "course", "Pat switched to philosophy"),
+        ("I've gone vegetarian since September", "diet", "Pat has gone vegetarian"),
+        ("started going vegan last month", "diet", "Pat started going vegan"),
+        ("I'm on keto, down 10 pounds", "diet", "Pat is on keto"),
+        ("picked up the cello and dropped the violin", "instrument", "Pat picked up the cello"),
+        ("I go to Planet Fitness near my work", "gym", "Pat goes to Planet Fitness"),
+        ("switched gyms, I'm at the YMCA now", "gym", "Pat switched gyms"),
+        ("using a Pixel 6 rn", "phone", "Pat is using a Pixel 6"),
+        ("I'm single, not really looking rn", "relationship_status", "Pat is single"),
+        ("split up with my girlfriend, it just wasn't working", "relationship_status", "girlfriend"),
+        ("new phone number is 07700 900456 btw", "phone_number", "Pat's new phone number is 07700 900456"),
+        ("I'm a Brighton fan these days", "team", "Pat is a Brighton fan these days"),
+        ("my fav band is Coldplay", "favourite band", "Pat's fav band is Coldplay"),
+        ("Arctic Monkeys are my all-time favourite band", "favourite band", "Arctic Monkeys are Pat's"),
+        ("My Honda Civic just hit 200k miles", "car", "Pat has a Honda Civic"),
+        ("home is Melbourne for me", "residence", "Pat's home is Melbourne"),
+    ],
+)
+def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
+    found = attributes(content)
+    assert attribute in found, found
+    assert text in found[attribute]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my sister just moved to Oslo",
+        "my husband got a new job at Google",
+        "my sister's been living in Berlin for years",
+        "my best friend just started at Stripe",
+        "spending the weekend in Rome, the food is unreal",
+        "if I worked at Apple I'd never leave",
+        "should I move to Austin?",
+        "I'd love to live in Tokyo someday",
+        "I also started learning guitar",
+        "my car broke down again",
+        "the bus was late again this morning",
+    ],
+)
+def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:
+    assert attributes(content) == {}
+
+
+def test_retiring_ends_the_occupation_as_well_as_the_employer() -> None:
+    found = attributes("I'm retired now!! last shift was friday")
+    assert set(found) >= {"employer", "occupation"}
+    assert found["occupation"] == "Pat is retired"
