@@ -43,13 +43,13 @@ from memoryadmin.core.replicas import lag_tolerant_stream
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.erasure import erasure_receipt, erasure_request
 from memoryadmin.governance.forgetting import ForgettingTrigger, forgetting_run, forgetting_select, policy_of
-from memoryadmin.governance.models import ErasureRequest, PrivacyLink
+from memoryadmin.governance.models import PrivacyLink
 from memoryadmin.governance.privacy_links import (
     privacy_link_create,
     privacy_link_in,
     privacy_link_revoke,
 )
-from memoryadmin.governance.queries import privacy_links_made_by, privacy_links_page
+from memoryadmin.governance.queries import erasure_in, privacy_links_made_by, privacy_links_page
 from memoryadmin.governance.snapshots import snapshot_export_stream, snapshot_restore
 
 router = Router(tags=["governance"])
@@ -237,9 +237,7 @@ def subject_erase(request: HttpRequest, user_id: str = UserIdPath, payload: Eras
     summary="An erasure: status, counts and receipt",
 )
 def erasure_get(request: HttpRequest, erasure_id: uuid.UUID):
-    erasure = ErasureRequest.objects.filter(namespace=namespace_of(request), pk=erasure_id).first()
-    if erasure is None:
-        raise ApiError(404, "not_found", "Not found.")
+    erasure = erasure_in(namespace_of(request), erasure_id)
     return {
         "erasure_id": erasure.pk,
         "status": erasure.status,

@@ -12,7 +12,7 @@ from django.db.models import Count, Sum
 from memoryadmin.conversations.models import Message, MessageKind, Session
 from memoryadmin.core.errors import found
 from memoryadmin.core.estimates import Estimate, estimate
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor, keyset_page, narrowed
+from memoryadmin.core.pagination import Page, clamp_limit, keyset_page, narrowed
 from memoryadmin.tenancy.models import Namespace
 
 
@@ -81,17 +81,13 @@ def messages_page(
 ) -> Page[Message]:
     """In seq order from `after_seq` (or the cursor); injected guidance only when asked for."""
     limit = clamp_limit(limit)
-    if cursor:
-        (after_seq,) = decode_cursor(cursor, "messages", (int,))
-    qs = Message.objects.filter(session=session, seq__gt=after_seq)
+    qs = Message.objects.filter(session=session)
+    # A cursor says where the list goes on by itself; `after_seq` only starts it.
+    if not cursor:
+        qs = qs.filter(seq__gt=after_seq)
     if not include_injected:
         qs = qs.filter(kind=MessageKind.MESSAGE)
-    rows = list(qs.order_by("seq")[: limit + 1])
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = encode_cursor("messages", (rows[-1].seq,))
-    return Page(rows, next_cursor)
+    return keyset_page(qs, tag="messages", key=("seq",), cursor=cursor, limit=limit, descending=False)
 
 
 def messages_after(session: Session, *, after_seq: int, limit: int) -> list[Message]:

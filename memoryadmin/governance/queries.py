@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 
+from memoryadmin.core.errors import found
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.pagination import Page, clamp_limit, keyset_page
 from memoryadmin.governance.models import (
@@ -44,6 +45,11 @@ def subject_memories(*, namespace: Namespace, user_id: str, cursor: str | None =
 def erasure_get(erasure_id: uuid.UUID) -> ErasureRequest | None:
     """An erasure by id, whichever namespace it is in (loaded with it)."""
     return ErasureRequest.objects.select_related("namespace").filter(pk=erasure_id).first()
+
+
+def erasure_in(namespace: Namespace, erasure_id: uuid.UUID) -> ErasureRequest:
+    """The namespace's erasure by id; another namespace's is not found."""
+    return found(ErasureRequest.objects.filter(namespace=namespace, pk=erasure_id), "Not found.")
 
 
 def erasure_namespace_id(erasure_id: uuid.UUID) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from memoryadmin.audit.services import Actor
 from memoryadmin.governance.erasure import erasure_execute, erasures_to_requeue
@@ -20,13 +20,17 @@ from memoryadmin.governance.restore_jobs import restore_job_execute
 from memoryadmin.tenancy.models import Namespace
 
 
+def _queued_each[T](task: Task, ids: list[T]) -> list[T]:
+    """`task` queued once for each id; the ids are the tick's result, so its log shows what it started."""
+    for one in ids:
+        task.delay(one)
+    return ids
+
+
 @shared_task(name="memoryadmin.governance.tasks.run_due_forgetting_policies", ignore_result=True)
 def run_due_forgetting_policies() -> list[int]:
     """Beat's tick: claim the policies that are due and run each in its own task."""
-    namespace_ids = due_forgetting_policies()
-    for namespace_id in namespace_ids:
-        forgetting_policy_task.delay(namespace_id)
-    return namespace_ids
+    return _queued_each(forgetting_policy_task, due_forgetting_policies())
 
 
 @shared_task(name="memoryadmin.governance.tasks.forgetting_policy_task", acks_late=True, ignore_result=True)
@@ -64,10 +68,7 @@ def erasure_task(erasure_id: str) -> None:
 @shared_task(name="memoryadmin.governance.tasks.requeue_lost_erasures", ignore_result=True)
 def requeue_lost_erasures() -> list[str]:
     """Beat's tick: an erasure whose task never reached a worker is queued again (only one run can claim it)."""
-    erasure_ids = erasures_to_requeue()
-    for erasure_id in erasure_ids:
-        erasure_task.delay(erasure_id)
-    return erasure_ids
+    return _queued_each(erasure_task, erasures_to_requeue())
 
 
 @shared_task(name="memoryadmin.governance.tasks.snapshot_restore_task", acks_late=True, ignore_result=True)
