@@ -46,6 +46,15 @@ def attributes(content: str) -> dict[str, str]:
         ("Arctic Monkeys are my all-time favourite band", "favourite band", "Arctic Monkeys are Pat's"),
         ("My Honda Civic just hit 200k miles", "car", "Pat has a Honda Civic"),
         ("home is Melbourne for me", "residence", "Pat's home is Melbourne"),
+        ("I was offered the position at NASA and took it", "employer", "offered the position at NASA"),
+        ("they bumped me up to senior engineer last week", "occupation", "senior engineer"),
+        ("Save my mobile: +49 151 2345 6789", "phone_number", "+49 151 2345 6789"),
+        ("My number is 07700 900123 if you need it", "phone_number", "Pat's number is 07700 900123"),
+        ("We got married on Saturday, can you help me write thank-you cards?", "relationship_status", "married"),
+        ("I'm dating Alex now, early days", "partner", "Pat's partner is Alex"),
+        ("Going to IKEA with my husband Lars this weekend", "partner", "husband Lars"),
+        ("I'm a member of Anytime Fitness", "gym", "Anytime Fitness"),
+        ("I changed my major from history to psychology", "course", "psychology"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -68,6 +77,11 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "I also started learning guitar",
         "my car broke down again",
         "the bus was late again this morning",
+        "I applied for a PhD at Oxford for next year, waiting to hear back",
+        "Got a BMW as a rental for the weekend trip",
+        "bought some Tesla stock today, lets see if that was dumb",
+        "I still use my ThinkPad at home",
+        "Got my mum a Samsung Galaxy for her birthday, setting it up for her now",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

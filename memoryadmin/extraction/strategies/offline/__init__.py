@@ -45,7 +45,7 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
 from memoryadmin.extraction.strategies.offline.facts import classify, topic_of
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
-from memoryadmin.extraction.strategies.offline.news import news_kind, possession_in, retires, speaker_left_out
+from memoryadmin.extraction.strategies.offline.news import news_kind, partner_named, retires, speaker_left_out
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,
@@ -55,6 +55,7 @@ from memoryadmin.extraction.strategies.offline.speech import (
     read_clauses,
     words_of,
 )
+from memoryadmin.extraction.strategies.offline.things import possession_in
 from memoryadmin.extraction.strategies.offline.utterances import (
     answers,
     is_scheduling_fragment,
@@ -91,6 +92,7 @@ _OPENING_COMMON = word_set(
     "check crazy feels feel love lots since there's here's it's what's let's looks look seems sounds guess "
     "anyway besides also still maybe perhaps sometimes luckily sadly honestly yesterday today tomorrow tonight"
 )
+_COURTESY = re.compile(r"\s*\bif\s+(?:you|u)\s+(?:need|want)\b.*$|\s*\bif\s+needed\b.*$", re.IGNORECASE)
 _GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 _PROMISE = re.compile(r"^(?:i|we)(?:'ll|\s+will|\s+(?:can't|cannot)\s+wait)\b", re.IGNORECASE)
 # A run of capitalised words ("Door Dash", "Bank of America"); a full stop ends it ("Samuel. It").
@@ -201,15 +203,17 @@ def read_message(
             if kind is None or not kind.attribute:
                 kind = news_kind(first_person, past=clause.past) or kind
         words = clause.words if first_person is said else words_of(first_person)
+        # "I'm single, not really looking", "We got married, can you help me with the cards?", "My number is
+        # 07700 900123 if you need it": what follows the fact is about something else.
+        head = _COURTESY.sub("", first_person.split(",", 1)[0]) if kind is not None and kind.attribute else first_person
+        head_words = words if head is first_person else words_of(head)
         # "You can reach me on 07700 900123" speaks to the listener, and gives the speaker's number.
         contact = kind is not None and kind.topic == "contact"
-        if is_hedged(first_person) or (addresses_listener(words) and not contact):
+        if is_hedged(first_person) or (addresses_listener(head_words) and not contact):
             continue
-        if is_hypothetical(first_person, words):
+        if is_hypothetical(head, head_words):
             continue
-        # "I'm single, not really looking": a negation after the fact is about something else.
-        head = first_person.split(",", 1)[0] if kind is not None and kind.attribute else first_person
-        if is_negated(head, words if head is first_person else words_of(head)) and not (kind and kind.negation_ok):
+        if is_negated(head, head_words) and not (kind and kind.negation_ok):
             continue
         mentions = find_dates(first_person, today, past=clause.past)
         substance = len(content_words(first_person, speaker))
@@ -257,6 +261,18 @@ def read_message(
             happened = happened or clause.past or bool(mentions)
             if when and episode_date is None:
                 episode_date = when
+        partner = partner_named(first_person) if kind is not None and "facts" in kinds else None
+        if partner and kind.attribute != "partner":
+            facts.append(
+                Reading(
+                    text=f"{speaker}'s partner is {partner}",
+                    memory_type=MemoryType.SEMANTIC,
+                    topics=["relationships"],
+                    kind="fact",
+                    attribute="partner",
+                    entities=[partner],
+                )
+            )
         if kind is not None and kind.attribute == "employer" and "facts" in kinds and retires(first_person):
             facts.append(
                 Reading(

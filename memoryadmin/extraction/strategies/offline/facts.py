@@ -11,6 +11,8 @@ relationship_status, partner, school, course, diet, car, phone, phone_number,
 email, team, instrument, computer, bicycle, motorbike and "favourite <thing>".
 Other facts (trips, illnesses, pets, plans, family, preferences, opinions about
 themselves) are kept without one: a second trip does not replace the first.
+`news.py` reads the same attributes (and gym, hair colour) when they are told
+as news or in passing, inside a longer clause.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     TOPICS,
     word_set,
 )
+from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
 
 _ADV = (
@@ -67,7 +70,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
-            r"^my\s+(?:new\s+)?(?:phone\s+|cell\s+|mobile\s+|cell\s+phone\s+)?number(?:'s|\s+is)\s+(?:now\s+)?\+?\(?\d|"
+            r"^my\s+(?:new\s+)?(?:phone\s+|cell\s+|mobile\s+|cell\s+phone\s+)?number(?:'s|\s+is|\s*:)\s+(?:now\s+)?\+?\(?\d|"
             r"^my\s+(?:new\s+)?(?:cell|mobile)(?:'s|\s+is)\s+(?:now\s+)?\+?\(?\d|"
             + _I
             + r"(?:changed|got\s+a\s+new)\s+(?:my\s+)?(?:phone\s+|cell\s+|mobile\s+)?number\b"
@@ -83,7 +86,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "contact", "email"),
     ),
     (
-        _rx(_AM + r"\d{1,3}(?:\s+years?\s+old|\s*yo)?\s*(?:$|,)|" + _I + r"turned\s+\d{1,3}\b"),
+        _rx(
+            _AM
+            + r"\d{1,3}(?:\s+years?\s+old|\s*yo)?\s*(?:$|,|\s+(?:and|but|so|now|today|this)\b)|"
+            + _I
+            + r"turned\s+\d{1,3}\b"
+        ),
         Kind(MemoryType.SEMANTIC, "identity", "age"),
     ),
     (
@@ -287,13 +295,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         _rx(
             r"(?:" + _I + r"|" + _HAVE + r"|^(?:i|we)\b[^,;]*?\band\s+(?:then\s+)?)"
-            r"(?:got|bought|purchased|have|own|drive|leased|picked\s+up|adopted|rescued|use|ride)"
-            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)(?:\s+is|'s)\s+an?\s|"
+            r"(?:got|bought|buy|purchased|have|own|drive|leased|picked\s+up|adopted|rescued|use|ride)"
+            r"\s+(?P<thing>(?:a|an|my|our|two|three|the|some)\b.*)|^my\s+(?:new\s+)?(?P<owned>[a-z-]+)(?:\s+is|'s)\s+(?:an?\s|(?:old|new|used)\s)|"
             + _I
             + r"traded\s+(?:in\s+)?(?:my|our|the)?\s*[\w-]+(?:\s+in)?\s+for\s+(?P<traded>(?:a|an|the)\b.*)|"
             # "I'm driving a Corolla now", "I'm on a MacBook Pro now", "working on my 2017 MacBook Air".
             + _AM
-            + r"(?:driving|using|riding|on|working\s+on)\s+(?P<using>(?:a|an|my|our)\b.*)"
+            + r"(?:driving|using|riding|on|working\s+on)\s+(?P<using>(?:a|an|my|our)\b.*)|"
+            r"\b(?:typing|writing)\s+(?:this\s+)?(?:from|on)\s+(?P<typing>(?:a|an|my)\b.*)"
         ),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
@@ -315,7 +324,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         _rx(
             r"^my\s+(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+"
-            r"(?:is|are|was|would\s+be)\s+\w"
+            r"(?:(?:these\s+days|now|right\s+now|at\s+the\s+moment|lately)\s+)?(?:is|are|was|would\s+be)\s+\w"
         ),
         Kind(MemoryType.PREFERENCE, "preferences", "*"),
     ),
@@ -437,14 +446,19 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
         groups = match.groupdict()
         if "thing" in groups:
             thing = _owned_thing(
-                groups.get("thing") or groups.get("owned") or groups.get("traded") or groups.get("using") or ""
+                groups.get("thing")
+                or groups.get("owned")
+                or groups.get("traded")
+                or groups.get("using")
+                or groups.get("typing")
+                or ""
             )
             attribute = THING_OF.get(thing)
             if attribute is None:
                 if thing in PETS:
                     return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "pets")
                 continue
-            if re.search(r"\bmy\s+old\b", clause, re.IGNORECASE):
+            if re.search(r"\bmy\s+old\b", clause, re.IGNORECASE) or NOT_A_NEW_ONE.search(clause):
                 return Kind(MemoryType.EPISODIC, "possessions")
             return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "possessions", attribute, value=thing)
         if "what" in groups:

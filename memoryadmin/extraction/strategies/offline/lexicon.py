@@ -104,10 +104,14 @@ THINGS = {
     "car": word_set(
         "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
         "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
-        "volvo lexus porsche jaguar mini fiat peugeot renault skoda"
+        "volvo lexus porsche jaguar mini fiat peugeot renault skoda opel vauxhall citroen dacia"
     ),
-    "phone": word_set("phone smartphone iphone cellphone android pixel galaxy"),
-    "computer": word_set("laptop computer pc macbook desktop chromebook notebook thinkpad xps"),
+    "phone": word_set(
+        "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung"
+    ),
+    "computer": word_set(
+        "laptop computer pc macbook desktop chromebook notebook thinkpad xps zenbook imac dell lenovo asus acer"
+    ),
     "bicycle": word_set("bike bicycle e-bike ebike"),
     "motorbike": word_set("motorbike motorcycle scooter moped"),
     "home": word_set("house apartment flat condo home townhouse cottage"),

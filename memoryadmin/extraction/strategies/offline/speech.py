@@ -74,7 +74,8 @@ _VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
 # A statement, then a question handed to the listener after a dash, a semicolon or a comma.
 _BEFORE_QUESTION = re.compile(
     r"^(.*?\w.*?)(?:\s+[-–—]+\s+|\s*;\s*|,\s+)(?:(?:and\s+)?(?:how|what)\s+about\s+you|and\s+you|wbu|hbu|you|"
-    r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will)\s+\w[^-–—;]*)\W*$",
+    r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will)\s+\w"
+    r"(?:(?!\s[-–—]+\s)[^;])*)\W*$",
     re.IGNORECASE,
 )
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")

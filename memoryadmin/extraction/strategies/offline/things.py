@@ -1,0 +1,61 @@
+"""Things of a single-valued kind the speaker names in passing: "…in my new Prius", "My Honda Civic just hit 200k".
+
+Each gives a memory of its own ("Pat has a new Prius") with the attribute of its kind (`car`, `phone`,
+`computer`…), so a later one supersedes it. A thing the speaker still has alongside another ("I still use my
+ThinkPad at home", "back in my Corolla"), or only has for a while (a rental, a loaner), is no new value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryadmin.extraction.strategies.offline.lexicon import THING_OF, word_set
+
+_NEW_THING = re.compile(
+    r"\b(?:my|our)\s+(?:brand[- ]new|new)\s+(?P<phrase>(?:[a-z0-9-]+\s+)?(?P<thing>[a-z-]+))\b", re.IGNORECASE
+)
+# "My Honda Civic just hit 200k miles", "my iPhone 12 battery dies by lunchtime": a make or model named in passing.
+_NAMED_THING = re.compile(
+    r"\b(?:my|our)\s+(?P<phrase>(?:(?:19|20)\d\d\s+)?(?P<thing>[a-z][a-z-]*)(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})",
+    re.IGNORECASE,
+)
+# Words that name a kind of thing, not a make or model: "my car" says nothing of which car.
+_GENERIC_THINGS = word_set(
+    """car cars truck pickup suv van minivan sedan hatchback convertible phone smartphone cellphone laptop computer
+    pc desktop notebook bike bicycle e-bike ebike motorbike motorcycle scooter moped house apartment flat condo
+    home townhouse cottage mini"""
+)
+
+
+# "I still use my ThinkPad at home", "glad to be back in my Corolla", "a BMW as a rental", "some Tesla stock":
+# nothing new to drive or carry.
+NOT_A_NEW_ONE = re.compile(
+    r"\bstill\s+(?:use|using|have|got|drive|driving|ride|riding|own|rocking)\b|\bback\s+(?:in|to|on)\s+(?:my|our)\b|"
+    r"\b(?:rental|rented|borrow(?:ed|ing)?|loaner|courtesy|test[- ]drive|stock|stocks|shares)\b|"
+    # A present for someone else: "Got my mum a Samsung Galaxy for her birthday".
+    r"\b(?:got|get|bought|buy|gave|give|ordered)\s+(?:my|our)\s+[a-z]+\s+(?:a|an|the)\b|\bfor\s+(?:her|his|their)\s+birthday\b",
+    re.IGNORECASE,
+)
+
+
+def possession_in(clause: str) -> tuple[str, str] | None:
+    """A thing of a single-valued kind mentioned in passing: (attribute, what the speaker has).
+
+    "…in my new Prius" -> ("car", "a new Prius"); "My Honda Civic just hit 200k miles" -> ("car", "a Honda Civic").
+    """
+    if NOT_A_NEW_ONE.search(clause):
+        return None
+    for match in _NEW_THING.finditer(clause):
+        attribute = THING_OF.get(match.group("thing").lower())
+        if attribute:
+            phrase = match.group("phrase")
+            first = phrase.split()[0].lower()
+            if first != match.group("thing").lower() and first in ("and", "or", "one", "very", "so"):
+                phrase = match.group("thing")
+            return attribute, f"a new {phrase}"
+    for match in _NAMED_THING.finditer(clause):
+        thing = match.group("thing").lower()
+        if thing in THING_OF and thing not in _GENERIC_THINGS:
+            phrase = match.group("phrase")
+            return THING_OF[thing], f"an {phrase}" if phrase[:1].lower() in "aeiou" else f"a {phrase}"
+    return None
