@@ -55,6 +55,10 @@ def attributes(content: str) -> dict[str, str]:
         ("Going to IKEA with my husband Lars this weekend", "partner", "husband Lars"),
         ("I'm a member of Anytime Fitness", "gym", "Anytime Fitness"),
         ("I changed my major from history to psychology", "course", "psychology"),
+        ("I'm single, any tips for a first date that isn't just drinks?", "relationship_status", "Pat is single"),
+        ("first year law student, can you explain consideration in contract law?", "course", "law student"),
+        ("Arctic Monkeys have replaced Coldplay as my favourite band", "favourite band", "Arctic Monkeys"),
+        ("We shifted to Bangalore last month for my husband's job", "residence", "Bangalore"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -82,6 +86,7 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "bought some Tesla stock today, lets see if that was dumb",
         "I still use my ThinkPad at home",
         "Got my mum a Samsung Galaxy for her birthday, setting it up for her now",
+        "built a gaming PC for my nephew this weekend, so fun",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

@@ -104,10 +104,11 @@ THINGS = {
     "car": word_set(
         "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
         "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
-        "volvo lexus porsche jaguar mini fiat peugeot renault skoda opel vauxhall citroen dacia"
+        "volvo lexus porsche jaguar mini fiat peugeot renault skoda opel vauxhall citroen dacia hilux octavia astra "
+        "fiesta creta outback forester tacoma"
     ),
     "phone": word_set(
-        "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung"
+        "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung redmi"
     ),
     "computer": word_set(
         "laptop computer pc macbook desktop chromebook notebook thinkpad xps zenbook imac dell lenovo asus acer"

@@ -15,20 +15,18 @@ more ("I also play the drums") replaces nothing (`facts.single_valued`).
 
 from __future__ import annotations
 
-from memoryadmin.extraction.strategies.offline.cues import (
-    CUES,
+from memoryadmin.extraction.strategies.offline.asides import (
     DATING,
-    FAVOURITE,
-    FIRST_CUES,
     IN_PASSING,
-    LATER_CUES,
     LEFT_OUT,
     NO_CHANGE,
     RELATIVE_SUBJECT,
     RETIRED,
 )
+from memoryadmin.extraction.strategies.offline.cues import CUES, FAVOURITE, FIRST_CUES, LATER_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS
+from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
 
 
@@ -43,13 +41,16 @@ def news_kind(clause: str, *, past: bool) -> Kind | None:
         if pattern.search(clause):
             if past and kind.memory_type == MemoryType.SEMANTIC and kind.topic not in ("diet", "appearance"):
                 kind = Kind(MemoryType.EPISODIC, kind.topic, kind.attribute, kind.negation_ok)
+            if kind.topic == "possessions" and NOT_A_NEW_ONE.search(clause):
+                return None
             return single_valued(kind, clause)
     for pattern, kind in IN_PASSING:
         if pattern.search(clause):
             return kind
     favourite = FAVOURITE.search(clause)
     if favourite:
-        return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {favourite.group('what').lower()}")
+        what = favourite.group("what") or favourite.group("what2") or favourite.group("what3")
+        return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what.lower()}")
     return None
 
 

@@ -78,6 +78,8 @@ _BEFORE_QUESTION = re.compile(
     r"(?:(?!\s[-–—]+\s)[^;])*)\W*$",
     re.IGNORECASE,
 )
+# "I'm single, any tips for a first date?": a statement about the speaker, then what they ask.
+_STATEMENT_THEN_ASK = re.compile(r"^((?:i|i'm|i've|we|we're|we've|my|our)\b[^,?]*\w)\s*,\s+[^,?]+\?\W*$", re.IGNORECASE)
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
@@ -366,7 +368,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         sentence = raw.strip()
         if sentence.rstrip("\"')").endswith("?"):
             # "Got married last week - how about you?": the statement before the question still counts.
-            statement = _BEFORE_QUESTION.match(sentence)
+            statement = _BEFORE_QUESTION.match(sentence) or _STATEMENT_THEN_ASK.match(sentence)
             if statement is None:
                 continue
             sentence = statement.group(1)

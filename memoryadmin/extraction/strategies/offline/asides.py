@@ -1,0 +1,154 @@
+"""Where a clause is not plainly about the speaker: `news` uses these to find the speaker's own attribute anyway.
+
+`LEFT_OUT` says how to give a subjectless clause its subject ("Living in Manila rn" -> "I'm living in
+Manila rn"); `IN_PASSING` finds the speaker's attribute inside a clause about something else ("the bus
+from my place in Hackney"); `NO_CHANGE` and `RELATIVE_SUBJECT` keep out what is no change of the
+speaker's own; `RETIRED` and `DATING` say when one clause sets a second attribute.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryadmin.extraction.strategies.offline.facts import Kind
+from memoryadmin.extraction.strategies.offline.lexicon import PROFESSIONS
+from memoryadmin.extraction.strategies.offline.phrases import (
+    CAP,
+    DIETS,
+    GYM_NAME,
+    NAME,
+    rx,
+)
+from memoryadmin.memories.models import MemoryType
+
+# "My husband got a new job at Google": the clause is about someone of the speaker's, not the speaker.
+RELATIVE_SUBJECT = rx(
+    r"^(?:my|our)\s+(?:(?:little|big|older|younger|best|new|ex|twin)\s+)?(?P<who>[a-z]+)\b(?!\s+and\s+i\b)"
+)
+
+
+# Not a change yet ("I applied for a PhD at Oxford", "waiting to hear back"), or none at all ("I still use my
+# ThinkPad at home"): the value the speaker had stays current.
+NO_CHANGE = rx(
+    r"\b(?:applied|applying|apply|application|interview(?:ed|ing)?|waiting\s+to\s+hear|shortlisted|considering|"
+    r"thinking\s+(?:about|of)|might|maybe|hoping|hope\s+to|plan(?:ning)?\s+to|want\s+to|would\s+love|still)\b"
+)
+
+
+# A statement about the speaker with its subject left out, as chat drops it: what to say it with.
+LEFT_OUT = (
+    (
+        rx(
+            r"^(?:(?:just|finally|now|currently|still)\s+)*"
+            r"(?:living|based|settling|working|studying|dating|seeing|renting|using|driving|riding|starting|supporting|"
+            r"learning)\b"
+        ),
+        "I'm ",
+    ),
+    (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up)\b"), "I "),
+    (
+        rx(
+            r"^(?:a\s+)?(?:freshman|sophomore|junior|senior|(?:first|second|third|final|\d(?:st|nd|rd|th))[- ]year)"
+            r"(?:\s+[a-z-]+){0,2}?\s+(?:student\s+)?(?:at|student)\b"
+        ),
+        "I'm a ",
+    ),
+    (rx(r"^(?:" + DIETS + r")\s+(?:since|for|now)\b"), "I'm "),
+    (rx(r"^(?:officially\s+|now\s+)?(?:a|an)\s+" + CAP + r"[\w-]*\s+resident\b"), "I'm "),
+    (rx(r"^(?:my\s+)?last\s+day\s+at\s+" + CAP), "my "),
+    (
+        rx(
+            r"^(?:my\s+(?:boyfriend|girlfriend|bf|gf|partner|husband|wife)\s+and\s+i|"
+            r"me\s+and\s+my\s+(?:boyfriend|girlfriend|bf|gf|partner))\b"
+        ),
+        "",
+    ),
+    (rx(r"^(?:currently|now)\s+(?:at|with)\s+" + CAP), "I'm "),
+    (rx(r"^(?:happily\s+|newly\s+)?(?:married|single|engaged|divorced|separated|widowed)\b"), "I'm "),
+    (rx(r"^(?:now\s+|just\s+)?enrolled\b"), "I'm "),
+    (rx(r"^(?:lifelong|life-long|die[- ]hard)\s+" + NAME + r"\s+fan\b"), "I'm a "),
+    (rx(r"^\d{1,3}\s+now\b"), "I'm "),
+    (rx(r"^(?:fave?|favou?rite)\s+[a-z]+\s+(?:is|are)\b"), "my "),
+    (rx(r"^new\s+(?:phone\s+|cell\s+|mobile\s+)?number\s*:"), "my "),
+    (rx(r"^(?:you\s+can\s+)?(?:reach|call|text|ring|whatsapp|message)\s+me\s+(?:at|on)\s+\+?\(?\d"), ""),
+    (rx(r"^(?:(?:junior|senior|lead|head|staff|trainee)\s+)?(?:" + PROFESSIONS + r")\s+here\b"), "I'm a "),
+    (rx(r"^new\s+(?:[\w-]+\s+){0,2}(?:is|'s)\s"), "my "),
+    (rx(r"^new\s+(?:job|gig|role|position)\b"), "I have a "),
+    (rx(r"^home\s+(?:is|'s)\s"), "my "),
+    (rx(r"^(?:officially|now|just)\s+\d{1,3}\b"), "I'm "),
+)
+
+
+# The speaker's own attribute inside a clause about something else: "the bus from my place in Hackney took
+# forever", "My employer, Siemens, announced…", "As a nurse I see…", "First week at Shopify has been wild".
+IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
+    (
+        rx(
+            r"\b(?:my|our)\s+(?:(?:new|little|tiny|small|big)\s+)?(?:house|flat|apartment|place|home|condo|studio)\s+in\s+"
+            + CAP
+            + r"|^the\s+new\s+(?:house|flat|apartment|place|condo)\s+in\s+"
+            + CAP
+            + r"|^as\s+someone\s+who\s+lives\s+in\s+"
+            + CAP
+        ),
+        Kind(MemoryType.SEMANTIC, "home", "residence"),
+    ),
+    (
+        rx(
+            r"^my\s+(?:employer|company)\s*,?\s+(?:is\s+)?" + CAP + r"|"
+            r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month)\s+at\s+(?!"
+            + NAME
+            + r"\s+(?:University|College|School|High|Academy))"
+            + CAP
+        ),
+        Kind(MemoryType.SEMANTIC, "work", "employer"),
+    ),
+    (
+        rx(
+            r"^as\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\b|"
+            r"\b(?:bumped|moved)\s+me\s+up\s+to\s+\w|\bpromoted\s+me\s+to\s+\w|"
+            r"\bmade\s+me\s+(?:a\s+|an\s+|the\s+)?(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "work", "occupation"),
+    ),
+    (
+        rx(r"^(?:the|my|our)\s+divorce\s+(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through)\b"),
+        Kind(MemoryType.EPISODIC, "relationships", "relationship_status"),
+    ),
+    (
+        rx(r"\bput\s+me\s+on\s+(?:a|an)\s+" + DIETS + r"\s+diet\b|^as\s+(?:a|an)\s+" + DIETS + r"\b"),
+        Kind(MemoryType.SEMANTIC, "diet", "diet"),
+    ),
+    (
+        rx(r"^(?:my\s+)?last\s+day\s+at\s+" + CAP),
+        Kind(MemoryType.EPISODIC, "work", "employer"),
+    ),
+    (
+        rx(r"^(?:my\s+)?" + GYM_NAME + r"\s+membership\b"),
+        Kind(MemoryType.SEMANTIC, "fitness", "gym"),
+    ),
+    (
+        rx(r"^as\s+an?\s+\d{1,3}[- ]year[- ]old\b"),
+        Kind(MemoryType.SEMANTIC, "identity", "age"),
+    ),
+    (
+        rx(
+            r"\bmy\s+(?:mobile|cell|number|phone\s+number|new\s+number)\s*[:,]?\s+\+?\(?\d{2}|"
+            r"^new\s+number(?:\s+\w+)?\s*[:,]|\bnew\s+(?:phone\s+)?number\s*[:,]?\s+\+?\(?\d{2}"
+        ),
+        Kind(MemoryType.SEMANTIC, "contact", "phone_number"),
+    ),
+    (
+        rx(r"\buse\s+\S+@\S+\s+(?:now|from\s+now\s+on)\b|\bmy\s+e-?mail(?:\s+address)?\s*[,:]?\s+\S+@"),
+        Kind(MemoryType.SEMANTIC, "contact", "email"),
+    ),
+)
+
+
+RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
+
+
+DATING = rx(
+    r"\b(?:dating|seeing)\s+(?:(?:a\s+(?:guy|girl|man|woman|boy)|someone|somebody)\s+(?:named|called)\s+)?"
+    r"(?P<name>(?-i:[A-Z][a-z]+))\b"
+)

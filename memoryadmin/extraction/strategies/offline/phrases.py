@@ -1,0 +1,43 @@
+"""Pieces of pattern the attribute cues share: the speaker as subject, a proper name, fields of study, diets."""
+
+from __future__ import annotations
+
+import re
+
+CAP = r"(?-i:[A-Z])"
+# A proper name of one to four words: "Monzo", "Planet Fitness", "The Gym Group".
+NAME = CAP + r"[\w&.'-]*(?:\s+" + CAP + r"[\w&.'-]*){0,3}"
+ADV = (
+    r"(?:(?:just|finally|recently|officially|now|already|actually|also|since|kinda|basically|pretty\s+much|fully|"
+    r"completely|totally|strictly)\s+)*"
+)
+# The speaker as the subject of a verb: "I", "we", "I've", "we have", "I'd".
+SUBJECT = r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had)?\s+" + ADV
+AM = r"\b(?:i'm|i\s+am|we're|we\s+are)\s+" + ADV
+WORK_WORDS = (
+    r"\b(?:team|job|jobs|work|working|shift|shifts|office|role|position|boss|manager|coworkers?|colleagues?|"
+    r"department|commute|salary|pay|onboarding|badge|hired|backend|frontend|engineering|consulting|sales|"
+    r"clients?|customers|contract|side)\b"
+)
+FIELDS = (
+    r"(?:philosophy|biology|chemistry|physics|mathematics|maths|math|economics|history|law|medicine|nursing|"
+    r"psychology|sociology|anthropology|linguistics|english|literature|french|spanish|german|art|fine\s+art|"
+    r"architecture|computer\s+science|cs|engineering|(?:mechanical|civil|electrical|chemical|software)\s+engineering|"
+    r"accounting|finance|business|marketing|journalism|education|geography|politics|political\s+science|"
+    r"music|design|graphic\s+design|film|theatre|theater|pharmacy|dentistry|veterinary\s+science|statistics|"
+    r"data\s+science|neuroscience|biochemistry|genetics|agriculture|classics|theology|communications)"
+)
+DIETS = r"(?:vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|low[- ]carb|carnivore)"
+HAIR = r"(?:black|brown|dark\s+brown|light\s+brown|blonde?|platinum(?:\s+blonde?)?|red|ginger|auburn|grey|gray|"
+HAIR += r"white|silver|pink|purple|blue|green|teal|orange|brunette)"
+
+
+# A gym by its name: "PureGym", "Planet Fitness", "Gold's Gym", "the YMCA".
+GYM_NAME = r"(?-i:[A-Z][\w'&-]*(?:Gym|Fitness)|(?:[A-Z][\w'&-]*\s+){0,3}(?:Gym|Fitness|YMCA|CrossFit|Crossfit))\b"
+
+
+GYM_WORDS = r"(?=.*\b(?:gym|squat|lifting|workout|weights|treadmill|spin\s+class|membership)\b)"
+
+
+def rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
