@@ -123,4 +123,4 @@ def test_a_non_update_never_supersedes(figures) -> None:
 def test_updates_told_as_news_or_in_passing_fire_too(casual_figures) -> None:
     """Told as news or in passing ("since the move to Denver", "new job at Target!!"): the looser set."""
     assert casual_figures["false_updates"] == []
-    assert casual_figures["recall"] >= 0.60, casual_figures["missed"]
+    assert casual_figures["recall"] >= 0.70, casual_figures["missed"]
