@@ -59,6 +59,9 @@ def attributes(content: str) -> dict[str, str]:
         ("first year law student, can you explain consideration in contract law?", "course", "law student"),
         ("Arctic Monkeys have replaced Coldplay as my favourite band", "favourite band", "Arctic Monkeys"),
         ("We shifted to Bangalore last month for my husband's job", "residence", "Bangalore"),
+        ("I'm really enjoying my new job, my team is great", "employer", "Pat is really enjoying their new job"),
+        ("I got promoted at work!", "occupation", "Pat got promoted at work"),
+        ("As a writer, I need quiet mornings", "occupation", "Pat is a writer"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -87,6 +90,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "I still use my ThinkPad at home",
         "Got my mum a Samsung Galaxy for her birthday, setting it up for her now",
         "built a gaming PC for my nephew this weekend, so fun",
+        "It's my favorite for birthdays and special days",
+        "my fav memory was when our team won first place",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

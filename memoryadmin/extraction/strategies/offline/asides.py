@@ -36,7 +36,9 @@ NO_CHANGE = rx(
 
 
 # A statement about the speaker with its subject left out, as chat drops it: what to say it with.
+# An opening that ends in "=" replaces the words the pattern matched: "As a writer" -> "I'm a writer".
 LEFT_OUT = (
+    (rx(r"^as\s+(?=(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\s*$)"), "I'm ="),
     (
         rx(
             r"^(?:(?:just|finally|now|currently|still)\s+)*"

@@ -428,4 +428,15 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         rx(r"\bnew\s+e-?mail(?:\s+\w+){0,3}\s+is\s+\S+@|\buse\s+\S+@\S+\s+instead\b"),
         Kind(MemoryType.SEMANTIC, "contact", "email"),
     ),
+    (
+        rx(
+            r"\b(?:got|landed|started|accepted)\s+(?:a|my)\s+new\s+job\b|"
+            r"\b(?:enjoying|loving|starting|started|liking)\s+my\s+new\s+job\b|^my\s+new\s+job\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "work", "employer"),
+    ),
+    (
+        rx(r"\b(?:got|was|been|finally\s+got)\s+promoted\b"),
+        Kind(MemoryType.EPISODIC, "work", "occupation"),
+    ),
 )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.offline.lexicon import (
     INSTRUMENTS,
+    NOT_A_FAVOURITE_KIND,
     PETS,
     PROFESSIONS,
     RELATIONS,
@@ -463,6 +464,8 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
             return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "possessions", attribute, value=thing)
         if "what" in groups:
             what = " ".join(groups["what"].lower().split())
+            if what.split()[0] in NOT_A_FAVOURITE_KIND:
+                return Kind(MemoryType.PREFERENCE, "preferences")
             return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
         if "relation" in groups:
             if groups["relation"].lower() not in RELATIONS:

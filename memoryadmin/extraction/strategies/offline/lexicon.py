@@ -174,3 +174,9 @@ TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
     ("home", word_set("house apartment flat moved moving garden renovation neighborhood neighbourhood")),
     ("food", word_set("food restaurant recipe meal dinner lunch breakfast cooked baked eat eating")),
 )
+
+# "It's my favourite for birthdays", "my fav memory was…": no kind of thing a person has one favourite of.
+NOT_A_FAVOURITE_KIND = word_set(
+    "for to of in on at and or thing things part parts memory memories moment moments time times one ones way "
+    "bit kind type quote day days"
+)

@@ -25,7 +25,7 @@ from memoryadmin.extraction.strategies.offline.asides import (
 )
 from memoryadmin.extraction.strategies.offline.cues import CUES, FAVOURITE, FIRST_CUES, LATER_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
-from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS
+from memoryadmin.extraction.strategies.offline.lexicon import NOT_A_FAVOURITE_KIND, RELATIONS
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
 
@@ -49,8 +49,9 @@ def news_kind(clause: str, *, past: bool) -> Kind | None:
             return kind
     favourite = FAVOURITE.search(clause)
     if favourite:
-        what = favourite.group("what") or favourite.group("what2") or favourite.group("what3")
-        return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what.lower()}")
+        what = (favourite.group("what") or favourite.group("what2") or favourite.group("what3")).lower()
+        if what not in NOT_A_FAVOURITE_KIND:
+            return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
     return None
 
 
@@ -58,8 +59,12 @@ def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
     """A subjectless clause that gives the speaker's own attribute ("Living in Manila rn", "new job at Target"),
     said with its subject, and what it sets; None for any other."""
     for pattern, opening in LEFT_OUT:
-        if pattern.search(clause):
-            said = opening + (clause[0].lower() + clause[1:] if opening else clause)
+        match = pattern.search(clause)
+        if match:
+            # A pattern that matched words ("As a writer") gives the clause without them after its opening.
+            rest = clause[match.end() :] if match.end() > match.start() and opening.endswith("=") else clause
+            opening = opening.rstrip("=")
+            said = opening + (rest[0].lower() + rest[1:] if opening else rest)
             kind = classify(said, past=past)
             if kind is None or not kind.attribute:
                 kind = news_kind(said, past=past)
