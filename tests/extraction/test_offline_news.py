@@ -61,6 +61,11 @@ def attributes(content: str) -> dict[str, str]:
         ("We shifted to Bangalore last month for my husband's job", "residence", "Bangalore"),
         ("I'm really enjoying my new job, my team is great", "employer", "Pat is really enjoying their new job"),
         ("I got promoted at work!", "occupation", "Pat got promoted at work"),
+        ("you can reach me on 07700 900123", "phone_number", "Pat's number is 07700 900123"),
+        ("we moved to the US in 2019", "residence", "Pat and others moved to the US in 2019"),
+        ("honestly ramen has replaced sushi as my #1 food now", "favourite food", "Ramen has replaced sushi"),
+        ("Please save this: +234 706 555 0198", "phone_number", "+234 706 555 0198"),
+        ("text me on 0412 555 019 when you're here", "phone_number", "Pat's number is 0412 555 019"),
         ("As a writer, I need quiet mornings", "occupation", "Pat is a writer"),
     ],
 )
@@ -92,6 +97,7 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "built a gaming PC for my nephew this weekend, so fun",
         "It's my favorite for birthdays and special days",
         "my fav memory was when our team won first place",
+        "moved to a new team at work last month",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

@@ -208,7 +208,7 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
         elif low in ("my", "our"):
             out.append("their" if named else f"{name}'s")
             named = True
-        elif low in ("me", "us"):
+        elif low == "me" or (low == "us" and not token.isupper()):  # "the US" is a country
             out.append("them" if named else name)
             named = True
         elif low in ("myself", "ourselves"):

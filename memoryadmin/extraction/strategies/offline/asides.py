@@ -43,7 +43,7 @@ LEFT_OUT = (
         rx(
             r"^(?:(?:just|finally|now|currently|still)\s+)*"
             r"(?:living|based|settling|working|studying|dating|seeing|renting|using|driving|riding|starting|supporting|"
-            r"learning)\b"
+            r"learning|going)\b"
         ),
         "I'm ",
     ),
@@ -74,7 +74,7 @@ LEFT_OUT = (
     (rx(r"^new\s+(?:phone\s+|cell\s+|mobile\s+)?number\s*:"), "my "),
     (rx(r"^(?:you\s+can\s+)?(?:reach|call|text|ring|whatsapp|message)\s+me\s+(?:at|on)\s+\+?\(?\d"), ""),
     (rx(r"^(?:(?:junior|senior|lead|head|staff|trainee)\s+)?(?:" + PROFESSIONS + r")\s+here\b"), "I'm a "),
-    (rx(r"^new\s+(?:[\w-]+\s+){0,2}(?:is|'s)\s"), "my "),
+    (rx(r"^new\s+(?:[\w-]+\s+){0,3}(?:is|'s)\s"), "my "),
     (rx(r"^new\s+(?:job|gig|role|position)\b"), "I have a "),
     (rx(r"^home\s+(?:is|'s)\s"), "my "),
     (rx(r"^(?:officially|now|just)\s+\d{1,3}\b"), "I'm "),
@@ -136,12 +136,12 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             r"\bmy\s+(?:mobile|cell|number|phone\s+number|new\s+number)\s*[:,]?\s+\+?\(?\d{2}|"
-            r"^new\s+number(?:\s+\w+)?\s*[:,]|\bnew\s+(?:phone\s+)?number\s*[:,]?\s+\+?\(?\d{2}"
+            r"\bsave\s+this\s*:\s*\+?\(?\d{2}|^new\s+number(?:\s+\w+)?\s*[:,]|\bnew\s+(?:phone\s+)?number\s*[:,]?\s+\+?\(?\d{2}"
         ),
         Kind(MemoryType.SEMANTIC, "contact", "phone_number"),
     ),
     (
-        rx(r"\buse\s+\S+@\S+\s+(?:now|from\s+now\s+on)\b|\bmy\s+e-?mail(?:\s+address)?\s*[,:]?\s+\S+@"),
+        rx(r"\buse\s+\S+@\S+\s+(?:now|from\s+now\s+on|instead)\b|\bmy\s+e-?mail(?:\s+address)?\s*[,:]?\s+\S+@"),
         Kind(MemoryType.SEMANTIC, "contact", "email"),
     ),
 )

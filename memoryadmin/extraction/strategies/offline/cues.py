@@ -217,7 +217,8 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
 # "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
 FAVOURITE = rx(
     r"\b(?:is|are|'s)\s+(?:now\s+)?my\s+(?:new\s+)?(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
-    r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+"
+    r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
+    r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
     r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b"
 )
 

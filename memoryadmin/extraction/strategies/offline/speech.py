@@ -120,6 +120,11 @@ _TRAILING_FILLER = re.compile(
 )
 # "You can reach me at ana@example.com" is the speaker's email address.
 _REACH_ME = re.compile(r"\b(?:you\s+can\s+)?(?:reach|email|contact)\s+me\s+at\s+(?=\S+@)", re.IGNORECASE)
+# "You can reach me on 07700 900123", "text me at +61 412 345 678": the speaker's number, said to the listener.
+_CALL_ME = re.compile(
+    r"\b(?:you\s+can\s+)?(?:reach|call|text|ring|whatsapp|message)\s+me\s+(?:at|on)\s+(?=\+?\(?\d[\d\s().-]{5,})",
+    re.IGNORECASE,
+)
 _SELF_OBJECTS = word_set("me my myself mine us our ours ourselves")
 _POSSESSIVES = word_set("my our mine ours")
 _IT_VERBS = word_set("gives makes helps keeps reminds means feels looks sounds seems brings lets takes shows")
@@ -364,6 +369,8 @@ def read_clauses(content: str) -> Iterator[Clause]:
     text = normalise_spelling(text)
     if "@" in text:
         text = _REACH_ME.sub("my email is ", text)
+    if " me " in text:
+        text = _CALL_ME.sub("my number is ", text)
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
         if sentence.rstrip("\"')").endswith("?"):
