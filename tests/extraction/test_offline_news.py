@@ -63,6 +63,7 @@ def attributes(content: str) -> dict[str, str]:
         ("I got promoted at work!", "occupation", "Pat got promoted at work"),
         ("you can reach me on 07700 900123", "phone_number", "Pat's number is 07700 900123"),
         ("we moved to the US in 2019", "residence", "Pat and others moved to the US in 2019"),
+        ("just moved to cork, new chapter", "residence", "Pat just moved to cork"),
         ("honestly ramen has replaced sushi as my #1 food now", "favourite food", "Ramen has replaced sushi"),
         ("Please save this: +234 706 555 0198", "phone_number", "+234 706 555 0198"),
         ("text me on 0412 555 019 when you're here", "phone_number", "Pat's number is 0412 555 019"),
@@ -98,6 +99,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "It's my favorite for birthdays and special days",
         "my fav memory was when our team won first place",
         "moved to a new team at work last month",
+        "My flatmate has gone keto and our fridge is now 90% cheese",
+        "my sons new favorite food is sushi too",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

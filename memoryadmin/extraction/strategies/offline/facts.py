@@ -105,8 +105,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:been\s+)?(?:living|lived|based)\s+in\s|"
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
-            # A place by its name ("moved to Paris", "to the US"), not "moved to keys" or "to a new team".
-            + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?:the\s+)?(?:(?-i:[A-Z])|(?:suburbs|countryside|coast|city)\b)|"
+            # A place ("moved to Paris", "just moved to cork"), not "moved to keys" or "to a new team".
+            + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
+            r"nights|days|part[- ]time|full[- ]time|"
+            + INSTRUMENTS
+            + r")\b)(?![a-z]+ing\b)|"
             + _I
             + r"(?:live|reside)\s+(?:just\s+)?(?:outside|near|close\s+to|by)\s+(?-i:[A-Z])|"
             # "My flat in Leeds is freezing": where the speaker's home is, said in passing.

@@ -180,3 +180,10 @@ NOT_A_FAVOURITE_KIND = word_set(
     "for to of in on at and or thing things part parts memory memories moment moments time times one ones way "
     "bit kind type quote day days"
 )
+
+# People of the speaker's life who are not family ("my flatmate has gone keto"): their news is not the speaker's.
+OTHER_PEOPLE = word_set(
+    """flatmate flatmates housemate housemates mate mates buddy buddies pal pals bff landlord landlady manager
+    doctor dentist therapist gp coach ex bf gf hubby sis bro grandson granddaughter stepdad stepmom stepmum
+    fiance fiancee classmate classmates teammate teammates flatmate's"""
+)

@@ -25,7 +25,7 @@ from memoryadmin.extraction.strategies.offline.asides import (
 )
 from memoryadmin.extraction.strategies.offline.cues import CUES, FAVOURITE, FIRST_CUES, LATER_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
-from memoryadmin.extraction.strategies.offline.lexicon import NOT_A_FAVOURITE_KIND, RELATIONS
+from memoryadmin.extraction.strategies.offline.lexicon import NOT_A_FAVOURITE_KIND, OTHER_PEOPLE, RELATIONS
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
 
@@ -33,7 +33,7 @@ from memoryadmin.memories.models import MemoryType
 def news_kind(clause: str, *, past: bool) -> Kind | None:
     """The attribute a first-person clause sets when it says the fact inside a longer clause, or None."""
     relative = RELATIVE_SUBJECT.match(clause)
-    if relative is not None and relative.group("who").lower() in RELATIONS:
+    if relative is not None and _someone(relative.group("who")):
         return None
     if NO_CHANGE.search(clause):
         return None
@@ -84,3 +84,9 @@ def partner_named(clause: str) -> str:
     """The name of whom the speaker now dates ("I'm dating Alex now", "seeing a girl named Clara"), or ""."""
     match = DATING.search(clause)
     return match.group("name") if match else ""
+
+
+def _someone(word: str) -> bool:
+    """Whether a word after "my" names a person ("my sister", "my sons", "my flatmate's")."""
+    word = word.lower().removesuffix("'s")
+    return word in RELATIONS or word in OTHER_PEOPLE or (word.endswith("s") and word[:-1] in RELATIONS)
