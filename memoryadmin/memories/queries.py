@@ -6,6 +6,7 @@ indistinguishable from one that does not exist.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -296,6 +297,34 @@ def known_facts(*, namespace_id: int, user_id: str, limit: int = MAX_KNOWN_FACTS
         .order_by(Coalesce("stated_at", "created_at").desc(), "-id")
         .values_list("id", "text", "subject", "attribute")[:limit]
     )
+
+
+def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -> dict[tuple[str, str], list[Any]]:
+    """The person's current facts that name one of `names` as a word ("Pat banks with Barclays" for "Barclays"):
+    (subject, name lower-cased) -> ids. What a statement that leaves the name behind replaces."""
+    names = [name for name in dict.fromkeys(names) if name.strip()]
+    if not names:
+        return {}
+    named = Q()
+    for name in names:
+        named |= Q(text__iregex=r"\m" + re.escape(name) + r"\M")
+    rows = (
+        Memory.objects.filter(
+            named,
+            namespace_id=namespace_id,
+            user_id=user_id,
+            status=MemoryStatus.ACTIVE,
+            memory_type=MemoryType.SEMANTIC,
+        )
+        .order_by("id")
+        .values_list("id", "subject", "text")[:MAX_KNOWN_FACTS]
+    )
+    found: dict[tuple[str, str], list[Any]] = {}
+    for pk, subject, text in rows:
+        for name in names:
+            if re.search(r"\b" + re.escape(name) + r"\b", text, re.IGNORECASE):
+                found.setdefault((subject, name.lower()), []).append(pk)
+    return found
 
 
 @dataclass

@@ -111,3 +111,22 @@ def test_retiring_ends_the_occupation_as_well_as_the_employer() -> None:
     found = attributes("I'm retired now!! last shift was friday")
     assert set(found) >= {"employer", "occupation"}
     assert found["occupation"] == "Pat is retired"
+
+
+@pytest.mark.parametrize(
+    ("content", "names"),
+    [
+        ("I've moved my current account from Barclays to Monzo", ["Barclays"]),
+        ("cancelled PureGym and joined The Gym Group near work", ["PureGym"]),
+        ("I replaced the Civic with a 2021 Mazda CX-5", ["Civic"]),
+        ("I left Spotify and joined Stripe on Monday", ["Spotify"]),
+        ("Switched from LA Fitness to a small CrossFit box last month", ["LA Fitness"]),
+        ("I left Paris for a week, the beach was lovely", []),
+        ("I left Spotify a review", []),
+        ("my sister switched from Barclays to Monzo", []),
+        ("I might switch from Vodafone to EE", []),
+    ],
+)
+def test_it_reads_what_the_speaker_left_behind_by_its_name(content: str, names: list[str]) -> None:
+    left = [name for reading in read_message(content, "Pat", TODAY) for name in reading.leaves]
+    assert left == names

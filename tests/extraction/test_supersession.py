@@ -134,3 +134,46 @@ def test_forgetting_the_current_fact_leaves_the_history_as_history(offline_names
     # Lyon was replaced; that the replacement has since been forgotten does not make Lyon true again.
     assert (lyon.status, lyon.superseded_by) == (MemoryStatus.SUPERSEDED, paris.pk)
     assert current(offline_namespace, "Lyon Paris") == []
+
+
+def test_leaving_something_by_its_name_replaces_the_facts_that_name_it(offline_namespace) -> None:
+    """A bank, a doctor, an internet provider: no attribute of ours, still an update when the old one is named."""
+    say_at(offline_namespace, T0, "I bank with Barclays and I love hiking")
+    barclays = Memory.objects.get(namespace=offline_namespace, text__contains="Barclays")
+    assert barclays.attribute == ""
+    run, said = say_at(
+        offline_namespace, T0 + timedelta(days=30), "I've moved my current account from Barclays to Monzo"
+    )
+    barclays.refresh_from_db()
+    monzo = Memory.objects.get(namespace=offline_namespace, evidence__message=said)
+    assert (barclays.status, barclays.superseded_by) == (MemoryStatus.SUPERSEDED, monzo.pk)
+    assert run.counts["superseded"] == 1
+
+
+def test_what_someone_else_left_or_a_trip_away_replaces_nothing(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I bank with Barclays and I love hiking")
+    say_at(offline_namespace, T0, "I live in Paris with my cat")
+    say_at(offline_namespace, T0 + timedelta(days=30), "My sister switched from Barclays to Monzo")
+    say_at(offline_namespace, T0 + timedelta(days=31), "I left Paris for a week, the beach was lovely")
+    say_at(offline_namespace, T0 + timedelta(days=32), "I might switch from Barclays to Monzo next year")
+    assert not Memory.objects.filter(namespace=offline_namespace, status=MemoryStatus.SUPERSEDED).exists()
+
+
+def test_a_statement_in_the_same_run_as_what_it_leaves_replaces_it(offline_namespace) -> None:
+    session, _ = session_append_messages(
+        namespace=offline_namespace,
+        session_id="s2",
+        user_id="alice",
+        messages=[
+            NewMessage(role="user", content="My GP is Dr. Patel at Riverside Surgery", created_at=T0),
+            NewMessage(
+                role="user",
+                content="I left Dr. Patel and registered with Dr. Okafor",
+                created_at=T0 + timedelta(days=9),
+            ),
+        ],
+    )
+    extraction_run(run=extraction_schedule(session=session, delay=0))
+    old = Memory.objects.get(namespace=offline_namespace, text__contains="Riverside")
+    assert old.status == MemoryStatus.SUPERSEDED
+    assert "Okafor" in Memory.objects.get(pk=old.superseded_by).text

@@ -48,7 +48,7 @@ from memoryadmin.extraction.strategies import (
     strategy_for,
 )
 from memoryadmin.memories.models import Memory, MemorySource, MemoryType
-from memoryadmin.memories.queries import known_facts, session_summary
+from memoryadmin.memories.queries import known_facts, memories_stating, session_summary
 from memoryadmin.memories.services import (
     NewMemory,
     Outcome,
@@ -288,14 +288,15 @@ def _write(
         metadata = {"run_id": str(run.pk)}
         pending: list[NewMemory] = []
         replaces: list[list[str]] = []
+        leaves: list[list[str]] = []
         for candidate in candidates:
             # Evidence already marked by another run means that run owns this candidate.
             if not candidate.evidence or not set(candidate.evidence) <= still_open:
                 continue
             if candidate.memory_type == MemoryType.SUMMARY:
                 # Written in its place among the others: what comes before it is written first.
-                _write_batch(run, session, pending, tally, replaces)
-                pending, replaces = [], []
+                _write_batch(run, session, pending, tally, replaces, leaves)
+                pending, replaces, leaves = [], [], []
                 tally.add(_write_summary(session, candidate, sources, metadata))
                 continue
             pending.append(
@@ -318,7 +319,8 @@ def _write(
                 )
             )
             replaces.append(candidate.replaces)
-        _write_batch(run, session, pending, tally, replaces)
+            leaves.append(candidate.leaves)
+        _write_batch(run, session, pending, tally, replaces, leaves)
         covered = [m.seq for m in chunk if m.pk in still_open]
         ExtractionRun.objects.filter(pk=run.pk).update(
             candidates=F("candidates") + tally.candidates,
@@ -340,17 +342,32 @@ def _stated_at(candidate: Candidate, sources: list[SourceMessage]) -> datetime |
 
 
 def _write_batch(
-    run: ExtractionRun, session: Session, pending: list[NewMemory], tally: Tally, replaces: list[list[str]]
+    run: ExtractionRun,
+    session: Session,
+    pending: list[NewMemory],
+    tally: Tally,
+    replaces: list[list[str]],
+    leaves: list[list[str]],
 ) -> None:
     """The candidates of a chunk through the write path, as `memory_create` would take them one by one,
-    then their knowledge updates: each stated memory moves its attribute's history on (supersession)."""
+    then their knowledge updates: each stated memory moves its attribute's history on (supersession), and
+    one that leaves something behind ("switched from Barclays") replaces the facts that name it."""
     if not pending:
         return
     results = memory_create_many(
         namespace=session.namespace, actor=EXTRACTION_ACTOR, items=pending, merge_near_duplicates=True
     )
+    # Read after the batch's own inserts: what a later message of the same chunk leaves behind may be in it.
+    names = [name for left in leaves for name in left]
+    stating = memories_stating(namespace_id=session.namespace_id, user_id=session.user_id, names=names) if names else {}
     statements: list[Statement] = []
-    for new, result, replaced in zip(pending, results, replaces, strict=True):
+    for new, result, replaced, left in zip(pending, results, replaces, leaves, strict=True):
+        if left and not isinstance(result, InvalidInput) and result.memory is not None:
+            own = result.memory.pk
+            replaced = [
+                *replaced,
+                *(str(pk) for n in left for pk in stating.get((new.subject, n.lower()), []) if pk != own),
+            ]
         if isinstance(result, InvalidInput):
             logger.info("extraction run %s skipped a candidate: %s", run.pk, result)
             continue

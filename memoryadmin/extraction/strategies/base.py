@@ -68,6 +68,9 @@ class Candidate:
     event_date_precision: str = ""
     stated_at: datetime | None = None
     replaces: list[str] = field(default_factory=list)
+    # Values the speaker says they left behind ("I switched from Barclays to Monzo"): their current memories
+    # that state one of them are replaced by this one, whatever the attribute (a bank, a doctor, a gym).
+    leaves: list[str] = field(default_factory=list)
 
 
 class Strategy(Protocol):

@@ -45,7 +45,13 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
 from memoryadmin.extraction.strategies.offline.facts import classify, topic_of
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
-from memoryadmin.extraction.strategies.offline.news import news_kind, partner_named, retires, speaker_left_out
+from memoryadmin.extraction.strategies.offline.news import (
+    left_behind,
+    news_kind,
+    partner_named,
+    retires,
+    speaker_left_out,
+)
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,
@@ -121,6 +127,8 @@ class Reading:
     # How much of event_date is known, as the memory's field says it (day, week, month, year).
     date_span: str = ""
     entities: list[str] = field(default_factory=list)
+    # What the speaker says they left behind (`news.left_behind`).
+    leaves: list[str] = field(default_factory=list)
 
 
 def _entities(text: str, speaker: str) -> list[str]:
@@ -173,6 +181,7 @@ def read_message(
     # Whether what the episode tells happened (past, or dated), or is how things are ("I ride to work").
     happened = False
     kept: tuple[int, int] | None = None
+    episode_leaves: list[str] = []
     for clause in read_clauses(content):
         said = clause.text
         if pronouns:
@@ -231,6 +240,7 @@ def read_message(
         if goes_by:
             first_person = f"I go by {goes_by.group(1)}"
         text = _sentence_case(third_person(with_dates_written(first_person, mentions), speaker, past=clause.past))
+        leaves = left_behind(first_person)
         when = (mentions[0].day, mentions[0].precision, mentions[0].span) if mentions else None
         if kind is not None and "facts" in kinds:
             memory_type = (
@@ -249,6 +259,7 @@ def read_message(
                     date_precision=when[1] if when else "",
                     date_span=when[2] if when else "",
                     entities=_entities(text, speaker),
+                    leaves=leaves,
                 )
             )
         elif (
@@ -257,6 +268,7 @@ def read_message(
             and (kind is None or kind.topic != "plans")
         ):
             parts.append((clause.sentence, clause.position, clause.joiner, text))
+            episode_leaves.extend(leaves)
             kept = (clause.sentence, clause.position)
             happened = happened or clause.past or bool(mentions)
             if when and episode_date is None:
@@ -297,7 +309,9 @@ def read_message(
                 )
             )
     if parts:
-        facts.append(_episode(parts, context, speaker, episode_date, happened))
+        episode = _episode(parts, context, speaker, episode_date, happened)
+        episode.leaves = list(dict.fromkeys(episode_leaves))
+        facts.append(episode)
     return facts
 
 
@@ -409,6 +423,7 @@ class OfflineStrategy(ChoiceStrategy):
                     event_date=reading.event_date,
                     event_date_precision=reading.date_span,
                     stated_at=message.created_at,
+                    leaves=reading.leaves,
                 )
         return list(by_text.values())
 

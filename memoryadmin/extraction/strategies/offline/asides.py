@@ -154,3 +154,27 @@ DATING = rx(
     r"\b(?:dating|seeing)\s+(?:(?:a\s+(?:guy|girl|man|woman|boy)|someone|somebody)\s+(?:named|called)\s+)?"
     r"(?P<name>(?-i:[A-Z][a-z]+))\b"
 )
+
+# What the speaker says they left behind, by its name: "switched from Barclays to Monzo", "replaced the Civic with
+# a Mazda", "cancelled PureGym", "left Spotify and joined Stripe", "not going back to Carla". A trip away ("left
+# Paris for a week") or a note left for someone ("left Spotify a review") is not leaving.
+_OLD = r"(?:the\s+|my\s+)?(?P<old>" + NAME + r")"
+LEFT_BEHIND = (
+    rx(r"\b(?:switched|changed|moved)\s+(?:over\s+)?(?:my\s+[a-z]+(?:\s+[a-z]+)?\s+)?from\s+" + _OLD + r"\s+to\b"),
+    rx(r"\b(?:replaced|swapped)\s+" + _OLD + r"\s+(?:with|for)\b"),
+    rx(r"\btraded\s+(?:in\s+)?" + _OLD + r"\s+for\b"),
+    rx(
+        r"\b(?:cancell?ed|closed|ditched|dumped|sold)\s+(?:my\s+)?"
+        + _OLD
+        + r"(?:\s+(?:account|membership|subscription|contract|plan))?\s*(?:$|[,.!;]|\s+(?:and|so|because|after)\b)"
+    ),
+    rx(
+        r"\b(?:left|quit)\s+"
+        + _OLD
+        + r"\s*(?:$|[,.!;]|\s+(?:and|so|because|after|last|in|behind|for\s+good|to\s+join)\b)"
+    ),
+    rx(
+        r"\b(?:said\s+goodbye\s+to|gave\s+up\s+on|given\s+up\s+on|not\s+going\s+back\s+to|done\s+with|"
+        r"pulled\s+(?:everything|my\s+money)\s+out\s+of|transferred\s+out\s+of|moved\s+away\s+from)\s+" + _OLD
+    ),
+)

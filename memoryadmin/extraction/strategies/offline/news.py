@@ -18,6 +18,7 @@ from __future__ import annotations
 from memoryadmin.extraction.strategies.offline.asides import (
     DATING,
     IN_PASSING,
+    LEFT_BEHIND,
     LEFT_OUT,
     NO_CHANGE,
     RELATIVE_SUBJECT,
@@ -90,3 +91,12 @@ def _someone(word: str) -> bool:
     """Whether a word after "my" names a person ("my sister", "my sons", "my flatmate's")."""
     word = word.lower().removesuffix("'s")
     return word in RELATIONS or word in OTHER_PEOPLE or (word.endswith("s") and word[:-1] in RELATIONS)
+
+
+def left_behind(clause: str) -> list[str]:
+    """The names of what the speaker says they left ("I switched from Barclays to Monzo" -> ["Barclays"])."""
+    relative = RELATIVE_SUBJECT.match(clause)
+    if NO_CHANGE.search(clause) or (relative is not None and _someone(relative.group("who"))):
+        return []
+    found = [match.group("old") for pattern in LEFT_BEHIND for match in pattern.finditer(clause)]
+    return list(dict.fromkeys(name.rstrip(".'") for name in found))
