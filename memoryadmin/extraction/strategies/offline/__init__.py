@@ -275,44 +275,30 @@ def read_message(
                 episode_date = when
         partner = partner_named(first_person) if kind is not None and "facts" in kinds else None
         if partner and kind.attribute != "partner":
-            facts.append(
-                Reading(
-                    text=f"{speaker}'s partner is {partner}",
-                    memory_type=MemoryType.SEMANTIC,
-                    topics=["relationships"],
-                    kind="fact",
-                    attribute="partner",
-                    entities=[partner],
-                )
-            )
+            facts.append(_also(f"{speaker}'s partner is {partner}", "relationships", "partner", [partner]))
         if kind is not None and kind.attribute == "employer" and "facts" in kinds and retires(first_person):
-            facts.append(
-                Reading(
-                    text=f"{speaker} is retired",
-                    memory_type=MemoryType.SEMANTIC,
-                    topics=["work"],
-                    kind="fact",
-                    attribute="occupation",
-                )
-            )
+            facts.append(_also(f"{speaker} is retired", "work", "occupation"))
         possession = possession_in(first_person)
         if possession and "facts" in kinds and not (kind and kind.attribute == possession[0]):
             attribute, thing = possession
-            facts.append(
-                Reading(
-                    text=f"{speaker} has {thing}",
-                    memory_type=MemoryType.SEMANTIC,
-                    topics=["possessions"],
-                    kind="fact",
-                    attribute=attribute,
-                    entities=_entities(thing, speaker),
-                )
-            )
+            facts.append(_also(f"{speaker} has {thing}", "possessions", attribute, _entities(thing, speaker)))
     if parts:
         episode = _episode(parts, context, speaker, episode_date, happened)
         episode.leaves = list(dict.fromkeys(episode_leaves))
         facts.append(episode)
     return facts
+
+
+def _also(text: str, topic: str, attribute: str, entities: list[str] | None = None) -> Reading:
+    """A fact a clause gives besides its own: "Pat is retired", "Pat's partner is Alex", "Pat has a new Prius"."""
+    return Reading(
+        text=text,
+        memory_type=MemoryType.SEMANTIC,
+        topics=[topic],
+        kind="fact",
+        attribute=attribute,
+        entities=entities or [],
+    )
 
 
 def _episode(
