@@ -66,6 +66,11 @@ def attributes(content: str) -> dict[str, str]:
         ("just moved to cork, new chapter", "residence", "Pat just moved to cork"),
         ("honestly ramen has replaced sushi as my #1 food now", "favourite food", "Ramen has replaced sushi"),
         ("Please save this: +234 706 555 0198", "phone_number", "+234 706 555 0198"),
+        ("My iPhone 12 won't charge past 80%, any fix?", "phone", "Pat has an iPhone 12"),
+        ("Age: 32. Height: 5'9", "age", "Age: 32"),
+        ("Profile refresh: favourite film is now Past Lives", "favourite film", "Past Lives"),
+        ("I've stopped freelancing and taken a salaried UX designer role", "occupation", "UX designer role"),
+        ("My dad, my mobile is 0412 555 301 if you lost it again", "phone_number", "0412 555 301"),
         ("text me on 0412 555 019 when you're here", "phone_number", "Pat's number is 0412 555 019"),
         ("As a writer, I need quiet mornings", "occupation", "Pat is a writer"),
     ],
@@ -101,6 +106,7 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "moved to a new team at work last month",
         "My flatmate has gone keto and our fridge is now 90% cheese",
         "my sons new favorite food is sushi too",
+        "Got a cheap Nokia as a second phone for festivals, so I don't lose my iPhone",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:
@@ -125,6 +131,8 @@ def test_retiring_ends_the_occupation_as_well_as_the_employer() -> None:
         ("I left Spotify a review", []),
         ("my sister switched from Barclays to Monzo", []),
         ("I might switch from Vodafone to EE", []),
+        ("Finally retired my S21. Got an iPhone 15", ["S21"]),
+        ("I'm cancelling my Planet Fitness membership entirely, I've joined Anytime Fitness", ["Planet Fitness"]),
     ],
 )
 def test_it_reads_what_the_speaker_left_behind_by_its_name(content: str, names: list[str]) -> None:

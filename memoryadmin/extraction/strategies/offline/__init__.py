@@ -98,7 +98,9 @@ _OPENING_COMMON = word_set(
     "check crazy feels feel love lots since there's here's it's what's let's looks look seems sounds guess "
     "anyway besides also still maybe perhaps sometimes luckily sadly honestly yesterday today tomorrow tonight"
 )
-_COURTESY = re.compile(r"\s*\bif\s+(?:you|u)\s+(?:need|want)\b.*$|\s*\bif\s+needed\b.*$", re.IGNORECASE)
+_COURTESY = re.compile(
+    r"\s*\bif\s+(?:you|u)\s+(?:need|want|lost|forgot|misplaced)\b.*$|\s*\bif\s+needed\b.*$", re.IGNORECASE
+)
 _GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 _PROMISE = re.compile(r"^(?:i|we)(?:'ll|\s+will|\s+(?:can't|cannot)\s+wait)\b", re.IGNORECASE)
 # A run of capitalised words ("Door Dash", "Bank of America"); a full stop ends it ("Samuel. It").
@@ -223,6 +225,11 @@ def read_message(
         if is_hypothetical(head, head_words):
             continue
         if is_negated(head, head_words) and not (kind and kind.negation_ok):
+            # "My iPhone 12 won't charge past 80%" still says which phone the speaker has (not "so I don't lose my
+            # iPhone", which names it only as something to keep).
+            opens_with_it = first_person.lower().startswith(("my ", "our "))
+            owned = _owned(first_person, speaker) if "facts" in kinds and opens_with_it else None
+            facts.extend([owned] if owned is not None else [])
             continue
         mentions = find_dates(first_person, today, past=clause.past)
         substance = len(content_words(first_person, speaker))
@@ -278,15 +285,23 @@ def read_message(
             facts.append(_also(f"{speaker}'s partner is {partner}", "relationships", "partner", [partner]))
         if kind is not None and kind.attribute == "employer" and "facts" in kinds and retires(first_person):
             facts.append(_also(f"{speaker} is retired", "work", "occupation"))
-        possession = possession_in(first_person)
-        if possession and "facts" in kinds and not (kind and kind.attribute == possession[0]):
-            attribute, thing = possession
-            facts.append(_also(f"{speaker} has {thing}", "possessions", attribute, _entities(thing, speaker)))
+        owned = _owned(first_person, speaker) if "facts" in kinds else None
+        if owned is not None and not (kind and kind.attribute == owned.attribute):
+            facts.append(owned)
     if parts:
         episode = _episode(parts, context, speaker, episode_date, happened)
         episode.leaves = list(dict.fromkeys(episode_leaves))
         facts.append(episode)
     return facts
+
+
+def _owned(clause: str, speaker: str) -> Reading | None:
+    """The thing of a single-valued kind the clause names as the speaker's ("…in my new Prius"), as a fact."""
+    possession = possession_in(clause)
+    if possession is None:
+        return None
+    attribute, thing = possession
+    return _also(f"{speaker} has {thing}", "possessions", attribute, _entities(thing, speaker))
 
 
 def _also(text: str, topic: str, attribute: str, entities: list[str] | None = None) -> Reading:

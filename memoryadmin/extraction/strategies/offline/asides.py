@@ -50,7 +50,8 @@ LEFT_OUT = (
     (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up)\b"), "I "),
     (
         rx(
-            r"^(?:a\s+)?(?:freshman|sophomore|junior|senior|(?:first|second|third|final|\d(?:st|nd|rd|th))[- ]year)"
+            r"^(?:a\s+|current\s+)?(?:freshman|sophomore|junior|senior|"
+            r"(?:first|second|third|final|\d(?:st|nd|rd|th))[- ]year)"
             r"(?:\s+[a-z-]+){0,2}?\s+(?:student\s+)?(?:at|student)\b"
         ),
         "I'm a ",
@@ -69,8 +70,9 @@ LEFT_OUT = (
     (rx(r"^(?:happily\s+|newly\s+)?(?:married|single|engaged|divorced|separated|widowed)\b"), "I'm "),
     (rx(r"^(?:now\s+|just\s+)?enrolled\b"), "I'm "),
     (rx(r"^(?:lifelong|life-long|die[- ]hard)\s+" + NAME + r"\s+fan\b"), "I'm a "),
-    (rx(r"^\d{1,3}\s+now\b"), "I'm "),
-    (rx(r"^(?:fave?|favou?rite)\s+[a-z]+\s+(?:is|are)\b"), "my "),
+    (rx(r"^\d{1,3}\s+(?:now|today)\b"), "I'm "),
+    (rx(r"^(?:now\s+)?work(?:ing)?\s+as\b"), "I "),
+    (rx(r"^(?:fave?|favou?rite)\s+[a-z]+\s*(?:is|are|:)"), "my "),
     (rx(r"^new\s+(?:phone\s+|cell\s+|mobile\s+)?number\s*:"), "my "),
     (rx(r"^(?:you\s+can\s+)?(?:reach|call|text|ring|whatsapp|message)\s+me\s+(?:at|on)\s+\+?\(?\d"), ""),
     (rx(r"^(?:(?:junior|senior|lead|head|staff|trainee)\s+)?(?:" + PROFESSIONS + r")\s+here\b"), "I'm a "),
@@ -114,7 +116,7 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "work", "occupation"),
     ),
     (
-        rx(r"^(?:the|my|our)\s+divorce\s+(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through)\b"),
+        rx(r"^(?:(?:the|my|our)\s+)?divorce\s+(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through)\b"),
         Kind(MemoryType.EPISODIC, "relationships", "relationship_status"),
     ),
     (
@@ -130,18 +132,37 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "fitness", "gym"),
     ),
     (
+        rx(
+            r"\boffered\s+me\s+(?:a\s+|an\s+|the\s+)?(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r"|role|job|position)\b|"
+            r"\bas\s+an?\s+(?:full[- ]time\s+|part[- ]time\s+)?(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\s+now\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "work", "occupation"),
+    ),
+    (
+        rx(r"\b(?:leg\s+day|workout|session|class|training)\s+at\s+(?:the\s+)?" + GYM_NAME),
+        Kind(MemoryType.SEMANTIC, "fitness", "gym"),
+    ),
+    (
+        rx(r"^age\s*:\s*\d{1,3}\b"),
+        Kind(MemoryType.SEMANTIC, "identity", "age"),
+    ),
+    (
         rx(r"^as\s+an?\s+\d{1,3}[- ]year[- ]old\b"),
         Kind(MemoryType.SEMANTIC, "identity", "age"),
     ),
     (
         rx(
             r"\bmy\s+(?:mobile|cell|number|phone\s+number|new\s+number)\s*[:,]?\s+\+?\(?\d{2}|"
-            r"\bsave\s+this\s*:\s*\+?\(?\d{2}|^new\s+number(?:\s+\w+)?\s*[:,]|\bnew\s+(?:phone\s+)?number\s*[:,]?\s+\+?\(?\d{2}"
+            r"\bsave\s+(?:this\s*:\s*)?\+?\(?\d{3}|\b(?:update|change)\s+my\s+(?:phone\s+|mobile\s+|cell\s+)?number\s+to\s+"
+            r"\+?\(?\d|^new\s+number(?:\s+\w+)?\s*[:,]|\bnew\s+(?:phone\s+)?number\s*[:,]?\s+\+?\(?\d{2}"
         ),
         Kind(MemoryType.SEMANTIC, "contact", "phone_number"),
     ),
     (
-        rx(r"\buse\s+\S+@\S+\s+(?:now|from\s+now\s+on|instead)\b|\bmy\s+e-?mail(?:\s+address)?\s*[,:]?\s+\S+@"),
+        rx(
+            r"\buse\s+\S+@\S+\s+(?:now|from\s+now\s+on|instead)\b|\bmy\s+e-?mail(?:\s+address)?\s*[,:]?\s+\S+@|"
+            r"\S+@\S+\s+(?:from\s+now\s+on|going\s+forward)\b|\buse\s+\S+@\S+?[.!]?\s*$"
+        ),
         Kind(MemoryType.SEMANTIC, "contact", "email"),
     ),
 )
@@ -164,9 +185,10 @@ LEFT_BEHIND = (
     rx(r"\b(?:replaced|swapped)\s+" + _OLD + r"\s+(?:with|for)\b"),
     rx(r"\btraded\s+(?:in\s+)?" + _OLD + r"\s+for\b"),
     rx(
-        r"\b(?:cancell?ed|closed|ditched|dumped|sold)\s+(?:my\s+)?"
+        r"\b(?:cancell?ed|cancell?ing|closed|ditched|dumped|sold|retired)\s+(?:my\s+)?"
         + _OLD
-        + r"(?:\s+(?:account|membership|subscription|contract|plan))?\s*(?:$|[,.!;]|\s+(?:and|so|because|after)\b)"
+        + r"(?:\s+(?:account|membership|subscription|contract|plan))?(?:\s+(?:entirely|completely|for\s+good|today))?"
+        r"\s*(?:$|[,.!;]|\s+(?:and|so|because|after)\b)"
     ),
     rx(
         r"\b(?:left|quit)\s+"

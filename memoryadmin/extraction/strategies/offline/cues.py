@@ -219,7 +219,8 @@ FAVOURITE = rx(
     r"\b(?:is|are|'s)\s+(?:now\s+)?my\s+(?:new\s+)?(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
     r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
     r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
-    r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b"
+    r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"
+    r"^my\s+(?:favou?rite|fave?)\s+(?P<what4>[a-z]+)\s*:\s*\S"
 )
 
 
@@ -258,7 +259,8 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             r"\b(?:been\s+)?seeing\s+(?:someone|somebody|a\s+(?:guy|girl|man|woman|boy))\b|"
-            r"^(?:i|we)\s+(?:have|'ve)\s+been\s+together\b|\bmade\s+it\s+official\b"
+            r"^(?:i|we)\s+(?:have|'ve)\s+been\s+together\b|\bmade\s+it\s+official\b|"
+            r"\b(?:we're|we\s+are)\s+(?:now\s+)?(?:officially\s+)?exclusive\b"
         ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status"),
     ),
@@ -369,11 +371,17 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "work", "employer"),
     ),
     (
-        rx(r"\b(?:switched|moved)\s+(?:into|to)\s+(?:a|an|the)\s+(?:[a-z-]+\s+){0,3}(?:role|job|position)\b"),
+        rx(
+            r"\b(?:switched|moved|taken|took|accepted|started)\s+(?:into|to)?\s*(?:a|an|the)\s+(?:[a-z-]+\s+){0,3}"
+            r"(?:role|job|position)\b"
+        ),
         Kind(MemoryType.SEMANTIC, "work", "occupation"),
     ),
     (
-        rx(r"\b(?:been\s+)?(?:seeing|dating)\s+(?:someone\s+(?:called|named)\s+)?(?-i:[A-Z][a-z]+)\b"),
+        rx(
+            r"\b(?:been\s+)?(?:seeing|dating)\s+(?:(?:someone|this\s+(?:guy|girl|man|woman))\s+(?:called\s+|named\s+)?)?"
+            r"(?-i:[A-Z][a-z]+)\b"
+        ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status"),
     ),
     (
@@ -439,5 +447,32 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(r"\b(?:got|was|been|finally\s+got)\s+promoted\b"),
         Kind(MemoryType.EPISODIC, "work", "occupation"),
+    ),
+    (
+        rx(
+            AM
+            + r"(?:now\s+)?at\s+(?:the\s+)?(?-i:University|College|Uni)\b|"
+            + AM
+            + r"(?:now\s+)?at\s+"
+            + NAME
+            + r"\s+(?-i:University|College|Uni)\b|\bfreshers?\s+week\s+at\s+"
+            + CAP
+        ),
+        Kind(MemoryType.SEMANTIC, "education", "school"),
+    ),
+    (
+        rx(r"\bdropped\s+" + FIELDS + r"\b.*\bswitched\s+to\s+" + FIELDS + r"\b"),
+        Kind(MemoryType.SEMANTIC, "education", "course"),
+    ),
+    (
+        rx(
+            r"\bplayed\s+(?:the\s+)?(?:" + INSTRUMENTS + r")\s+for\s+(?:\d+|a|many|years)\b|"
+            r"\btraded\s+(?:in\s+)?(?:my|the)\s+(?:"
+            + INSTRUMENTS
+            + r")\s+for\s+(?:a|an)\s+(?:[\w-]+\s+)?(?:"
+            + INSTRUMENTS
+            + r")\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "music", "instrument"),
     ),
 )

@@ -71,7 +71,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
-            r"^my\s+(?:new\s+)?(?:phone\s+|cell\s+|mobile\s+|cell\s+phone\s+)?number(?:'s|\s+is|\s*:)\s+(?:now\s+)?\+?\(?\d|"
+            r"^my\s+(?:new\s+)?(?:phone\s+|cell\s+|mobile\s+|cell\s+phone\s+|contact\s+)?number(?:'s|\s+is|\s*:)\s+"
+            r"(?:now\s+)?\+?\(?\d|"
             r"^my\s+(?:new\s+)?(?:cell|mobile)(?:'s|\s+is)\s+(?:now\s+)?\+?\(?\d|"
             + _I
             + r"(?:changed|got\s+a\s+new)\s+(?:my\s+)?(?:phone\s+|cell\s+|mobile\s+)?number\b"
@@ -152,7 +153,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:switched|moved)\s+to\s+(?:working|driving|delivering)\s+for\s+(?-i:[A-Z])|"
             # "I joined Shopify", "I left IBM and joined Microsoft": a capitalised name, not a club or an app.
             r"^(?:i|we)\b(?:(?!\b(?:gym|club|choir|team|class|league|group|band|app)\b).)*?\bjoined\s+(?-i:[A-Z])"
-            r"(?!.*\b(?:gym|club|choir|team|class|league|group|band|app)\b)"
+            r"(?!.*\b(?:gym|fitness|club|choir|team|class|league|group|band|app)\b)"
         ),
         Kind(MemoryType.SEMANTIC, "work", "employer"),
     ),
@@ -294,7 +295,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "music", "instrument"),
     ),
     (
-        _rx(_I + r"(?:switched|upgraded|changed)\s+(?:from\s+(?:a|an|my|the)\s+[\w-]+\s+)?to\s+(?P<thing>.*)"),
+        _rx(_I + r"(?:switched|upgraded|changed|moved)\s+(?:from\s+(?:a|an|my|the)\s+[\w-]+\s+)?to\s+(?P<thing>.*)"),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
     ),
     (

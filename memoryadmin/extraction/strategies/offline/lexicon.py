@@ -111,7 +111,7 @@ THINGS = {
         "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung redmi"
     ),
     "computer": word_set(
-        "laptop computer pc macbook desktop chromebook notebook thinkpad xps zenbook imac dell lenovo asus acer"
+        "laptop computer pc macbook desktop chromebook notebook thinkpad xps zenbook imac dell lenovo asus acer hp"
     ),
     "bicycle": word_set("bike bicycle e-bike ebike"),
     "motorbike": word_set("motorbike motorcycle scooter moped"),

@@ -50,7 +50,7 @@ def news_kind(clause: str, *, past: bool) -> Kind | None:
             return kind
     favourite = FAVOURITE.search(clause)
     if favourite:
-        what = (favourite.group("what") or favourite.group("what2") or favourite.group("what3")).lower()
+        what = next(group for group in favourite.groups() if group).lower()
         if what not in NOT_A_FAVOURITE_KIND:
             return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
     return None

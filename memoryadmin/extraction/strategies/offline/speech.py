@@ -79,7 +79,15 @@ _BEFORE_QUESTION = re.compile(
     re.IGNORECASE,
 )
 # "I'm single, any tips for a first date?": a statement about the speaker, then what they ask.
-_STATEMENT_THEN_ASK = re.compile(r"^((?:i|i'm|i've|we|we're|we've|my|our)\b[^,?]*\w)\s*,\s+[^,?]+\?\W*$", re.IGNORECASE)
+_STATEMENT_THEN_ASK = re.compile(
+    r"^((?:i|i'm|i've|we|we're|we've|my|our)\b[^,?]*[^\s,?])\s*,\s+[^,?]+\?\W*$", re.IGNORECASE
+)
+# "Profile refresh: favourite film is now Past Lives", "Update: we broke up": a label before the statement.
+_LABEL = re.compile(
+    r"^(?:profile\s+(?:update|refresh)|update|edit|hot\s+take|bit\s+of\s+news|news|psa|fyi|heads\s+up|"
+    r"quick\s+update|ps|p\.s\.)\s*:\s+(?=\S)",
+    re.IGNORECASE,
+)
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
@@ -400,7 +408,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         pieces.append((sentence[start:], reported, joiner))
         past = _speaks_of_time(low_sentence, frozenset(_TOKENS.findall(low_sentence)), _PAST_PHRASES, _PAST_WORDS)
         for position, (piece, was_reported, joined_by) in enumerate(pieces):
-            clause = _TRAILING_VOCATIVE.sub("", strip_opening(piece.strip()))
+            clause = _TRAILING_VOCATIVE.sub("", strip_opening(_LABEL.sub("", piece.strip())))
             clause = _TRAILING_FILLER.sub("", clause).strip(" ,;:-").rstrip(".!…").strip()
             if not clause or was_reported or len(clause) > MAX_CLAUSE_CHARS or clause[0] in "\"'":
                 continue
