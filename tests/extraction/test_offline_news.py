@@ -71,6 +71,11 @@ def attributes(content: str) -> dict[str, str]:
         ("Profile refresh: favourite film is now Past Lives", "favourite film", "Past Lives"),
         ("I've stopped freelancing and taken a salaried UX designer role", "occupation", "UX designer role"),
         ("My dad, my mobile is 0412 555 301 if you lost it again", "phone_number", "0412 555 301"),
+        ("Weirdly green is my favourite colour now, I repainted my room", "favourite colour", "green"),
+        ("Stopped doing keto, I eat carbs again", "diet", "Pat stopped doing keto"),
+        ("Good news, I got hired as a dental assistant", "occupation", "dental assistant"),
+        ("Changed programs, I'm in computer science now", "course", "computer science"),
+        ("It's my 18th birthday today, finally an adult", "age", "18th birthday"),
         ("text me on 0412 555 019 when you're here", "phone_number", "Pat's number is 0412 555 019"),
         ("As a writer, I need quiet mornings", "occupation", "Pat is a writer"),
     ],
@@ -107,6 +112,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "My flatmate has gone keto and our fridge is now 90% cheese",
         "my sons new favorite food is sushi too",
         "Got a cheap Nokia as a second phone for festivals, so I don't lose my iPhone",
+        "I had a dream I was dating someone named Olivia, so weird lol",
+        "A friend made this for my 18th birthday back in 2013",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:
@@ -132,6 +139,8 @@ def test_retiring_ends_the_occupation_as_well_as_the_employer() -> None:
         ("my sister switched from Barclays to Monzo", []),
         ("I might switch from Vodafone to EE", []),
         ("Finally retired my S21. Got an iPhone 15", ["S21"]),
+        ("We got rid of the Outback, it's a Volvo XC90 in the driveway now", ["Outback"]),
+        ("I'm at Shopify now, left Amazon back in March", ["Amazon"]),
         ("I'm cancelling my Planet Fitness membership entirely, I've joined Anytime Fitness", ["Planet Fitness"]),
     ],
 )

@@ -99,7 +99,9 @@ _OPENING_COMMON = word_set(
     "anyway besides also still maybe perhaps sometimes luckily sadly honestly yesterday today tomorrow tonight"
 )
 _COURTESY = re.compile(
-    r"\s*\bif\s+(?:you|u)\s+(?:need|want|lost|forgot|misplaced)\b.*$|\s*\bif\s+needed\b.*$", re.IGNORECASE
+    r"\s*\bif\s+(?:you|u)\s+(?:need|want|lost|forgot|misplaced)\b.*$|\s*\bif\s+(?:needed|that\s+matters|it\s+matters|"
+    r"that\s+helps)\b.*$",
+    re.IGNORECASE,
 )
 _GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 _PROMISE = re.compile(r"^(?:i|we)(?:'ll|\s+will|\s+(?:can't|cannot)\s+wait)\b", re.IGNORECASE)

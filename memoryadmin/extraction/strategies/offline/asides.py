@@ -193,10 +193,11 @@ LEFT_BEHIND = (
     rx(
         r"\b(?:left|quit)\s+"
         + _OLD
-        + r"\s*(?:$|[,.!;]|\s+(?:and|so|because|after|last|in|behind|for\s+good|to\s+join)\b)"
+        + r"\s*(?:$|[,.!;]|\s+(?:and|so|because|after|last|in|back|behind|for\s+good|to\s+join)\b)"
     ),
     rx(
         r"\b(?:said\s+goodbye\s+to|gave\s+up\s+on|given\s+up\s+on|not\s+going\s+back\s+to|done\s+with|"
-        r"pulled\s+(?:everything|my\s+money)\s+out\s+of|transferred\s+out\s+of|moved\s+away\s+from)\s+" + _OLD
+        r"pulled\s+(?:everything|my\s+money)\s+out\s+of|transferred\s+out\s+of|moved\s+(?:away\s+from|out\s+of)|"
+        r"got\s+rid\s+of|handed\s+in\s+my\s+notice\s+at)\s+" + _OLD
     ),
 )

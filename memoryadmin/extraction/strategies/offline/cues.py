@@ -172,7 +172,8 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + DIETS
             + r"\b|"
             r"\bstarted\s+eating\s+(?:meat|fish|chicken|dairy)\s+again\b|\beating\s+(?:meat|fish)\s+again\b|"
-            r"\b(?:quit|stopped|gave\s+up|dropped)\s+(?:being\s+)?" + DIETS + r"\b|"
+            r"\b(?:quit|stopped|gave\s+up|dropped)\s+(?:being\s+|doing\s+|eating\s+)?" + DIETS + r"\b|"
+            r"\b(?:i've|i\s+have)\s+been\s+(?:a\s+)?" + DIETS + r"\b|"
             r"\beat\s+(?:pretty\s+much\s+|basically\s+)?(?:everything|anything)\b"
         ),
         Kind(MemoryType.SEMANTIC, "diet", "diet", negation_ok=True),
@@ -216,7 +217,8 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
 
 # "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
 FAVOURITE = rx(
-    r"\b(?:is|are|'s)\s+(?:now\s+)?my\s+(?:new\s+)?(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
+    r"\b(?:is|are|'s|has\s+always\s+been|have\s+always\s+been)\s+(?:now\s+)?my\s+(?:new\s+)?(?:all[- ]time\s+)?"
+    r"(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
     r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
     r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
     r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"
@@ -312,7 +314,7 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "contact", "email"),
     ),
     (
-        rx(r"\b(?:had|celebrated)\s+my\s+\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
+        rx(r"\b(?:it's|it\s+is|today\s+is|had|celebrated|celebrating)\s+my\s+\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
         Kind(MemoryType.SEMANTIC, "identity", "age"),
     ),
     (
@@ -379,7 +381,7 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         rx(
-            r"\b(?:been\s+)?(?:seeing|dating)\s+(?:(?:someone|this\s+(?:guy|girl|man|woman))\s+(?:called\s+|named\s+)?)?"
+            r"\b(?:been\s+)?(?:seeing|dating)\s+(?:(?:someone|(?:this|a)\s+(?:guy|girl|man|woman))\s+(?:called\s+|named\s+)?)?"
             r"(?-i:[A-Z][a-z]+)\b"
         ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status"),
@@ -474,5 +476,25 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r")\b"
         ),
         Kind(MemoryType.SEMANTIC, "music", "instrument"),
+    ),
+    (
+        rx(r"\bhired\s+as\s+(?:a|an)\s+\w"),
+        Kind(MemoryType.SEMANTIC, "work", "occupation"),
+    ),
+    (
+        rx(r"\b(?:i'm|i\s+am)\s+(?:now\s+)?at\s+(?:a\s+)?community\s+college\b"),
+        Kind(MemoryType.SEMANTIC, "education", "school"),
+    ),
+    (
+        rx(AM + r"in\s+" + FIELDS + r"\s+now\b|\bswitched\s+from\s+" + FIELDS + r"\s+to\s+" + FIELDS + r"\b"),
+        Kind(MemoryType.SEMANTIC, "education", "course"),
+    ),
+    (
+        rx(AM + r"using\s+\+?\(?\d{2}"),
+        Kind(MemoryType.SEMANTIC, "contact", "phone_number"),
+    ),
+    (
+        rx(r"^my\s+team\s+is\s+(?:the\s+)?" + CAP + r"|\b(?:are|is)\s+my\s+team\s+now\b"),
+        Kind(MemoryType.SEMANTIC, "sports", "team"),
     ),
 )

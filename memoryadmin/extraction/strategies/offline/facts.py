@@ -144,7 +144,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:got|started|landed|accepted|took)\s+(?:a|an|my|the)\s+(?:new\s+)?"
             r"(?:full[- ]time\s+|part[- ]time\s+)?(?:job|position|role|internship|gig)\s+(?:at|with|in)\s|"
             + _I
-            + r"(?:got|was|have\s+been|'ve\s+been)\s+hired\s|"
+            + r"(?:got|was|have\s+been|'ve\s+been)\s+hired\s(?!as\b)|"
             + _I
             + r"accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s|"
             + _I
@@ -308,6 +308,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             # "I'm driving a Corolla now", "I'm on a MacBook Pro now", "working on my 2017 MacBook Air".
             + _AM
             + r"(?:driving|using|riding|on|working\s+on)\s+(?P<using>(?:a|an|my|our)\b.*)|"
+            r"^(?:i've|i\s+have)\s+been\s+(?:on|using)\s+(?:the\s+same\s+)?(?P<been_on>(?:a|an|my|our|the)?\b.*)|"
             r"\b(?:typing|writing)\s+(?:this\s+)?(?:from|on)\s+(?P<typing>(?:a|an|my)\b.*)"
         ),
         Kind(MemoryType.EPISODIC, "possessions", "*"),
@@ -457,6 +458,7 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
                 or groups.get("traded")
                 or groups.get("using")
                 or groups.get("typing")
+                or groups.get("been_on")
                 or ""
             )
             attribute = THING_OF.get(thing)

@@ -48,12 +48,15 @@ def news_kind(clause: str, *, past: bool) -> Kind | None:
     for pattern, kind in IN_PASSING:
         if pattern.search(clause):
             return kind
+    return _favourite(clause)
+
+
+def _favourite(clause: str) -> Kind | None:
     favourite = FAVOURITE.search(clause)
-    if favourite:
-        what = next(group for group in favourite.groups() if group).lower()
-        if what not in NOT_A_FAVOURITE_KIND:
-            return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
-    return None
+    if favourite is None:
+        return None
+    what = next(group for group in favourite.groups() if group).lower()
+    return None if what in NOT_A_FAVOURITE_KIND else Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
 
 
 def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
@@ -73,7 +76,9 @@ def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
     for pattern, kind in IN_PASSING:
         if pattern.search(clause):
             return clause, kind
-    return None
+    # "Weirdly green is my favourite colour now": the speaker's favourite, whatever the clause opens with.
+    favourite = _favourite(clause)
+    return (clause, favourite) if favourite is not None else None
 
 
 def retires(clause: str) -> bool:

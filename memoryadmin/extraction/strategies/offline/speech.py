@@ -147,11 +147,13 @@ _OTHER_SUBJECT = re.compile(
 _HYPOTHETICAL_WORDS = word_set(
     "if unless whether would wouldn't could couldn't might maybe perhaps suppose supposing imagine imagining "
     "pretend pretending hypothetically wish wished wishing someday dreaming assume assuming roleplay role-play "
-    "should shouldn't i'd we'd probably possibly"
+    "should shouldn't i'd we'd probably possibly dreamt dreamed nightmare"
 )
 _HYPOTHETICAL_PHRASES = (
     "one day",
     "dream of",
+    "had a dream",
+    "in my dream",
     "let's say",
     "lets say",
     "what if",
