@@ -147,3 +147,10 @@ def test_retiring_ends_the_occupation_as_well_as_the_employer() -> None:
 def test_it_reads_what_the_speaker_left_behind_by_its_name(content: str, names: list[str]) -> None:
     left = [name for reading in read_message(content, "Pat", TODAY) for name in reading.leaves]
     assert left == names
+
+
+def test_a_long_run_of_clauses_ending_in_a_question_is_read_as_a_question() -> None:
+    """Past a clause's length a sentence ending in "?" is not searched for a statement before its question:
+    the search costs the square of its length, and a real statement and question is shorter."""
+    assert attributes("I'm single, " * 500 + "any tips?") == {}
+    assert attributes("I'm single, any tips?") == {"relationship_status": "Pat is single"}

@@ -385,7 +385,9 @@ def read_clauses(content: str) -> Iterator[Clause]:
         sentence = raw.strip()
         if sentence.rstrip("\"')").endswith("?"):
             # "Got married last week - how about you?": the statement before the question still counts.
-            statement = _BEFORE_QUESTION.match(sentence) or _STATEMENT_THEN_ASK.match(sentence)
+            # A longer "sentence" is no statement with a question after it, and reading it costs its square.
+            short = len(sentence) <= MAX_CLAUSE_CHARS
+            statement = (_BEFORE_QUESTION.match(sentence) or _STATEMENT_THEN_ASK.match(sentence)) if short else None
             if statement is None:
                 continue
             sentence = statement.group(1)
