@@ -20,9 +20,11 @@ from django.test import Client
 from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
+from memoryadmin.core import metrics
 from memoryadmin.core.redis_client import get_redis
 from memoryadmin.memories.models import Memory, MemorySource
 from memoryadmin.memories.services import memory_create
+from memoryadmin.tenancy import access_log
 from memoryadmin.tenancy.models import ApiKey, Namespace
 from memoryadmin.tenancy.services import api_key_create, namespace_create, operator_create
 
@@ -57,6 +59,10 @@ def redis_test_url() -> str:
 def _isolated_redis(settings) -> Iterator[None]:
     settings.REDIS_URL = redis_test_url()
     get_redis().flushdb()
+    # A Redis failure met by an earlier test of this process pauses the access log and the metrics for a few
+    # seconds, by URL ("redis://127.0.0.1:1/0" stands for a Redis that is down in many tests): none is remembered.
+    access_log._paused_until.clear()
+    metrics._paused_until.clear()
     yield
 
 
