@@ -177,3 +177,13 @@ def test_a_statement_in_the_same_run_as_what_it_leaves_replaces_it(offline_names
     old = Memory.objects.get(namespace=offline_namespace, text__contains="Riverside")
     assert old.status == MemoryStatus.SUPERSEDED
     assert "Okafor" in Memory.objects.get(pk=old.superseded_by).text
+
+
+def test_after_a_move_the_question_asked_as_before_finds_where_they_live_now(offline_namespace) -> None:
+    """ "Where does she live?" found "User lives in Leeds"; after the move the memory says "moved to": it is found."""
+    say_at(offline_namespace, T0, "I live in Leeds.")
+    assert current(offline_namespace, "Where does she live?") == ["User lives in Leeds"]
+    say_at(offline_namespace, T0 + timedelta(days=30), "We finally moved to Manchester last month!")
+    found = current(offline_namespace, "Where does she live?")
+    assert found and "Manchester" in found[0]
+    assert "User lives in Leeds" not in found
