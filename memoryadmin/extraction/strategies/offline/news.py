@@ -33,10 +33,7 @@ from memoryadmin.memories.models import MemoryType
 
 def news_kind(clause: str, *, past: bool) -> Kind | None:
     """The attribute a first-person clause sets when it says the fact inside a longer clause, or None."""
-    relative = RELATIVE_SUBJECT.match(clause)
-    if relative is not None and _someone(relative.group("who")):
-        return None
-    if NO_CHANGE.search(clause):
+    if _no_change_of_the_speakers(clause):
         return None
     for pattern, kind in (*FIRST_CUES, *CUES, *LATER_CUES):
         if pattern.search(clause):
@@ -92,6 +89,12 @@ def partner_named(clause: str) -> str:
     return match.group("name") if match else ""
 
 
+def _no_change_of_the_speakers(clause: str) -> bool:
+    """Someone of the speaker's as the subject ("my sister moved to Oslo"), or no change yet ("I might switch")."""
+    relative = RELATIVE_SUBJECT.match(clause)
+    return bool(NO_CHANGE.search(clause)) or (relative is not None and _someone(relative.group("who")))
+
+
 def _someone(word: str) -> bool:
     """Whether a word after "my" names a person ("my sister", "my sons", "my flatmate's")."""
     word = word.lower().removesuffix("'s")
@@ -100,8 +103,7 @@ def _someone(word: str) -> bool:
 
 def left_behind(clause: str) -> list[str]:
     """The names of what the speaker says they left ("I switched from Barclays to Monzo" -> ["Barclays"])."""
-    relative = RELATIVE_SUBJECT.match(clause)
-    if NO_CHANGE.search(clause) or (relative is not None and _someone(relative.group("who"))):
+    if _no_change_of_the_speakers(clause):
         return []
     found = [match.group("old") for pattern in LEFT_BEHIND for match in pattern.finditer(clause)]
     return list(dict.fromkeys(name.rstrip(".'") for name in found))
