@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from memoryadmin.extraction.strategies.offline import read_message
+from memoryadmin.extraction.strategies.offline.gone import gone_in
 
 TODAY = date(2026, 4, 1)
 
@@ -154,3 +155,77 @@ def test_a_long_run_of_clauses_ending_in_a_question_is_read_as_a_question() -> N
     the search costs the square of its length, and a real statement and question is shorter."""
     assert attributes("I'm single, " * 500 + "any tips?") == {}
     assert attributes("I'm single, any tips?") == {"relationship_status": "Pat is single"}
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("heads up my old number's dead, use 07700 900456. sorry for the faff", "Pat's phone number is 07700 900456"),
+        (
+            "lost my sim so I'm on a different line: 0812 555 0199. please save it",
+            "Pat's phone number is 0812 555 0199",
+        ),
+        ("cell is (415) 555-0132", "Pat's phone number is (415) 555-0132"),
+        ("text me on 0432 555 876 instead, they couldn't port the old one", "Pat's phone number is 0432 555 876"),
+    ],
+)
+def test_a_phone_number_given_in_passing_is_the_speakers(content: str, text: str) -> None:
+    """Wherever it stands: the fact names the number."""
+    number = text.removeprefix("Pat's phone number is ")
+    assert number in attributes(content)["phone_number"]
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        (
+            "finally ditched hotmail. it's james.mcallister@proton.me, update your contacts x",
+            "james.mcallister@proton.me",
+        ),
+        ("I'm not checking the gmail anymore. use priya@sharmadesigns.in for anything", "priya@sharmadesigns.in"),
+        ("send the files to beasantos.ph@gmail.com, yahoo got hacked", "beasantos.ph@gmail.com"),
+    ],
+)
+def test_an_email_address_given_in_passing_is_the_speakers(content: str, text: str) -> None:
+    assert attributes(content)["email"] == f"Pat's email is {text}"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my brother's new number is 415-555-0199, he asked me to pass it on",
+        "my husband's email is rui.silva@gmail.com if you need to reach him",
+        "my work line is 555-0300 if you need me during office hours",
+        "made a separate email just for job applications lol, anagomes.jobs@gmail.com",
+        "text me when the parcel comes, order number 4411 2233",
+        "should I switch to j.doe@proton.me?",
+        "my old number 555-0142 is gone",
+        "I ran 10.5 km in 52:30 today, call it a win",
+    ],
+)
+def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: str) -> None:
+    found = attributes(content)
+    assert "phone_number" not in found and "email" not in found, found
+
+
+@pytest.mark.parametrize(
+    ("content", "names"),
+    [
+        ("the ranger's gone mate, picked up a hilux from a bloke in toowoomba", ["ranger"]),
+        ("We had to put Miso down on Tuesday. The flat's so quiet.", ["Miso"]),
+        ("chris moved out in feb and honestly best decision", ["chris"]),
+        ("It's over with Rahul. Kabir and I went to Lonavala last weekend", ["Rahul"]),
+        ("me and priya broke up. it was mutual i think", ["priya"]),
+        ("quit aldi. started at greggs monday", ["aldi"]),
+        ("dropped out of monash and started at RMIT in semester 2", ["monash"]),
+        ("tiny phone era is over. the mini died, got a galaxy s25 ultra", ["mini"]),
+        ("gave up tabla, my fingers just couldn't", ["tabla"]),
+        ("left work early, the traffic was mad", []),
+        ("my sister quit Tesco last week", []),
+        ("should I sell the Corolla?", []),
+        ("quit smoking 3 months ago!!", []),
+    ],
+)
+def test_what_the_speaker_says_is_gone_is_named_however_it_is_typed(content: str, names: list[str]) -> None:
+    """A lead only: the run replaces the speaker's current facts that name it, nothing else."""
+    assert gone_in(content) == names

@@ -159,6 +159,26 @@ def test_what_someone_else_left_or_a_trip_away_replaces_nothing(offline_namespac
     assert not Memory.objects.filter(namespace=offline_namespace, status=MemoryStatus.SUPERSEDED).exists()
 
 
+def test_what_is_gone_typed_in_lower_case_or_as_the_subject_replaces_the_facts_that_name_it(offline_namespace) -> None:
+    """ "the ranger's gone mate", "We had to put Miso down": the thing named as chat types it, by whoever."""
+    say_at(offline_namespace, T0, "got a ford ranger ute, white, bull bar, the works")
+    say_at(offline_namespace, T0, "I have a cat called Miso, she's 17 and rules the house")
+    ranger = Memory.objects.get(namespace=offline_namespace, text__contains="ranger")
+    miso = Memory.objects.get(namespace=offline_namespace, text__contains="Miso")
+    _, gone_ute = say_at(offline_namespace, T0 + timedelta(days=30), "the ranger's gone mate, picked up a hilux")
+    _, gone_cat = say_at(offline_namespace, T0 + timedelta(days=31), "We had to put Miso down on Tuesday. So quiet.")
+    for old, said in ((ranger, gone_ute), (miso, gone_cat)):
+        old.refresh_from_db()
+        assert old.status == MemoryStatus.SUPERSEDED, old.text
+        assert Memory.objects.filter(pk=old.superseded_by, evidence__message=said).exists()
+
+
+def test_a_word_no_fact_names_replaces_nothing(offline_namespace) -> None:
+    say_at(offline_namespace, T0, "I work at Infosys in Hyderabad, testing team")
+    say_at(offline_namespace, T0 + timedelta(days=30), "quit aldi lol, and my sister quit Infosys last week")
+    assert not Memory.objects.filter(namespace=offline_namespace, status=MemoryStatus.SUPERSEDED).exists()
+
+
 def test_a_statement_in_the_same_run_as_what_it_leaves_replaces_it(offline_namespace) -> None:
     session, _ = session_append_messages(
         namespace=offline_namespace,

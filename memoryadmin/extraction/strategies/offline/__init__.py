@@ -42,8 +42,10 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
     phrases_in,
     resolve,
 )
+from memoryadmin.extraction.strategies.offline.contacts import contacts_in
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
 from memoryadmin.extraction.strategies.offline.facts import classify, topic_of
+from memoryadmin.extraction.strategies.offline.gone import gone_in
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.news import (
     left_behind,
@@ -294,7 +296,20 @@ def read_message(
         episode = _episode(parts, context, speaker, episode_date, happened)
         episode.leaves = list(dict.fromkeys(episode_leaves))
         facts.append(episode)
+    if "facts" in kinds:
+        facts.extend(_contacts(content, speaker, facts))
     return facts
+
+
+def _contacts(content: str, speaker: str, facts: list[Reading]) -> list[Reading]:
+    """The speaker's email address and phone number given in passing, unless a fact of the clauses says them."""
+    readings: list[Reading] = []
+    for attribute, value in contacts_in(content):
+        if any(f.attribute == attribute for f in [*facts, *readings]):
+            continue
+        name = "email" if attribute == "email" else "phone number"
+        readings.append(_also(f"{speaker}'s {name} is {value}", "contact", attribute))
+    return readings
 
 
 def _owned(clause: str, speaker: str) -> Reading | None:
@@ -383,6 +398,15 @@ def _utterance(content: str, subject: str, asked: tuple[str, str] | None = None)
     return [Reading(text=text, memory_type=MemoryType.UTTERANCE, topics=[], kind="utterance")]
 
 
+def _lead_with_gone(readings: list[Reading], gone: list[str]) -> None:
+    """What the message says is gone, carried by its first fact (else its first memory): the run replaces the
+    speaker's facts that name it."""
+    if not gone:
+        return
+    carrier = next((r for r in readings if r.attribute), readings[0])
+    carrier.leaves = list(dict.fromkeys([*carrier.leaves, *gone]))
+
+
 class OfflineStrategy(ChoiceStrategy):
     name = "offline"
     setting = "kinds"
@@ -403,6 +427,8 @@ class OfflineStrategy(ChoiceStrategy):
                 asked = _question_before(earlier, message)
                 if not readings or (asked is not None and not answers(asked[1], [r.text for r in readings])):
                     readings = [*readings, *_utterance(message.content, subject, asked)]
+            if readings and "facts" in self.chosen:
+                _lead_with_gone(readings, gone_in(message.content))
             for reading in readings:
                 key = (subject, reading.text)
                 candidate = by_text.get(key)

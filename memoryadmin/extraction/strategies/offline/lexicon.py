@@ -124,7 +124,12 @@ INSTRUMENTS = (
     "trumpet|trombone|tuba|french horn|horn|harp|ukulele|banjo|mandolin|accordion|harmonica|organ|synth|"
     "synthesizer|recorder"
 )
-PETS = word_set("dog dogs puppy puppies cat cats kitten kittens pet pets hamster rabbit bunny parrot fish turtle horse")
+PETS = word_set(
+    "dog dogs puppy puppies cat cats kitten kittens pet pets hamster hamsters rabbit rabbits bunny parrot parrots fish "
+    "goldfish turtle turtles tortoise horse pony budgie budgies lovebird lovebirds cockatiel canary gecko lizard snake "
+    "ferret axolotl beagle labrador poodle spaniel terrier retriever greyhound husky dachshund pug collie bulldog "
+    "chihuahua corgi"
+)
 
 TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
     (

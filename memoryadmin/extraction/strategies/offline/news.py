@@ -33,7 +33,7 @@ from memoryadmin.memories.models import MemoryType
 
 def news_kind(clause: str, *, past: bool) -> Kind | None:
     """The attribute a first-person clause sets when it says the fact inside a longer clause, or None."""
-    if _no_change_of_the_speakers(clause):
+    if no_change_of_the_speakers(clause):
         return None
     for pattern, kind in (*FIRST_CUES, *CUES, *LATER_CUES):
         if pattern.search(clause):
@@ -89,7 +89,7 @@ def partner_named(clause: str) -> str:
     return match.group("name") if match else ""
 
 
-def _no_change_of_the_speakers(clause: str) -> bool:
+def no_change_of_the_speakers(clause: str) -> bool:
     """Someone of the speaker's as the subject ("my sister moved to Oslo"), or no change yet ("I might switch")."""
     relative = RELATIVE_SUBJECT.match(clause)
     return bool(NO_CHANGE.search(clause)) or (relative is not None and _someone(relative.group("who")))
@@ -103,7 +103,7 @@ def _someone(word: str) -> bool:
 
 def left_behind(clause: str) -> list[str]:
     """The names of what the speaker says they left ("I switched from Barclays to Monzo" -> ["Barclays"])."""
-    if _no_change_of_the_speakers(clause):
+    if no_change_of_the_speakers(clause):
         return []
     found = [match.group("old") for pattern in LEFT_BEHIND for match in pattern.finditer(clause)]
     return list(dict.fromkeys(name.rstrip(".'") for name in found))

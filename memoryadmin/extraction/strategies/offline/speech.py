@@ -437,7 +437,21 @@ def is_reaction(sentence: str) -> bool:
 
 
 def _speaks_of_past(low: str) -> bool:
-    return any(is_past_form(word) and word != "used" for word in low.split()[:6])
+    words = low.split()[:6]
+    return any(
+        is_past_form(word)
+        and word != "used"
+        # "a cat called Miso": a name given, not a past event.
+        and not (word in _NAMING and i > 0 and words[i - 1] not in _SUBJECTS)
+        # "I've got a tortoise": to have, now.
+        and not (word == "got" and i > 0 and words[i - 1] in _HAVE_GOT)
+        for i, word in enumerate(words)
+    )
+
+
+_NAMING = frozenset({"called", "named", "nicknamed"})
+_HAVE_GOT = frozenset({"i've", "we've", "ive", "have", "they've"})
+_SUBJECTS = frozenset({"i", "we", "he", "she", "they", "you", "who", "just", "finally"})
 
 
 def words_of(text: str) -> frozenset[str]:

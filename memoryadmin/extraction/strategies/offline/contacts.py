@@ -1,0 +1,73 @@
+"""An email address or phone number the speaker gives as their own, wherever it stands in the message.
+
+People give a new address in passing far more often than in a sentence of its own: "finally ditched hotmail.
+it's james.mcallister@proton.me, update your contacts x", "lost my sim so I'm on a different line: 0812 555
+0199", "cell is (415) 555-0132". Each gives "Pat's email is …" (or phone number), which supersedes the one
+before. What is someone else's ("my brother's new number is …", "his email"), a second one for work, the old
+one ("the old 0803 one is gone"), a service's or a question ("should I use x@y.com?") gives nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b", re.IGNORECASE)
+_PHONE = re.compile(
+    r"(?<![\w/.,:-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,6}){1,4}(?![\w/]|[.,:-]\d)"
+)
+# A number is a phone number only where the message says so: "number", "cell", "text me on", "new line".
+_PHONE_WORDS = re.compile(
+    r"\b(?:number|no\.|phone|mobile|cell|line|sim|whatsapp|text|call|calls|ring|reach|contact|digits)\b", re.IGNORECASE
+)
+_DATE_LIKE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
+# Whose it is, when not the speaker's: "my brother's new number", "his email", "Dad's cell".
+_SOMEONE_ELSES = re.compile(
+    r"\b(?!my\b|our\b)(?:[a-z]+'s|his|her|their|your)\s+(?:\w+\s+){0,2}?"
+    r"(?:number|e-?mail|address|cell|mobile|phone|line|contact|details|whatsapp)\b|"
+    r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:mum|mom|dad|mother|father|son|daughter|brother|sister|"
+    r"wife|husband|partner|boss|friend|boyfriend|girlfriend|colleague|landlord|manager)\b",
+    re.IGNORECASE,
+)
+# A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".
+_NOT_THE_ONE = re.compile(
+    r"\b(?:work|office|business|company|support|helpline|hotline|customer\s+service|reception|emergency|"
+    r"landline|fax|second|separate|backup|spare|other|extra|alternate|alternative)\s+(?:\w+\s+)?"
+    r"(?:number|e-?mail|address|line|cell|mobile|phone|sim|account)\b|"
+    r"\b(?:whether|should|would|wish)\b|"
+    # Numbers of other things: "order number 4411 2233", "my booking ref 1234 5678".
+    r"\b(?:order|account|tracking|reference|ref|booking|confirmation|flight|invoice|card|policy|case|ticket|pin|"
+    r"passport|licen[cs]e|serial|model|room|seat|bus|route|house|unit|registration|student|employee|id)\s+"
+    r"(?:no\.?|number|num|#|code)\b",
+    re.IGNORECASE,
+)
+# Said of a value to mean it is no longer the one: "the old 0803 one is gone", "my old number 555-0142".
+_OLD = re.compile(r"\b(?:old|former|previous|ex)\b[^.!?,:]{0,12}$", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[!?])\s+|(?<=\.)\s+|\n+")
+MIN_PHONE_DIGITS = 7
+MAX_PHONE_DIGITS = 15
+
+
+def contacts_in(content: str) -> list[tuple[str, str]]:
+    """(attribute, value) for each email address and phone number the speaker gives as their own, in order."""
+    if "@" not in content and not any(ch.isdigit() for ch in content):
+        return []
+    found: list[tuple[str, str]] = []
+    for sentence in _SENTENCES.split(content):
+        if not sentence or sentence.rstrip(" \"')").endswith("?"):
+            continue
+        if _SOMEONE_ELSES.search(sentence) or _NOT_THE_ONE.search(sentence):
+            continue
+        for match in _EMAIL.finditer(sentence):
+            if not _OLD.search(sentence[: match.start()]):
+                found.append(("email", match.group().rstrip(".")))
+        if not _PHONE_WORDS.search(sentence):
+            continue
+        for match in _PHONE.finditer(sentence):
+            value = match.group().strip()
+            digits = sum(ch.isdigit() for ch in value)
+            if not MIN_PHONE_DIGITS <= digits <= MAX_PHONE_DIGITS or _DATE_LIKE.match(value):
+                continue
+            if "@" in sentence[max(0, match.start() - 1) : match.end() + 1] or _OLD.search(sentence[: match.start()]):
+                continue
+            found.append(("phone_number", value))
+    return found

@@ -1,0 +1,75 @@
+"""What the speaker says is gone from their life, named as they name it, whoever the clause's subject is.
+
+`news.left_behind` reads a clause of the speaker's own ("I left Spotify"). People also tell it with the thing as
+the subject, or in lower case, as chat is typed: "the ranger's gone mate", "Miso passed away", "chris moved out in
+feb", "it's over with Rahul", "quit aldi", "dropped out of monash", "ditched hotmail", "sold the City to my cousin".
+Each name is only a lead: the extraction run replaces the speaker's current facts that name it, and nothing else
+(`memories.queries.memories_stating`), so a name no fact carries changes nothing. A common word ("work", "smoking")
+is never a name, nor is what someone else of the speaker's left ("my sister quit Tesco").
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
+from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
+from memoryadmin.extraction.strategies.offline.phrases import NAME
+
+# A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi".
+_THING = r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
+# What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
+_END = r"(?=\s*(?:$|[,.!;:)]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh)\b))"
+GONE = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
+        r"(?:^|[,.;!]\s*|\b(?:and|so|but)\s+)" + _THING + r"(?:'s|\s+is|\s+has)\s+(?:gone|dead|no\s+more)\b",
+        r"(?:^|[,.;!]\s*|\b(?:and|so|but)\s+)"
+        + _THING
+        + r"\s+(?:died|passed\s+away|passed|escaped|ran\s+away|moved\s+out|went\s+to\s+live\s+with|got\s+stolen|"
+        r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down)\b",
+        # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
+        r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
+        r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
+        r"\b(?:broke\s+up|split\s+up|ended\s+things)\s+with\s+" + _THING + _END,
+        r"\b(?:put|had)\s+" + _THING + r"\s+(?:down|put\s+down|put\s+to\s+sleep)\b",
+        r"\b(?:rehomed|re-homed|buried|sold|ditched|dumped|quit|stopped|cancell?ed|gave\s+up|gave\s+back|"
+        r"handed\s+back|returned|dropped|dropped\s+out\s+of|pulled\s+out\s+of|moved\s+on\s+from|finished\s+with|"
+        r"done\s+with|left|switched\s+from|moved\s+from|traded\s+in|traded|replaced)\s+" + _THING + _END,
+        r"\b(?:traded|swapped|sold)\s+" + _THING + r"\s+(?:in\s+)?(?:for|on)\b",
+        r"\bdropped\s+" + _THING + r"\s+(?:for|down|in)\b",
+        r"\bno\s+more\s+" + _THING + _END,
+    )
+)
+# Words that are never the name of something the speaker had, whatever the pattern.
+_NOT_NAMES = STOPWORDS | word_set(
+    """it them him her that this everything something anything all job jobs work office house flat home place apartment
+    car phone school uni college gym team band course class classes lessons studio company firm shop store day night
+    week month year weekend time smoking drinking sugar meat dairy alcohol booze coffee caffeine bread carbs twitter
+    instagram facebook tiktok social media way stuff thing things plan plans idea city town country area one ones
+    boyfriend girlfriend husband wife partner dog cat pet kids kid baby mum mom dad parents family friends friend
+    contract lease deal number email account membership subscription line sim diet habit hobby project degree major
+    minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back"""
+)
+_CLAUSE_OPENS = re.compile(r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then)\s+", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def gone_in(content: str) -> list[str]:
+    """The names of what the speaker says is gone from their life in a message ("the ranger's gone" -> ["ranger"])."""
+    names: list[str] = []
+    for sentence in _SENTENCES.split(content):
+        if not sentence or sentence.rstrip(" \"')").endswith("?") or no_change_of_the_speakers(sentence):
+            continue
+        for pattern in GONE:
+            for match in pattern.finditer(sentence):
+                name = match.group("old").rstrip(".'")
+                if name.lower().removesuffix("'s") in _NOT_NAMES or len(name) < 2:
+                    continue
+                # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.
+                opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]
+                if no_change_of_the_speakers((opens + sentence[match.start() + 1 : match.end()]).strip(" ,;.!")):
+                    continue
+                names.append(name.removesuffix("'s"))
+    return list(dict.fromkeys(names))
