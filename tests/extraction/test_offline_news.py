@@ -79,6 +79,19 @@ def attributes(content: str) -> dict[str, str]:
         ("It's my 18th birthday today, finally an adult", "age", "18th birthday"),
         ("text me on 0412 555 019 when you're here", "phone_number", "Pat's number is 0412 555 019"),
         ("As a writer, I need quiet mornings", "occupation", "Pat is a writer"),
+        # Asked of the assistant to keep: the statement is the speaker's.
+        ("hey can you remember I live in Austin for the weather stuff", "residence", "Pat lives in Austin"),
+        ("Remember that I'm vegetarian", "diet", "Pat is vegetarian"),
+        ("Can you remember that my email is jo@example.com?", "email", "Pat's email is jo@example.com"),
+        ("just so you know, I work at Deloitte", "employer", "Pat works at Deloitte"),
+        # The subject left out, as chat drops it.
+        ("studying at UBC, second year", "school", "Pat is studying at UBC, second year"),
+        ("work at shopify, remote from ottawa", "employer", "Pat works at shopify"),
+        ("majoring in computer science at Rutgers", "course", "Pat is majoring in computer science"),
+        ("member at Anytime Fitness in Koramangala", "gym", "Pat is a member at Anytime Fitness"),
+        ("in a relationship w Priya, going on 2 years", "relationship_status", "in a relationship with Priya"),
+        ("I'm learning tabla", "instrument", "Pat is learning tabla"),
+        ("I'm a paralegal at a firm in Chicago", "occupation", "Pat is a paralegal"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:

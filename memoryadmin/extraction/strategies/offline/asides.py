@@ -42,8 +42,8 @@ LEFT_OUT = (
     (
         rx(
             r"^(?:(?:just|finally|now|currently|still)\s+)*"
-            r"(?:living|based|settling|working|studying|dating|seeing|renting|using|driving|riding|starting|supporting|"
-            r"learning|going)\b"
+            r"(?:living|based|settling|working|studying|majoring|dating|seeing|renting|using|driving|riding|starting|"
+            r"supporting|learning|going|training)\b"
         ),
         "I'm ",
     ),
@@ -71,7 +71,9 @@ LEFT_OUT = (
     (rx(r"^(?:now\s+|just\s+)?enrolled\b"), "I'm "),
     (rx(r"^(?:lifelong|life-long|die[- ]hard)\s+" + NAME + r"\s+fan\b"), "I'm a "),
     (rx(r"^\d{1,3}\s+(?:now|today)\b"), "I'm "),
-    (rx(r"^(?:now\s+)?work(?:ing)?\s+as\b"), "I "),
+    (rx(r"^(?:now\s+|currently\s+|still\s+)?work(?:ing)?\s+(?:as|at|for)\b"), "I "),
+    (rx(r"^(?:a\s+)?member\s+(?:at|of)\s+(?=(?:the\s+)?(?-i:[A-Z]))"), "I'm a member at ="),
+    (rx(r"^in\s+a\s+relationship\s+(?:with|w/?)\s+"), "I'm in a relationship with ="),
     (rx(r"^(?:fave?|favou?rite)\s+[a-z]+\s*(?:is|are|:)"), "my "),
     (rx(r"^new\s+(?:phone\s+|cell\s+|mobile\s+)?number\s*:"), "my "),
     (rx(r"^(?:you\s+can\s+)?(?:reach|call|text|ring|whatsapp|message)\s+me\s+(?:at|on)\s+\+?\(?\d"), ""),

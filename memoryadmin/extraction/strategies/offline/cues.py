@@ -348,7 +348,10 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         rx(
-            AM + r"learning\s+(?:the\s+)?(?:" + INSTRUMENTS + r")\s+(?:at\s+the\s+moment|these\s+days|right\s+now)\b|"
+            AM
+            + r"learning\s+(?:the\s+)?(?:"
+            + INSTRUMENTS
+            + r")(?:\s+(?:at\s+the\s+moment|these\s+days|right\s+now)\b|\s*$)|"
             r"\bsold\s+my\s+(?:" + INSTRUMENTS + r")\b"
         ),
         Kind(MemoryType.SEMANTIC, "music", "instrument", negation_ok=True),

@@ -437,7 +437,12 @@ _MANY_VALUED = frozenset(
         "school",
     }
 )
-_ADDITION = re.compile(r"\b(?:also|too|as\s+well|another|second|both|extra|spare)\b", re.IGNORECASE)
+# "second year", "the second half" say when, not one more.
+_ADDITION = re.compile(
+    r"\b(?:also|too|as\s+well|another|second(?!\s+(?:year|semester|term|grade|half|round|time|week|month))|both|"
+    r"extra|spare)\b",
+    re.IGNORECASE,
+)
 _PARTNER_NAMED = re.compile(
     r"^(?:my|our)\s+(?:(?:new|current)\s+)?(?:boyfriend|girlfriend|husband|wife|partner|fianc[eé]e?|spouse)"
     r",?\s+(?-i:[A-Z][a-z]+)\b",

@@ -98,7 +98,10 @@ PROFESSIONS = (
     "principal|headteacher|head teacher|supervisor|director|team lead|lead|clerk|technician|assistant|"
     "administrator|specialist|coordinator|associate|partner|owner|executive|officer|instructor|tutor|caregiver|"
     "carer|nanny|cleaner|janitor|courier|tailor|hairdresser|stylist|butcher|fisherman|miner|welder|machinist|"
-    "surveyor|inspector|auditor|broker|agent|recruiter|marketer|copywriter|animator|illustrator|producer|dj"
+    "surveyor|inspector|auditor|broker|agent|recruiter|marketer|copywriter|animator|illustrator|producer|dj|"
+    "dev|paralegal|solicitor|barrister|physio|physiotherapist|optometrist|radiographer|sonographer|dietitian|"
+    "nutritionist|psychiatrist|sysadmin|tester|bookkeeper|postman|postwoman|hca|pharmacy technician|lab technician|"
+    "data analyst|product manager|project manager|software engineer|web developer|ux designer|ux researcher"
 )
 THINGS = {
     "car": word_set(
@@ -122,7 +125,8 @@ THING_WORDS = frozenset(THING_OF)
 INSTRUMENTS = (
     "guitar|bass|piano|keyboard|keys|violin|viola|cello|double bass|drums|flute|clarinet|oboe|bassoon|saxophone|sax|"
     "trumpet|trombone|tuba|french horn|horn|harp|ukulele|banjo|mandolin|accordion|harmonica|organ|synth|"
-    "synthesizer|recorder"
+    "synthesizer|recorder|tabla|harmonium|sitar|veena|mridangam|dhol|erhu|guzheng|koto|shamisen|bagpipes|djembe|"
+    "cajon|marimba|xylophone|steel pan|kalimba|bouzouki|oud|bodhran|tin whistle|fiddle|euphonium|piccolo"
 )
 PETS = word_set(
     "dog dogs puppy puppies cat cats kitten kittens pet pets hamster hamsters rabbit rabbits bunny parrot parrots fish "

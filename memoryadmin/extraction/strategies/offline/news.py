@@ -63,9 +63,11 @@ def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
         match = pattern.search(clause)
         if match:
             # A pattern that matched words ("As a writer") gives the clause without them after its opening.
-            rest = clause[match.end() :] if match.end() > match.start() and opening.endswith("=") else clause
+            replaces = match.end() > match.start() and opening.endswith("=")
+            rest = clause[match.end() :] if replaces else clause
             opening = opening.rstrip("=")
-            said = opening + (rest[0].lower() + rest[1:] if opening else rest)
+            # The words after a replaced opening keep their case ("in a relationship w Priya").
+            said = opening + (rest[0].lower() + rest[1:] if opening and not replaces else rest)
             kind = classify(said, past=past)
             if kind is None or not kind.attribute:
                 kind = news_kind(said, past=past)

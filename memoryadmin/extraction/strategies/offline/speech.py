@@ -88,6 +88,16 @@ _LABEL = re.compile(
     r"quick\s+update|ps|p\.s\.)\s*:\s+(?=\S)",
     re.IGNORECASE,
 )
+# "Remember that I'm vegetarian", "can you note I moved to Leeds", "just so you know, my email is…": a request to
+# keep what follows, which the speaker states about themselves.
+_KEEP_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|please\s+|pls\s+|just\s+|also\s+)?"
+    r"(?:remember|note|keep\s+in\s+mind|make\s+a\s+note|take\s+(?:a\s+)?note|save|store|don't\s+forget|"
+    r"do\s+not\s+forget|just\s+so\s+you\s+know|so\s+you\s+know|for\s+the\s+record|for\s+future\s+reference|"
+    r"note\s+to\s+self)(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
+    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)",
+    re.IGNORECASE,
+)
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
@@ -383,6 +393,11 @@ def read_clauses(content: str) -> Iterator[Clause]:
         text = _CALL_ME.sub("my number is ", text)
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
+        opened = strip_opening(sentence)
+        kept = _KEEP_REQUEST.sub("", opened, count=1)
+        if kept != opened:
+            # "Can you remember I live in Austin?": what to keep, asked of the assistant, is a statement.
+            sentence = kept.rstrip(" ?")
         if sentence.rstrip("\"')").endswith("?"):
             # "Got married last week - how about you?": the statement before the question still counts.
             # A longer "sentence" is no statement with a question after it, and reading it costs its square.
