@@ -69,7 +69,7 @@ def attributes(content: str) -> dict[str, str]:
         ("Please save this: +234 706 555 0198", "phone_number", "+234 706 555 0198"),
         ("My iPhone 12 won't charge past 80%, any fix?", "phone", "Pat has an iPhone 12"),
         ("Age: 32. Height: 5'9", "age", "Age: 32"),
-        ("Profile refresh: favourite film is now Past Lives", "favourite film", "Past Lives"),
+        ("Profile refresh: favourite film is now Past Lives", "favourite movie", "Past Lives"),
         ("I've stopped freelancing and taken a salaried UX designer role", "occupation", "UX designer role"),
         ("My dad, my mobile is 0412 555 301 if you lost it again", "phone_number", "0412 555 301"),
         ("Weirdly green is my favourite colour now, I repainted my room", "favourite colour", "green"),
@@ -92,6 +92,15 @@ def attributes(content: str) -> dict[str, str]:
         ("in a relationship w Priya, going on 2 years", "relationship_status", "in a relationship with Priya"),
         ("I'm learning tabla", "instrument", "Pat is learning tabla"),
         ("I'm a paralegal at a firm in Chicago", "occupation", "Pat is a paralegal"),
+        # The employer an occupation names, a favourite however it is named, an age by its birthday.
+        ("I'm a nurse at St Thomas', mostly on the renal ward", "employer", "Pat works at St Thomas'"),
+        ("I'm a civil engineer with Julius Berger in Abuja", "employer", "Pat works at Julius Berger"),
+        ("my favourite band right now is Wet Leg", "favourite band", "Wet Leg"),
+        ("dosa is my favourite thing to eat", "favourite food", "Dosa is Pat's favourite thing to eat"),
+        ("my favourite dish is jollof", "favourite food", "jollof"),
+        ("spent my 45th at a karaoke bar in Makati", "age", "Pat is 45"),
+        ("my 64th came and went. the grandkids made me a cake", "age", "Pat is 64"),
+        ("it's my 30th birthday today!!", "age", "30"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -128,6 +137,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "Got a cheap Nokia as a second phone for festivals, so I don't lose my iPhone",
         "I had a dream I was dating someone named Olivia, so weird lol",
         "A friend made this for my 18th birthday back in 2013",
+        "I ran my 5th marathon yesterday",
+        "my son's 5th birthday is on Sunday",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

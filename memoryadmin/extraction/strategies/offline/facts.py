@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.offline.lexicon import (
     INSTRUMENTS,
-    NOT_A_FAVOURITE_KIND,
     PETS,
     PROFESSIONS,
     RELATIONS,
     THING_OF,
     TOPICS,
+    favourite_attribute,
     word_set,
 )
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
@@ -330,7 +330,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
-            r"^my\s+(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+"
+            r"^my\s+(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+"
+            r"(?P<what>[a-z]+(?:\s+(?!right\b|now\b|these\b|at\b|lately\b)[a-z]+)?)\s+"
             r"(?:(?:these\s+days|now|right\s+now|at\s+the\s+moment|lately)\s+)?(?:is|are|was|would\s+be)\s+\w"
         ),
         Kind(MemoryType.PREFERENCE, "preferences", "*"),
@@ -475,10 +476,7 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
                 return Kind(MemoryType.EPISODIC, "possessions")
             return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "possessions", attribute, value=thing)
         if "what" in groups:
-            what = " ".join(groups["what"].lower().split())
-            if what.split()[0] in NOT_A_FAVOURITE_KIND:
-                return Kind(MemoryType.PREFERENCE, "preferences")
-            return Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
+            return Kind(MemoryType.PREFERENCE, "preferences", favourite_attribute(groups["what"], clause))
         if "relation" in groups:
             if groups["relation"].lower() not in RELATIONS:
                 continue

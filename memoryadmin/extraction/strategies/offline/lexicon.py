@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -185,6 +187,35 @@ TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 # "It's my favourite for birthdays", "my fav memory was…": no kind of thing a person has one favourite of.
+# One attribute for one kind of favourite, however it is named: "favourite dish" is the favourite food.
+FAVOURITE_NAMES = {
+    "dish": "food",
+    "meal": "food",
+    "foods": "food",
+    "film": "movie",
+    "films": "movie",
+    "movies": "movie",
+    "color": "colour",
+    "bands": "band",
+    "group": "band",
+    "songs": "song",
+    "books": "book",
+    "drinks": "drink",
+}
+# "my favourite thing to eat": the favourite food.
+FAVOURITE_THING = re.compile(r"\bfavou?rite\s+thing\s+to\s+(?P<verb>eat|drink)\b", re.IGNORECASE)
+FAVOURITE_OF_VERB = {"eat": "food", "drink": "drink"}
+
+
+def favourite_attribute(what: str, clause: str) -> str:
+    """The attribute of a favourite named `what` in `clause` ("band", "dish" -> "favourite food"), or ""."""
+    what = " ".join(what.lower().split())
+    if what.split()[0] in NOT_A_FAVOURITE_KIND:
+        thing = FAVOURITE_THING.search(clause)
+        return f"favourite {FAVOURITE_OF_VERB[thing.group('verb').lower()]}" if thing else ""
+    return f"favourite {FAVOURITE_NAMES.get(what, what)}"
+
+
 NOT_A_FAVOURITE_KIND = word_set(
     "for to of in on at and or thing things part parts memory memories moment moments time times one ones way "
     "bit kind type quote day days"

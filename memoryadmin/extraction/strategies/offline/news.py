@@ -16,17 +16,21 @@ more ("I also play the drums") replaces nothing (`facts.single_valued`).
 from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.asides import (
+    AT_EMPLOYER,
+    BIRTHDAY,
     DATING,
     IN_PASSING,
     LEFT_BEHIND,
     LEFT_OUT,
+    LONG_AGO,
     NO_CHANGE,
+    NOT_EMPLOYED,
     RELATIVE_SUBJECT,
     RETIRED,
 )
 from memoryadmin.extraction.strategies.offline.cues import CUES, FAVOURITE, FIRST_CUES, LATER_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
-from memoryadmin.extraction.strategies.offline.lexicon import NOT_A_FAVOURITE_KIND, OTHER_PEOPLE, RELATIONS
+from memoryadmin.extraction.strategies.offline.lexicon import OTHER_PEOPLE, RELATIONS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
 
@@ -52,8 +56,8 @@ def _favourite(clause: str) -> Kind | None:
     favourite = FAVOURITE.search(clause)
     if favourite is None:
         return None
-    what = next(group for group in favourite.groups() if group).lower()
-    return None if what in NOT_A_FAVOURITE_KIND else Kind(MemoryType.PREFERENCE, "preferences", f"favourite {what}")
+    attribute = favourite_attribute(next(group for group in favourite.groups() if group), clause)
+    return Kind(MemoryType.PREFERENCE, "preferences", attribute) if attribute else None
 
 
 def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
@@ -83,6 +87,18 @@ def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
 def retires(clause: str) -> bool:
     """Whether a clause that ends the speaker's employment says they retired: their occupation changes too."""
     return bool(RETIRED.search(clause))
+
+
+def employer_named(clause: str) -> str:
+    """The employer a clause stating the speaker's occupation names ("I'm a nurse at St Thomas'" -> "St Thomas'")."""
+    match = AT_EMPLOYER.search(clause)
+    return match.group("org").rstrip(".") if match and not NOT_EMPLOYED.search(clause) else ""
+
+
+def age_told(clause: str) -> str:
+    """The age a birthday told by its ordinal gives ("spent my 45th at a karaoke bar" -> "45"), or ""."""
+    match = BIRTHDAY.search(clause)
+    return next(group for group in match.groups() if group) if match and not LONG_AGO.search(clause) else ""
 
 
 def partner_named(clause: str) -> str:
