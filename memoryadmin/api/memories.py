@@ -12,7 +12,6 @@ from ninja import Router, Status
 from memoryadmin.api.auth import actor_of, namespace_of, read_auth, write_auth
 from memoryadmin.api.errors import service_details
 from memoryadmin.api.operations.memories import (
-    memories_find,
     memory_answer,
     memory_forget_one,
     memory_pin_set,
@@ -148,7 +147,7 @@ def memory_list(
 )
 @lag_tolerant_view
 def memory_search(request: HttpRequest, payload: SearchIn):
-    return rendered(search_answer(memories_find(namespace_of(request), payload)))
+    return rendered(search_answer(namespace_of(request), payload))
 
 
 @router.post(

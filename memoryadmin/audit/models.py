@@ -2,12 +2,9 @@ from __future__ import annotations
 
 from django.db import models
 
+from memoryadmin.core.choices import text_choices
 
-class ActorType(models.TextChoices):
-    OPERATOR = "operator"
-    API_KEY = "api_key"
-    SYSTEM = "system"
-    SUBJECT = "subject"
+ActorType = text_choices("ActorType", "operator api_key system subject")
 
 
 class AuditEvent(models.Model):

@@ -19,9 +19,8 @@ import hashlib
 import hmac
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -33,6 +32,7 @@ from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.core.bulk import insert_json_rows, json_rows
+from memoryadmin.core.deferral import Deferral
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.streaming import rows_streamed
 
@@ -164,11 +164,10 @@ def _chain_lock_key(namespace_id: int | None) -> int:
 
 
 # The events a block under `audit_last` records, written when it ends.
-_deferred: ContextVar[list[AuditEntry] | None] = ContextVar("audit_deferred", default=None)
+_deferred: Deferral[AuditEntry] = Deferral("audit_deferred")
 
 
-@contextmanager
-def audit_last() -> Iterator[None]:
+def audit_last() -> AbstractContextManager[None]:
     """Write the audit events the block records together, when it ends (inside its transaction).
 
     A change of several objects locks rows as it goes. Its first event takes its chain's lock, held to the
@@ -177,16 +176,7 @@ def audit_last() -> Iterator[None]:
     failing one, a 503). Under this block every row is locked before the chain, one order for all writers.
     Use it inside `transaction.atomic()`; nested blocks write with the outermost one.
     """
-    if _deferred.get() is not None:
-        yield
-        return
-    entries: list[AuditEntry] = []
-    token = _deferred.set(entries)
-    try:
-        yield
-    finally:
-        _deferred.reset(token)
-    audit_record_many(entries)
+    return _deferred.block(audit_record_many)
 
 
 def audit_record(*, actor: Actor, action: str, namespace_id: int | None, **fields: Any) -> AuditEvent | None:
@@ -289,7 +279,7 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
     """
     if not entries:
         return []
-    deferred = _deferred.get()
+    deferred = _deferred.pending()
     if deferred is not None:
         deferred.extend(entries)
         return []

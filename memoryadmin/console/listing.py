@@ -4,7 +4,7 @@ and its fragment."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django import forms
@@ -12,11 +12,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
+from memoryadmin.console.access import role_required
 from memoryadmin.console.forms import OLDEST
 from memoryadmin.console.scope import visible_and_chosen
 from memoryadmin.core.errors import ServiceError
 from memoryadmin.core.estimates import Estimate, estimate
 from memoryadmin.core.pagination import Page
+from memoryadmin.core.replicas import lag_tolerant_view
+
+if TYPE_CHECKING:
+    from memoryadmin.tenancy.models import Namespace
 
 PAGE_SIZE = 50
 
@@ -71,49 +76,70 @@ def sort_links(params: dict[str, Any]) -> dict[str, Any]:
     return {"oldest_first": oldest_first, "reverse_url": "?" + urlencode(other)}
 
 
-def filtered_list(
-    request: HttpRequest,
+def filtered_list_start[F: forms.Form](
+    request: HttpRequest, form_class: type[F]
+) -> tuple[Namespace | None, F, dict[str, Any]]:
+    """What a filtered list starts from: the namespace chosen among those the operator sees, the filter form
+    bound to the query string, and a context showing both, with no rows yet."""
+    namespaces, namespace = visible_and_chosen(request)
+    form = form_class(request.GET)
+    return namespace, form, {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
+
+
+def filters_as(query: Callable[..., Page[Any]], **keywords: str) -> Callable[..., Page[Any]]:
+    """A list's `fetch` that hands `query` each filter under its keyword (`user="user_id"`), an empty one as None."""
+
+    def fetch(namespace: Namespace, filters: dict[str, Any], **paging: Any) -> Page[Any]:
+        return query(namespace, **{keyword: filters[name] or None for name, keyword in keywords.items()}, **paging)
+
+    return fetch
+
+
+def filtered_list_view(
     *,
     form_class: type[forms.Form],
     total: Callable[[Sequence[int]], Estimate],
     fetch: Callable[..., Page[Any]],
     template: str,
-) -> HttpResponse:
-    """Render a namespace's list: the full page, or only its rows for an htmx "load more".
+) -> Callable[[HttpRequest], HttpResponse]:
+    """The view of a namespace's list, a viewer's page (read from a replica when one lags): the full page,
+    or only its rows for an htmx "load more".
 
     `fetch(namespace, cleaned_filters, oldest_first=..., cursor=..., limit=...)` returns one page;
     `total(namespace ids)` estimates how many rows the whole list holds.
     """
-    namespaces, namespace = visible_and_chosen(request)
-    form = form_class(request.GET)
-    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
-    status = 200
-    if namespace is not None and form.is_valid():
-        cursor = request.GET.get("cursor") or None
-        try:
-            page = fetch(
-                namespace,
-                form.cleaned_data,
-                oldest_first=form.cleaned_data["order"] == OLDEST,
-                cursor=cursor,
-                limit=PAGE_SIZE,
-            )
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
-            status = exc.status
-        else:
-            context["items"] = page.items
-            context["first_page"] = cursor is None
-            filters = {k: v for k, v in form.cleaned_data.items() if v}
-            if cursor is None and page.matching is not None and set(filters) - {"order"}:
-                # How many match the filters: exact up to a cap, then the planner's estimate.
-                context["matching"] = estimate(page.matching)
-            params = {"ns": namespace.slug, **filters}
-            if page.next_cursor:
-                context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
-            context.update(sort_links(params))
-    elif namespace is not None:
-        status = 400
-    if namespace is not None:
-        context["total"] = total([namespace.pk])
-    return page_or_more(request, template, context, status=status)
+
+    def view(request: HttpRequest) -> HttpResponse:
+        namespace, form, context = filtered_list_start(request, form_class)
+        status = 200
+        if namespace is not None and form.is_valid():
+            cursor = request.GET.get("cursor") or None
+            try:
+                page = fetch(
+                    namespace,
+                    form.cleaned_data,
+                    oldest_first=form.cleaned_data["order"] == OLDEST,
+                    cursor=cursor,
+                    limit=PAGE_SIZE,
+                )
+            except ServiceError as exc:
+                form.add_error(None, exc.message)
+                status = exc.status
+            else:
+                context["items"] = page.items
+                context["first_page"] = cursor is None
+                filters = {k: v for k, v in form.cleaned_data.items() if v}
+                if cursor is None and page.matching is not None and set(filters) - {"order"}:
+                    # How many match the filters: exact up to a cap, then the planner's estimate.
+                    context["matching"] = estimate(page.matching)
+                params = {"ns": namespace.slug, **filters}
+                if page.next_cursor:
+                    context["next_url"] = "?" + urlencode({**params, "cursor": page.next_cursor})
+                context.update(sort_links(params))
+        elif namespace is not None:
+            status = 400
+        if namespace is not None:
+            context["total"] = total([namespace.pk])
+        return page_or_more(request, template, context, status=status)
+
+    return role_required("viewer")(lag_tolerant_view(view))

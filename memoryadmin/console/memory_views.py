@@ -25,8 +25,8 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 from memoryadmin.audit.queries import audit_trail
 from memoryadmin.console.access import actor_of, bad_request, role_required
 from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm, add_service_error
-from memoryadmin.console.listing import page_or_fragment, sort_links, wants_fragment
-from memoryadmin.console.scope import visible_and_chosen, visible_namespaces
+from memoryadmin.console.listing import filtered_list_start, page_or_fragment, sort_links, wants_fragment
+from memoryadmin.console.scope import visible_namespaces
 from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, ServiceError
 from memoryadmin.core.estimates import estimate
 from memoryadmin.core.replicas import lag_tolerant_view
@@ -77,9 +77,7 @@ _OPERATORS = re.compile(r'"|(?:^|\s)-\w|\sOR\s')
 @role_required("viewer")
 @lag_tolerant_view
 def memories(request: HttpRequest) -> HttpResponse:
-    namespaces, namespace = visible_and_chosen(request)
-    form = MemoryFilterForm(request.GET)
-    context: dict[str, Any] = {"namespaces": namespaces, "namespace": namespace, "form": form, "items": []}
+    namespace, form, context = filtered_list_start(request, MemoryFilterForm)
     status = 200
     if namespace is not None and form.is_valid():
         data = form.cleaned_data

@@ -5,14 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.http import HttpRequest, HttpResponse
-
 from memoryadmin.console import queries
-from memoryadmin.console.access import role_required
 from memoryadmin.console.forms import RunFilterForm
-from memoryadmin.console.listing import filtered_list
+from memoryadmin.console.listing import filtered_list_view
 from memoryadmin.core.pagination import Page
-from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.extraction.queries import runs_estimate, runs_page
 
 if TYPE_CHECKING:
@@ -31,9 +27,6 @@ def _runs(namespace: Namespace, filters: dict[str, Any], **paging: Any) -> Page[
     )
 
 
-@role_required("viewer")
-@lag_tolerant_view
-def extraction_runs(request: HttpRequest) -> HttpResponse:
-    return filtered_list(
-        request, form_class=RunFilterForm, total=runs_estimate, fetch=_runs, template="console/runs.html"
-    )
+extraction_runs = filtered_list_view(
+    form_class=RunFilterForm, total=runs_estimate, fetch=_runs, template="console/runs.html"
+)

@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 from memoryadmin.console import queries
 from memoryadmin.console.access import actor_of, found_or_404, role_required
 from memoryadmin.console.forms import ReasonForm, SessionFilterForm, optional_reason
-from memoryadmin.console.listing import filtered_list, page_or_more, wants_fragment
+from memoryadmin.console.listing import filtered_list_view, filters_as, page_or_more, wants_fragment
 from memoryadmin.conversations.queries import session_by_pk, sessions_estimate, sessions_page
 from memoryadmin.conversations.services import session_delete, working_memory_clear
 from memoryadmin.conversations.working_memory import working_memory_get
@@ -32,18 +32,12 @@ TRANSCRIPT_PAGE = 100
 CONTEXT_BEFORE = 5
 
 
-@role_required("viewer")
-@lag_tolerant_view
-def sessions(request: HttpRequest) -> HttpResponse:
-    return filtered_list(
-        request,
-        form_class=SessionFilterForm,
-        total=sessions_estimate,
-        fetch=lambda namespace, filters, **paging: sessions_page(
-            namespace, user_id=filters["user"] or None, agent_id=filters["agent"] or None, **paging
-        ),
-        template="console/sessions.html",
-    )
+sessions = filtered_list_view(
+    form_class=SessionFilterForm,
+    total=sessions_estimate,
+    fetch=filters_as(sessions_page, user="user_id", agent="agent_id"),
+    template="console/sessions.html",
+)
 
 
 def _int_param(request: HttpRequest, name: str) -> int:

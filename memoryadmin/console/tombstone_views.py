@@ -13,9 +13,8 @@ from django.views.decorators.http import require_POST
 
 from memoryadmin.console.access import actor_of, bad_request, found_or_404, role_required
 from memoryadmin.console.forms import RequiredReasonForm, TombstoneFilterForm
-from memoryadmin.console.listing import filtered_list
+from memoryadmin.console.listing import filtered_list_view, filters_as
 from memoryadmin.core.estimates import Estimate, estimate
-from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories.queries import tombstone_by_pk, tombstones_estimate, tombstones_page
 from memoryadmin.memories.services import tombstone_lift
 
@@ -23,18 +22,12 @@ if TYPE_CHECKING:
     from memoryadmin.memories.models import Tombstone
 
 
-@role_required("viewer")
-@lag_tolerant_view
-def tombstones(request: HttpRequest) -> HttpResponse:
-    return filtered_list(
-        request,
-        form_class=TombstoneFilterForm,
-        total=tombstones_estimate,
-        fetch=lambda namespace, filters, **paging: tombstones_page(
-            namespace, user_id=filters["user"] or None, reason=filters["reason"] or None, **paging
-        ),
-        template="console/tombstones.html",
-    )
+tombstones = filtered_list_view(
+    form_class=TombstoneFilterForm,
+    total=tombstones_estimate,
+    fetch=filters_as(tombstones_page, user="user_id", reason="reason"),
+    template="console/tombstones.html",
+)
 
 
 @require_POST

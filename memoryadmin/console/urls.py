@@ -5,6 +5,7 @@ from django.urls import include, path
 
 from memoryadmin.console import (
     audit_views,
+    governance_views,
     memory_views,
     namespace_views,
     people_views,
@@ -64,6 +65,29 @@ subject_urls = [
     path("erase/", subject_views.subject_erase, name="subject_erase"),
     path("erasures/", subject_views.subject_erasures, name="subject_erasures"),
 ]
+# Forgetting policies, snapshots and erasures.
+restore_urls = [
+    path("", governance_views.snapshot_restore, name="snapshot_restore"),
+    path("apply/", governance_views.snapshot_restore_apply, name="snapshot_restore_apply"),
+    path("discard/", governance_views.snapshot_restore_discard, name="snapshot_restore_discard"),
+]
+erasure_urls = [
+    path("", governance_views.erasure, name="erasure"),
+    path("receipt.json", governance_views.erasure_receipt, name="erasure_receipt"),
+    path("retry/", governance_views.erasure_retry, name="erasure_retry"),
+]
+governance_urls = [
+    path("forgetting/", governance_views.forgetting, name="forgetting"),
+    path("forgetting/preview/", governance_views.forgetting_preview, name="forgetting_preview"),
+    path("forgetting/save/", governance_views.forgetting_save, name="forgetting_save"),
+    path("forgetting/run/", governance_views.forgetting_run_now, name="forgetting_run"),
+    path("snapshots/", governance_views.snapshots, name="snapshots"),
+    path("snapshots/export/", governance_views.snapshot_export, name="snapshot_export"),
+    path("snapshots/restore/", governance_views.snapshot_upload, name="snapshot_upload"),
+    path("snapshots/restores/<uuid:restore_id>/", include(restore_urls)),
+    path("erasures/", governance_views.erasures, name="erasures"),
+    path("erasures/<uuid:erasure_id>/", include(erasure_urls)),
+]
 
 app_name = "console"
 urlpatterns = [
@@ -99,6 +123,5 @@ urlpatterns = [
     path("audit/", audit_views.audit, name="audit"),
     path("audit/chain/", audit_views.audit_chain, name="audit_chain"),
     path("audit/export.csv", audit_views.audit_export, name="audit_export"),
-    # Forgetting policies, snapshots and erasures have their own module.
-    path("governance/", include("memoryadmin.console.governance_urls")),
+    path("governance/", include(governance_urls)),
 ]

@@ -3,18 +3,7 @@ enums from them, and the console and privacy pages show and filter by them."""
 
 from __future__ import annotations
 
-from django.db import models
+from memoryadmin.core.choices import text_choices
 
-
-class Role(models.TextChoices):
-    SYSTEM = "system"
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-
-
-class MessageKind(models.TextChoices):
-    MESSAGE = "message"
-    INSTRUCTION = "instruction"
-    COMMENTARY = "commentary"
-    SUPPORTING_CONTEXT = "supporting_context"
+Role = text_choices("Role", "system user assistant tool")
+MessageKind = text_choices("MessageKind", "message instruction commentary supporting_context")

@@ -15,14 +15,14 @@ steps its family aside for a while as it would have on its own. A write that nee
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from redis.client import Pipeline
 from redis.exceptions import RedisError
 
+from memoryadmin.core.deferral import Deferral
 from memoryadmin.core.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
@@ -33,22 +33,13 @@ Failed = Callable[[RedisError], None]
 Done = Callable[[list[Any]], None]
 _Write = tuple[Add, Failed, Done | None]
 
-_pending: ContextVar[list[_Write] | None] = ContextVar("redis_batch", default=None)
+_pending: Deferral[_Write] = Deferral("redis_batch")
 
 
-@contextmanager
-def batched() -> Iterator[None]:
-    """Writes deferred within the block are sent together when it ends (a nested block joins the outer one)."""
-    if _pending.get() is not None:
-        yield
-        return
-    writes: list[_Write] = []
-    token = _pending.set(writes)
-    try:
-        yield
-    finally:
-        _pending.reset(token)
-        _send(writes)
+def batched() -> AbstractContextManager[None]:
+    """Writes deferred within the block are sent together when it ends (a nested block joins the outer one),
+    whether or not the block raised: a failed request's bookkeeping counts too."""
+    return _pending.block(_send, even_on_error=True)
 
 
 def deferred(add: Add, failed: Failed, done: Done | None = None) -> None:
@@ -56,7 +47,7 @@ def deferred(add: Add, failed: Failed, done: Done | None = None) -> None:
 
     `done`, if given, then gets those commands' answers (not when the batch failed: `failed` is told).
     """
-    writes = _pending.get()
+    writes = _pending.pending()
     if writes is None:
         _send([(add, failed, done)])
     else:

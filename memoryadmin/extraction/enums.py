@@ -3,11 +3,6 @@ enums from them, and the console and privacy pages show and filter by them."""
 
 from __future__ import annotations
 
-from django.db import models
+from memoryadmin.core.choices import text_choices
 
-
-class RunStatus(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
+RunStatus = text_choices("RunStatus", "queued running succeeded failed")

@@ -5,25 +5,11 @@ from __future__ import annotations
 
 from django.db import models
 
+from memoryadmin.core.choices import text_choices
 
-class ErasureStatus(models.TextChoices):
-    PENDING = "pending"
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FAILED = "failed"
-
-
-class ForgettingTrigger(models.TextChoices):
-    API = "api"
-    CONSOLE = "console"
-    SCHEDULE = "schedule"
-
-
-class JobStatus(models.TextChoices):
-    PENDING = "pending"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
+ErasureStatus = text_choices("ErasureStatus", "pending running completed failed")
+ForgettingTrigger = text_choices("ForgettingTrigger", "api console schedule")
+JobStatus = text_choices("JobStatus", "pending running succeeded failed")
 
 
 class PrivacyRight(models.TextChoices):

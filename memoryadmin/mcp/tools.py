@@ -20,7 +20,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from memoryadmin.api.operations.memories import (
-    memories_find,
     memory_answer,
     memory_forget_one,
     memory_pin_set,
@@ -84,8 +83,7 @@ def _fresh(namespace: Namespace, memory_id: Any) -> dict[str, Any]:
 
 
 def search_memory(caller: Caller, args: Any) -> dict[str, Any]:
-    page = memories_find(caller.namespace, args.as_source())
-    return search_answer(page, fields=LEAN_FIELDS if args.detail == "lean" else None)
+    return search_answer(caller.namespace, args.as_source(), fields=LEAN_FIELDS if args.detail == "lean" else None)
 
 
 def add_memory(caller: Caller, args: Any) -> dict[str, Any]:

@@ -3,16 +3,8 @@ enums from them, and the console and privacy pages show and filter by them."""
 
 from __future__ import annotations
 
-from django.db import models
+from memoryadmin.core.choices import text_choices
 
-
-class EndpointStatus(models.TextChoices):
-    ACTIVE = "active"
-    PAUSED = "paused"
-
-
-class DeliveryState(models.TextChoices):
-    PENDING = "pending"
-    DELIVERED = "delivered"
-    # Given up: its retries ran out (an operator may redeliver it).
-    FAILED = "failed"
+EndpointStatus = text_choices("EndpointStatus", "active paused")
+# FAILED is given up on: its retries ran out (an operator may redeliver it).
+DeliveryState = text_choices("DeliveryState", "pending delivered failed")

@@ -66,8 +66,7 @@ def _times(args: SearchIn) -> TimeFilters:
     return TimeFilters(**{bound.name: getattr(args, bound.name) for bound in fields(TimeFilters)})
 
 
-def memories_find(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
-    """A page of search hits for the arguments of a search."""
+def _search_hits(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
     return memories_search(
         namespace,
         query=args.query,
@@ -91,8 +90,9 @@ def memories_find(namespace: Namespace, args: SearchIn) -> Page[SearchHit]:
     )
 
 
-def search_answer(page: Page[SearchHit], *, fields: Sequence[str] | None = None) -> dict[str, Any]:
-    """The page as the contract shows it; `fields` keeps only those of each memory."""
+def search_answer(namespace: Namespace, args: SearchIn, *, fields: Sequence[str] | None = None) -> dict[str, Any]:
+    """A page of search hits for the arguments of a search, as the contract shows it; `fields` keeps only
+    those of each memory."""
 
     def shown(hit: SearchHit) -> dict[str, Any]:
         memory = memory_answer(hit.memory)
@@ -103,7 +103,7 @@ def search_answer(page: Page[SearchHit], *, fields: Sequence[str] | None = None)
             item["explain"] = hit.explain
         return item
 
-    return page_answer(page, shown)
+    return page_answer(_search_hits(namespace, args), shown)
 
 
 def memory_forget_one(

@@ -178,6 +178,14 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     )
 
 
+# What a revision keeps of a text: a stored memory and a planned item of a batch both have them.
+REVISED_FIELDS = ("text", "fingerprint", "memory_type", "topics", "entities")
+
+
+# The columns of a new memory's row that planning decided, as a planned item holds them.
+PLANNED_COLUMNS = (*REVISED_FIELDS, "status", "subject", "attribute", "event_date", "event_date_precision")
+
+
 def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
     new = item.new
     return Memory(
@@ -186,26 +194,13 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
         user_id=new.user_id,
         session_id=new.session_id,
         agent_id=new.agent_id,
-        text=item.text,
-        memory_type=item.memory_type,
-        status=item.status,
-        topics=item.topics,
-        entities=item.entities,
         metadata=new.metadata or {},
         source=new.source,
-        fingerprint=item.fingerprint,
         created_at=new.created_at or now,
         updated_at=now,
-        subject=item.subject,
-        attribute=item.attribute,
-        event_date=item.event_date,
-        event_date_precision=item.event_date_precision,
         stated_at=item.stated_at or new.created_at or now,
+        **{name: getattr(item, name) for name in PLANNED_COLUMNS},
     )
-
-
-# What a revision keeps of a text: a stored memory and a planned item of a batch both have them.
-REVISED_FIELDS = ("text", "fingerprint", "memory_type", "topics", "entities")
 
 
 def revision_of(
