@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS
+from memoryadmin.extraction.strategies.offline.phrases import one_of
+
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b", re.IGNORECASE)
 _PHONE = re.compile(
     r"(?<![\w/.,:-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,6}){1,4}(?![\w/]|[.,:-]\d)"
@@ -20,12 +23,11 @@ _PHONE_WORDS = re.compile(
     r"\b(?:number|no\.|phone|mobile|cell|line|sim|whatsapp|text|call|calls|ring|reach|contact|digits)\b", re.IGNORECASE
 )
 _DATE_LIKE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
+_WHAT = one_of("number | email | e-mail | address | cell | mobile | phone | line | contact | details | whatsapp")
 # Whose it is, when not the speaker's: "my brother's new number", "his email", "Dad's cell".
 _SOMEONE_ELSES = re.compile(
-    r"\b(?!my\b|our\b)(?:[a-z]+'s|his|her|their|your)\s+(?:\w+\s+){0,2}?"
-    r"(?:number|e-?mail|address|cell|mobile|phone|line|contact|details|whatsapp)\b|"
-    r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:mum|mom|dad|mother|father|son|daughter|brother|sister|"
-    r"wife|husband|partner|boss|friend|boyfriend|girlfriend|colleague|landlord|manager)\b",
+    r"\b(?!my\b|our\b)(?:[a-z]+'s|his|her|their|your)\s+(?:\w+\s+){0,2}?" + _WHAT + r"\b|"
+    r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")\b",
     re.IGNORECASE,
 )
 # A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".

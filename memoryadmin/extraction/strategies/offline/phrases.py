@@ -41,3 +41,9 @@ GYM_WORDS = r"(?=.*\b(?:gym|squat|lifting|workout|weights|treadmill|spin\s+class
 
 def rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
+
+
+def one_of(phrases: str) -> str:
+    """A non-capturing alternation of the phrases, one per line or "|"-separated, spaces matching any space."""
+    found = [" ".join(p.split()) for line in phrases.splitlines() for p in line.split("|") if p.strip()]
+    return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in found) + ")"

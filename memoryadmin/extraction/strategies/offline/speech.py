@@ -33,6 +33,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     STOPWORDS,
     word_set,
 )
+from memoryadmin.extraction.strategies.offline.phrases import one_of
 
 # The longest clause either offline strategy reads; a longer one is pasted text, not chat.
 MAX_CLAUSE_CHARS = 400
@@ -92,9 +93,11 @@ _LABEL = re.compile(
 # keep what follows, which the speaker states about themselves.
 _KEEP_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|please\s+|pls\s+|just\s+|also\s+)?"
-    r"(?:remember|note|keep\s+in\s+mind|make\s+a\s+note|take\s+(?:a\s+)?note|save|store|don't\s+forget|"
-    r"do\s+not\s+forget|just\s+so\s+you\s+know|so\s+you\s+know|for\s+the\s+record|for\s+future\s+reference|"
-    r"note\s+to\s+self)(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
+    + one_of(
+        """remember | note | keep in mind | make a note | take note | take a note | save | store | don't forget
+        do not forget | just so you know | so you know | for the record | for future reference | note to self"""
+    )
+    + r"(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)",
     re.IGNORECASE,
 )
