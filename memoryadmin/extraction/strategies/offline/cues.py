@@ -348,10 +348,7 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         rx(
-            AM
-            + r"learning\s+(?:the\s+)?(?:"
-            + INSTRUMENTS
-            + r")(?:\s+(?:at\s+the\s+moment|these\s+days|right\s+now)\b|\s*$)|"
+            AM + r"learning\s+(?:the\s+)?(?:" + INSTRUMENTS + r")\b(?!\s+(?:too|as\s+well))|"
             r"\bsold\s+my\s+(?:" + INSTRUMENTS + r")\b"
         ),
         Kind(MemoryType.SEMANTIC, "music", "instrument", negation_ok=True),
