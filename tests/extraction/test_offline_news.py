@@ -101,6 +101,15 @@ def attributes(content: str) -> dict[str, str]:
         ("spent my 45th at a karaoke bar in Makati", "age", "Pat is 45"),
         ("my 64th came and went. the grandkids made me a cake", "age", "Pat is 64"),
         ("it's my 30th birthday today!!", "age", "30"),
+        # Milestones told as they happened.
+        ("HE PROPOSED at the top of Sugarloaf!!! I said yes obviously", "relationship_status", "Pat is engaged"),
+        ("we signed the divorce papers on thursday. weirdly calm", "relationship_status", "Pat is divorced"),
+        ("new girlfriend is called Maya, she's a vet", "partner", "Pat's partner is Maya"),
+        ("day 30 vegan ✅ honestly didn't think I'd last", "diet", "Pat is vegan"),
+        ("dr put me on a low FODMAP diet after the colonoscopy", "diet", "Pat is on a low FODMAP diet"),
+        ("I'm all in on the Niners, bought the Purdy jersey", "team", "Pat supports the Niners"),
+        ("signed for Brixton Athletic last week", "team", "Pat plays for Brixton Athletic"),
+        ("after a long talk with my advisor I'm an econ major", "course", "Pat studies econ"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -138,6 +147,9 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "I had a dream I was dating someone named Olivia, so weird lol",
         "A friend made this for my 18th birthday back in 2013",
         "I ran my 5th marathon yesterday",
+        "my sister signed the divorce papers yesterday",
+        "should I sign for Leeds United?",
+        "my son plays for Arsenal U12",
         "my son's 5th birthday is on Sunday",
     ],
 )

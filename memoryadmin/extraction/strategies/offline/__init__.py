@@ -47,6 +47,7 @@ from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, fi
 from memoryadmin.extraction.strategies.offline.facts import classify, topic_of
 from memoryadmin.extraction.strategies.offline.gone import gone_in
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
+from memoryadmin.extraction.strategies.offline.milestones import milestones_in
 from memoryadmin.extraction.strategies.offline.news import (
     age_told,
     employer_named,
@@ -306,7 +307,18 @@ def read_message(
         facts.append(episode)
     if "facts" in kinds:
         facts.extend(_contacts(content, speaker, facts))
+        facts.extend(_milestones(content, speaker, facts))
     return facts
+
+
+def _milestones(content: str, speaker: str, facts: list[Reading]) -> list[Reading]:
+    """The milestones the message tells ("HE PROPOSED… I said yes"), unless a fact of the clauses states them."""
+    said = {f.attribute for f in facts}
+    return [
+        _also(text, topic, attribute)
+        for topic, attribute, text in milestones_in(content, speaker)
+        if attribute not in said
+    ]
 
 
 def _contacts(content: str, speaker: str, facts: list[Reading]) -> list[Reading]:
