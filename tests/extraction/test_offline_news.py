@@ -109,7 +109,12 @@ def attributes(content: str) -> dict[str, str]:
         ("dr put me on a low FODMAP diet after the colonoscopy", "diet", "Pat is on a low FODMAP diet"),
         ("I'm all in on the Niners, bought the Purdy jersey", "team", "Pat supports the Niners"),
         ("signed for Brixton Athletic last week", "team", "Pat plays for Brixton Athletic"),
-        ("after a long talk with my advisor I'm an econ major", "course", "Pat studies econ"),
+        ("after a long talk with my advisor I'm an econ major", "course", "econ major"),
+        ("I'm doing biology at uni", "course", "Pat studies biology"),
+        ("the pastor moved me to bass guitar", "instrument", "Pat plays the bass"),
+        ("trumpet since year 7", "instrument", "Pat plays the trumpet"),
+        ("Pixel 8 user, don't @ me", "phone", "Pat uses a Pixel 8"),
+        ("spent my 45th at a karaoke bar, no regrets", "age", "Pat is 45"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:

@@ -49,7 +49,6 @@ from memoryadmin.extraction.strategies.offline.gone import gone_in
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.milestones import milestones_in
 from memoryadmin.extraction.strategies.offline.news import (
-    age_told,
     employer_named,
     left_behind,
     news_kind,
@@ -295,9 +294,6 @@ def read_message(
         employer = employer_named(first_person) if kind is not None and kind.attribute == "occupation" else ""
         if employer and "facts" in kinds:
             facts.append(_also(f"{speaker} works at {employer}", "work", "employer", [employer]))
-        age = age_told(first_person) if "facts" in kinds and not (kind and kind.attribute == "age") else ""
-        if age:
-            facts.append(_also(f"{speaker} is {age}", "identity", "age"))
         owned = _owned(first_person, speaker) if "facts" in kinds else None
         if owned is not None and not (kind and kind.attribute == owned.attribute):
             facts.append(owned)

@@ -173,15 +173,6 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
 # "I'm a nurse at St Thomas'", "a civil engineer with Julius Berger": the occupation's employer, by its name.
 AT_EMPLOYER = rx(r"\b(?:at|with|for)\s+(?:the\s+)?(?P<org>" + NAME + r")")
 NOT_EMPLOYED = rx(r"\b(?:student|volunteer|volunteering|member|patient|customer|guest|fan)\b")
-# "spent my 45th at a karaoke bar", "my 64th came and went", "my 30th birthday": the speaker's age, by its ordinal.
-BIRTHDAY = rx(
-    r"\b(?:spent|celebrated|had|celebrating|spending)\s+my\s+(\d{1,3})(?:st|nd|rd|th)\b"
-    r"(?!\s+(?:time|year|day|week|month|attempt|try|place|anniversary|grade|game|marathon|race|book|job|cup))|"
-    r"\b(?:it's|it\s+is|today\s+is|today's)\s+my\s+(\d{1,3})(?:st|nd|rd|th)\s+(?:birthday|bday|b-day)\b|"
-    r"\bmy\s+(\d{1,3})(?:st|nd|rd|th)\s+(?:birthday\s+|bday\s+)?came\s+and\s+went\b"
-)
-# A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
-LONG_AGO = rx(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b")
 RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, one_of
 
@@ -59,14 +60,42 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} plays for {team}",
         ),
         (
-            r"\b(?:i'm|i\s+am)\s+(?:now\s+)?(?:an?\s+)(?P<field>" + FIELDS + r"|econ|psych|poli\s+sci|comp\s+sci)\s+"
-            r"(?:major|student)\b",
+            r"\b(?:i'm|i\s+am)\s+(?:now\s+)?(?:an?\s+)(?P<field>" + FIELDS + r")\s+(?:major|student)\b|"
+            r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?P<field2>" + FIELDS + r")\s+(?:at|in)\s+(?:uni|university|college|"
+            r"(?-i:[A-Z])[\w&'.-]*)",
             "education",
             "course",
             "{speaker} studies {field}",
         ),
+        (
+            r"\bmoved\s+me\s+(?:over\s+)?to\s+(?:the\s+)?(?P<instrument>" + INSTRUMENTS + r")\b|"
+            r"^(?:the\s+)?(?P<instrument2>" + INSTRUMENTS + r")\s+since\b",
+            "music",
+            "instrument",
+            "{speaker} plays the {instrument}",
+        ),
+        (
+            r"^(?:an?\s+)?(?P<phone>(?:iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia)"
+            r"(?:\s+[\w+]{1,6}){0,2}?)\s+user\b",
+            "possessions",
+            "phone",
+            "{speaker} uses a {phone}",
+        ),
+        (
+            # "spent my 45th at a karaoke bar", "my 64th came and went", "it's my 30th birthday".
+            r"\b(?:spent|celebrated|had|celebrating|spending)\s+my\s+(?P<age>\d{1,3})(?:st|nd|rd|th)\b"
+            r"(?!\s+(?:time|year|day|week|month|attempt|try|place|anniversary|grade|game|marathon|race|book|job|cup))|"
+            r"\b(?:it's|it\s+is|today\s+is|today's)\s+my\s+(?P<age2>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday|bday)\b|"
+            r"\bmy\s+(?P<age3>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday\s+|bday\s+)?came\s+and\s+went\b",
+            "identity",
+            "age",
+            "{speaker} is {age}",
+        ),
     )
 )
+# A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
+_LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
+_NEAR = 60
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -79,7 +108,9 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         match = pattern.search(text)
         if match is None:
             continue
-        values = {key.rstrip("2"): value for key, value in match.groupdict().items() if value}
+        values = {key.rstrip("23"): value for key, value in match.groupdict().items() if value}
+        if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
+            continue
         if "diet" in values:
             values["diet"] = " ".join(values["diet"].split())
             if not values["diet"]:

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.asides import (
     AT_EMPLOYER,
-    BIRTHDAY,
     DATING,
     IN_PASSING,
     LEFT_BEHIND,
     LEFT_OUT,
-    LONG_AGO,
     NO_CHANGE,
     NOT_EMPLOYED,
     RELATIVE_SUBJECT,
@@ -93,12 +91,6 @@ def employer_named(clause: str) -> str:
     """The employer a clause stating the speaker's occupation names ("I'm a nurse at St Thomas'" -> "St Thomas'")."""
     match = AT_EMPLOYER.search(clause)
     return match.group("org").rstrip(".") if match and not NOT_EMPLOYED.search(clause) else ""
-
-
-def age_told(clause: str) -> str:
-    """The age a birthday told by its ordinal gives ("spent my 45th at a karaoke bar" -> "45"), or ""."""
-    match = BIRTHDAY.search(clause)
-    return next(group for group in match.groups() if group) if match and not LONG_AGO.search(clause) else ""
 
 
 def partner_named(clause: str) -> str:

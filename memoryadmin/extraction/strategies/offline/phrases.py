@@ -25,7 +25,8 @@ FIELDS = (
     r"architecture|computer\s+science|cs|engineering|(?:mechanical|civil|electrical|chemical|software)\s+engineering|"
     r"accounting|finance|business|marketing|journalism|education|geography|politics|political\s+science|"
     r"music|design|graphic\s+design|film|theatre|theater|pharmacy|dentistry|veterinary\s+science|statistics|"
-    r"data\s+science|neuroscience|biochemistry|genetics|agriculture|classics|theology|communications)"
+    r"data\s+science|neuroscience|biochemistry|genetics|agriculture|classics|theology|communications|psych|econ|"
+    r"poli\s+sci|comp\s+sci|ece|mass\s+comm|informatics|media\s+studies|sports\s+science|physiotherapy)"
 )
 DIETS = r"(?:vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|low[- ]carb|carnivore)"
 HAIR = r"(?:black|brown|dark\s+brown|light\s+brown|blonde?|platinum(?:\s+blonde?)?|red|ginger|auburn|grey|gray|"
