@@ -155,6 +155,9 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "my sister signed the divorce papers yesterday",
         "should I sign for Leeds United?",
         "my son plays for Arsenal U12",
+        "people keep asking if Priya and I broke up because she's in Chennai. no! just long distance",
+        "borrowing my mate's old iPhone while my Pixel gets a new screen, hate it",
+        "just a reminder my number is still 312-555-0134",
         "my son's 5th birthday is on Sunday",
     ],
 )
@@ -265,6 +268,8 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("my sister quit Tesco last week", []),
         ("should I sell the Corolla?", []),
         ("quit smoking 3 months ago!!", []),
+        ("Pepe escaped for 2 hours today!! found him in the neighbour's tree, he's fine", []),
+        ("kiwi escaped out the window in march 😭 got two lovebirds", ["kiwi"]),
     ],
 )
 def test_what_the_speaker_says_is_gone_is_named_however_it_is_typed(content: str, names: list[str]) -> None:

@@ -52,6 +52,12 @@ _NOT_NAMES = STOPWORDS | word_set(
     contract lease deal number email account membership subscription line sim diet habit hobby project degree major
     minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back"""
 )
+# Gone for a while only: "Pepe escaped for 2 hours today!! found him in the neighbour's tree".
+_BACK = re.compile(
+    r"\bfound\s+(?:him|her|it|them)\b|\b(?:came|come|is|'s|are|got)\s+(?:back|home)\b|\bback\s+home\b|"
+    r"\b(?:he|she|it)(?:'s|\s+is)\s+(?:fine|ok|okay|safe)\b",
+    re.IGNORECASE,
+)
 _CLAUSE_OPENS = re.compile(r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then)\s+", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -59,12 +65,15 @@ _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 def gone_in(content: str) -> list[str]:
     """The names of what the speaker says is gone from their life in a message ("the ranger's gone" -> ["ranger"])."""
     names: list[str] = []
+    back = bool(_BACK.search(content))
     for sentence in _SENTENCES.split(content):
         if not sentence or sentence.rstrip(" \"')").endswith("?") or no_change_of_the_speakers(sentence):
             continue
         for pattern in GONE:
             for match in pattern.finditer(sentence):
                 name = match.group("old").rstrip(".'")
+                if back and pattern is GONE[1]:
+                    continue
                 if name.lower().removesuffix("'s") in _NOT_NAMES or len(name) < 2:
                     continue
                 # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.

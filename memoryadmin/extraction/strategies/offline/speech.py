@@ -66,6 +66,11 @@ _REPORTING_TAIL = re.compile(
     r"\s*[,:]?\s*$",
     re.IGNORECASE,
 )
+# "people keep asking if Priya | and I broke up": what follows is the question asked, not the speaker's news.
+_ASKED_IF = re.compile(
+    r"\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?|know|sure|check(?:ing)?)\s+(?:\w+\s+)?(?:if|whether)(?:\s+\S+){0,3}$",
+    re.IGNORECASE,
+)
 _OPENING_FIRST_WORDS = frozenset(alternative.split()[0] for alternative in INTERJECTIONS.split("|"))
 # Interjections spelt with repeated letters ("hahaha", "ummm", "yesss").
 _OPENING_PREFIXES = ("ha", "he", "aw", "ah", "um", "uh", "hm", "ye", "ya", "oo")
@@ -422,7 +427,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         for match in _CLAUSE_BREAK.finditer(sentence):
             piece = sentence[start : match.start()]
             pieces.append((piece, reported, joiner))
-            reported = bool(_REPORTING_TAIL.search((piece + match.group(0))[-40:]))
+            reported = bool(_REPORTING_TAIL.search((piece + match.group(0))[-40:]) or _ASKED_IF.search(piece[-60:]))
             word = _JOINING_WORD.search(match.group(0))
             comma = ", " if "," in match.group(0) else ""
             joiner = comma + word.group(0).lower() if word else ","

@@ -26,6 +26,13 @@ _GENERIC_THINGS = word_set(
     home townhouse cottage mini"""
 )
 
+# Makes and product lines of many models: named alone in passing, they restate rather than replace.
+_MAKES = word_set(
+    """iphone pixel galaxy samsung android oneplus motorola moto xiaomi huawei redmi macbook thinkpad dell lenovo asus
+    acer hp chromebook imac tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan
+    hyundai kia volvo lexus porsche jaguar fiat peugeot renault skoda opel vauxhall citroen dacia"""
+)
+
 
 # "I still use my ThinkPad at home", "glad to be back in my Corolla", "a BMW as a rental", "some Tesla stock":
 # nothing new to drive or carry.
@@ -57,7 +64,8 @@ def possession_in(clause: str) -> tuple[str, str] | None:
             return attribute, f"a new {phrase}"
     for match in _NAMED_THING.finditer(clause):
         thing = match.group("thing").lower()
-        if thing in THING_OF and thing not in _GENERIC_THINGS:
-            phrase = match.group("phrase")
+        phrase = match.group("phrase")
+        # "while my Pixel gets a new screen": a make or a line alone says which one no better than the fact before.
+        if thing in THING_OF and thing not in _GENERIC_THINGS and not (thing in _MAKES and phrase.lower() == thing):
             return THING_OF[thing], f"an {phrase}" if phrase[:1].lower() in "aeiou" else f"a {phrase}"
     return None
