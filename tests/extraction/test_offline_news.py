@@ -115,6 +115,23 @@ def attributes(content: str) -> dict[str, str]:
         ("trumpet since year 7", "instrument", "Pat plays the trumpet"),
         ("Pixel 8 user, don't @ me", "phone", "Pat uses a Pixel 8"),
         ("spent my 45th at a karaoke bar, no regrets", "age", "Pat is 45"),
+        ("The family threw me a lovely party for my 75th on Sunday.", "age", "Pat is 75"),
+        ("birthday was yesterday, officially 30 😭 feel ancient", "age", "Pat is 30"),
+        ("40 as of Saturday. my kids made me a cake", "age", "Pat is 40"),
+        ("ok I'm back to vegetarian, I couldn't live without eggs", "diet", "vegetarian"),
+        ("My granddaughter convinced me to go vegan, so no more cheese for me.", "diet", "Pat is vegan"),
+        ("sold my guitars. playing drums now, the neighbours love me", "instrument", "Pat plays the drums"),
+        ("joined TCS last monday. new laptop, new ID card", "employer", "Pat joined TCS"),
+        ("started at the Royal Free this month", "employer", "Pat started at the Royal Free"),
+        ("FINALLY got my own place in Makati!! signed the lease", "residence", "own place in Makati"),
+        # Said to the assistant as a correction.
+        (
+            "update my favourite movie to Dune Part Two please",
+            "favourite movie",
+            "Pat's favourite movie is Dune Part Two",
+        ),
+        ("actually update that, I live in Lisbon now. moved for the new contract", "residence", "Pat lives in Lisbon"),
+        ("can you change my email to jo@example.com?", "email", "Pat's email is jo@example.com"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -155,6 +172,7 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "my sister signed the divorce papers yesterday",
         "should I sign for Leeds United?",
         "my son plays for Arsenal U12",
+        "my husband convinced me to maybe go vegan",
         "people keep asking if Priya and I broke up because she's in Chennai. no! just long distance",
         "borrowing my mate's old iPhone while my Pixel gets a new screen, hate it",
         "just a reminder my number is still 312-555-0134",
@@ -270,6 +288,11 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("quit smoking 3 months ago!!", []),
         ("Pepe escaped for 2 hours today!! found him in the neighbour's tree, he's fine", []),
         ("kiwi escaped out the window in march 😭 got two lovebirds", ["kiwi"]),
+        ("Raj and I are done. I've been seeing Dev for a few weeks", ["Raj"]),
+        ("Paddington 2 has replaced Mamma Mia as my favourite, I'm not joking", ["Mamma Mia"]),
+        ("My granddaughter introduced me to Fleetwood Mac and they have taken ABBA's place.", ["ABBA"]),
+        ("my YMCA membership ran out and I joined the council leisure centre instead", ["YMCA"]),
+        ("my sister and I are done talking about it", []),
     ],
 )
 def test_what_the_speaker_says_is_gone_is_named_however_it_is_typed(content: str, names: list[str]) -> None:

@@ -43,11 +43,11 @@ LEFT_OUT = (
         rx(
             r"^(?:(?:just|finally|now|currently|still)\s+)*"
             r"(?:living|based|settling|working|studying|majoring|dating|seeing|renting|using|driving|riding|starting|"
-            r"supporting|learning|going|training)\b"
+            r"supporting|learning|going|training|playing)\b"
         ),
         "I'm ",
     ),
-    (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up)\b"), "I "),
+    (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up|joined|started\s+at)\b"), "I "),
     (
         rx(
             r"^(?:a\s+|current\s+)?(?:freshman|sophomore|junior|senior|"
@@ -90,9 +90,9 @@ LEFT_OUT = (
 IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
-            r"\b(?:my|our)\s+(?:(?:new|little|tiny|small|big)\s+)?(?:house|flat|apartment|place|home|condo|studio)\s+in\s+"
+            r"\b(?:my|our)\s+(?:(?:new|little|tiny|small|big|own)\s+)?(?:house|flat|apartment|place|home|condo|studio)\s+in\s+"
             + CAP
-            + r"|^the\s+new\s+(?:house|flat|apartment|place|condo)\s+in\s+"
+            + r"|\bthe\s+new\s+(?:house|flat|apartment|place|condo)\s+in\s+"
             + CAP
             + r"|^as\s+someone\s+who\s+lives\s+in\s+"
             + CAP
@@ -205,4 +205,16 @@ LEFT_BEHIND = (
         r"pulled\s+(?:everything|my\s+money)\s+out\s+of|transferred\s+out\s+of|moved\s+(?:away\s+from|out\s+of)|"
         r"got\s+rid\s+of|handed\s+in\s+my\s+notice\s+at)\s+" + _OLD
     ),
+)
+
+
+# "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
+FAVOURITE = rx(
+    r"\b(?:is|are|'s|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become)\s+(?:now\s+)?my\s+(?:new\s+)?"
+    r"(?:all[- ]time\s+)?"
+    r"(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
+    r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
+    r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
+    r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"
+    r"^my\s+(?:favou?rite|fave?)\s+(?P<what4>[a-z]+)\s*:\s*\S"
 )

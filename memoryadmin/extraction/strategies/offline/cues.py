@@ -1,7 +1,7 @@
 """The cues `news` reads in a clause that has the speaker as its subject, each with the attribute it sets.
 
 `CUES` are read in order, with `FIRST_CUES` before them and `LATER_CUES` after; the first that matches
-decides. `FAVOURITE` reads "X is my favourite Y" and the like.
+decides.
 """
 
 from __future__ import annotations
@@ -214,17 +214,6 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "appearance", "hair colour"),
     ),
 )
-
-# "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
-FAVOURITE = rx(
-    r"\b(?:is|are|'s|has\s+always\s+been|have\s+always\s+been)\s+(?:now\s+)?my\s+(?:new\s+)?(?:all[- ]time\s+)?"
-    r"(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
-    r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
-    r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
-    r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"
-    r"^my\s+(?:favou?rite|fave?)\s+(?P<what4>[a-z]+)\s*:\s*\S"
-)
-
 
 # Read before `CUES`: a first week at a university is school, not work; a lifelong fan is a team's.
 FIRST_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (

@@ -148,7 +148,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s|"
             + _I
-            + r"(?:started|began)\s+(?:working\s+)?(?:at|for)\s+(?-i:[A-Z])|"
+            + r"(?:started|began)\s+(?:working\s+)?(?:at|for)\s+(?:the\s+)?(?-i:[A-Z])|"
             + _I
             + r"(?:switched|moved)\s+to\s+(?:working|driving|delivering)\s+for\s+(?-i:[A-Z])|"
             # "I joined Shopify", "I left IBM and joined Microsoft": a capitalised name, not a club or an app.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import NAME
 
@@ -40,17 +40,34 @@ GONE = tuple(
         r"\b(?:traded|swapped|sold)\s+" + _THING + r"\s+(?:in\s+)?(?:for|on)\b",
         r"\bdropped\s+" + _THING + r"\s+(?:for|down|in)\b",
         r"\bno\s+more\s+" + _THING + _END,
+        # Over with someone: "Raj and I are done", "Keiko and I called it off".
+        r"(?:^|[,.;!]\s*)"
+        + _THING
+        + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
+        r"called\s+it\s+off|ended\s+things|are\s+no\s+more)\b",
+        # Replaced in the speaker's affection: "has replaced Mamma Mia as my favourite", "taken ABBA's place".
+        r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from)\b",
+        r"\b(?:taken|took)\s+" + _THING + r"(?:'s)?\s+place\b",
+        r"\bruined\s+" + _THING + r"\s+for\s+me\b",
+        r"\bwent\s+off\s+" + _THING + _END,
+        # A membership that ended: "my YMCA membership ran out".
+        r"\b" + _THING + r"\s+(?:membership|subscription|contract)\s+(?:ran\s+out|expired|lapsed|ended)\b",
     )
 )
 # Words that are never the name of something the speaker had, whatever the pattern.
-_NOT_NAMES = STOPWORDS | word_set(
-    """it them him her that this everything something anything all job jobs work office house flat home place apartment
-    car phone school uni college gym team band course class classes lessons studio company firm shop store day night
+_NOT_NAMES = (
+    STOPWORDS
+    | RELATIONS
+    | word_set(
+        """it them him her that this everything something anything all job jobs work office house flat home place
+    apartment car phone school uni college gym team band course class classes lessons studio company firm shop store
+    day night
     week month year weekend time smoking drinking sugar meat dairy alcohol booze coffee caffeine bread carbs twitter
     instagram facebook tiktok social media way stuff thing things plan plans idea city town country area one ones
     boyfriend girlfriend husband wife partner dog cat pet kids kid baby mum mom dad parents family friends friend
     contract lease deal number email account membership subscription line sim diet habit hobby project degree major
     minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back"""
+    )
 )
 # Gone for a while only: "Pepe escaped for 2 hours today!! found him in the neighbour's tree".
 _BACK = re.compile(
@@ -67,7 +84,7 @@ def gone_in(content: str) -> list[str]:
     names: list[str] = []
     back = bool(_BACK.search(content))
     for sentence in _SENTENCES.split(content):
-        if not sentence or sentence.rstrip(" \"')").endswith("?") or no_change_of_the_speakers(sentence):
+        if not sentence or sentence.rstrip(" \"')").endswith("?"):
             continue
         for pattern in GONE:
             for match in pattern.finditer(sentence):

@@ -113,7 +113,8 @@ THINGS = {
         "fiesta creta outback forester tacoma"
     ),
     "phone": word_set(
-        "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung redmi"
+        "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung redmi "
+        "honor oppo vivo realme tecno infinix doro nokia xperia fairphone"
     ),
     "computer": word_set(
         "laptop computer pc macbook desktop chromebook notebook thinkpad xps zenbook imac dell lenovo asus acer hp"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, one_of
@@ -42,7 +43,10 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"^day\s+\d+\s+(?:of\s+(?:being\s+)?)?(?P<diet>" + DIETS + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
-            r"(?P<diet2>(?:[\w-]+\s+){0,2}?)diet\b",
+            r"(?P<diet2>(?:[\w-]+\s+){0,2}?)diet\b|"
+            # "I'm back to vegetarian", "convinced me to go vegan".
+            r"\b(?:i'm|i\s+am)\s+back\s+to\s+(?:being\s+)?(?P<diet3>" + DIETS + r")\b|"
+            r"\b(?:convinced|persuaded|got)\s+me\s+to\s+go\s+(?P<diet4>" + DIETS + r")\b",
             "diet",
             "diet",
             "{speaker} is on a {diet} diet",
@@ -69,7 +73,10 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"\bmoved\s+me\s+(?:over\s+)?to\s+(?:the\s+)?(?P<instrument>" + INSTRUMENTS + r")\b|"
-            r"^(?:the\s+)?(?P<instrument2>" + INSTRUMENTS + r")\s+since\b",
+            r"^(?:the\s+)?(?P<instrument2>" + INSTRUMENTS + r")\s+since\b|"
+            r"^(?:i'm\s+|i\s+am\s+)?playing\s+(?:the\s+)?(?P<instrument3>"
+            + INSTRUMENTS
+            + r")\s+(?:now|these\s+days)\b",
             "music",
             "instrument",
             "{speaker} plays the {instrument}",
@@ -86,7 +93,10 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"\b(?:spent|celebrated|had|celebrating|spending)\s+my\s+(?P<age>\d{1,3})(?:st|nd|rd|th)\b"
             r"(?!\s+(?:time|year|day|week|month|attempt|try|place|anniversary|grade|game|marathon|race|book|job|cup))|"
             r"\b(?:it's|it\s+is|today\s+is|today's)\s+my\s+(?P<age2>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday|bday)\b|"
-            r"\bmy\s+(?P<age3>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday\s+|bday\s+)?came\s+and\s+went\b",
+            r"\bmy\s+(?P<age3>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday\s+|bday\s+)?came\s+and\s+went\b|"
+            # "a lovely party for my 75th on Sunday", "birthday was yesterday, officially 30", "40 as of Saturday".
+            r"\bparty\s+for\s+my\s+(?P<age4>\d{1,3})(?:st|nd|rd|th)\b|"
+            r"\b(?:birthday|bday)\b.{0,40}?\bofficially\s+(?P<age5>\d{1,2})\b|^(?P<age6>\d{2})\s+as\s+of\b",
             "identity",
             "age",
             "{speaker} is {age}",
@@ -96,6 +106,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
+_OF_ME = re.compile(r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -103,12 +114,17 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     """(topic, attribute, text) for each milestone of the speaker's own the message tells."""
     found: list[tuple[str, str, str]] = []
     sentences = [s for s in _SENTENCES.split(content) if s and not s.rstrip(" \"')").endswith("?")]
-    text = " ".join(s for s in sentences if not no_change_of_the_speakers(s))
+    own = [s for s in sentences if not no_change_of_the_speakers(s)]
+    text = " ".join(own)
+    # "My granddaughter convinced me to go vegan": someone of the speaker's acts, the speaker changes.
+    told_of_me = " ".join(s for s in sentences if _OF_ME.search(s) and not NO_CHANGE.search(s))
     for pattern, topic, attribute, template in MILESTONES:
-        match = pattern.search(text)
+        match = next(filter(None, map(pattern.search, own)), None) or pattern.search(text)
+        if match is None and told_of_me:
+            match = pattern.search(told_of_me)
         if match is None:
             continue
-        values = {key.rstrip("23"): value for key, value in match.groupdict().items() if value}
+        values = {key.rstrip("23456"): value for key, value in match.groupdict().items() if value}
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
             continue
         if "diet" in values:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from memoryadmin.extraction.strategies.offline.asides import (
     AT_EMPLOYER,
     DATING,
+    FAVOURITE,
     IN_PASSING,
     LEFT_BEHIND,
     LEFT_OUT,
@@ -26,7 +27,7 @@ from memoryadmin.extraction.strategies.offline.asides import (
     RELATIVE_SUBJECT,
     RETIRED,
 )
-from memoryadmin.extraction.strategies.offline.cues import CUES, FAVOURITE, FIRST_CUES, LATER_CUES
+from memoryadmin.extraction.strategies.offline.cues import CUES, FIRST_CUES, LATER_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
 from memoryadmin.extraction.strategies.offline.lexicon import OTHER_PEOPLE, RELATIONS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE

@@ -100,10 +100,17 @@ _KEEP_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|please\s+|pls\s+|just\s+|also\s+)?"
     + one_of(
         """remember | note | keep in mind | make a note | take note | take a note | save | store | don't forget
-        do not forget | just so you know | so you know | for the record | for future reference | note to self"""
+        do not forget | just so you know | so you know | for the record | for future reference | note to self
+        actually update that | update that | correction | actually"""
     )
     + r"(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)",
+    re.IGNORECASE,
+)
+# "update my favourite movie to Dune Part Two please": the new value, said to the assistant.
+_UPDATE_MY = re.compile(
+    r"^(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:update|change|set)\s+my\s+(?P<what>[a-z][a-z ]{1,30}?)\s+to\s+"
+    r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$",
     re.IGNORECASE,
 )
 _TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
@@ -402,7 +409,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
         opened = strip_opening(sentence)
-        kept = _KEEP_REQUEST.sub("", opened, count=1)
+        kept = _UPDATE_MY.sub(r"my \g<what> is \g<value>", _KEEP_REQUEST.sub("", opened, count=1), count=1)
         if kept != opened:
             # "Can you remember I live in Austin?": what to keep, asked of the assistant, is a statement.
             sentence = kept.rstrip(" ?")

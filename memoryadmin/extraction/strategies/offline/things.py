@@ -28,7 +28,8 @@ _GENERIC_THINGS = word_set(
 
 # Makes and product lines of many models: named alone in passing, they restate rather than replace.
 _MAKES = word_set(
-    """iphone pixel galaxy samsung android oneplus motorola moto xiaomi huawei redmi macbook thinkpad dell lenovo asus
+    """iphone pixel galaxy samsung android oneplus motorola moto xiaomi huawei redmi honor oppo vivo realme tecno
+    infinix doro nokia macbook thinkpad dell lenovo asus
     acer hp chromebook imac tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan
     hyundai kia volvo lexus porsche jaguar fiat peugeot renault skoda opel vauxhall citroen dacia"""
 )
