@@ -176,6 +176,9 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "people keep asking if Priya and I broke up because she's in Chennai. no! just long distance",
         "borrowing my mate's old iPhone while my Pixel gets a new screen, hate it",
         "just a reminder my number is still 312-555-0134",
+        "If you can't get me on my mobile, try the office on 0161 496 0000.",
+        "Lol I used to have sk8rgirl_anna@hotmail.com back in high school.",
+        "Got a work phone, a Samsung, but I still use my iPhone for everything personal.",
         "my son's 5th birthday is on Sunday",
     ],
 )

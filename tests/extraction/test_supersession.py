@@ -173,6 +173,30 @@ def test_what_is_gone_typed_in_lower_case_or_as_the_subject_replaces_the_facts_t
         assert Memory.objects.filter(pk=old.superseded_by, evidence__message=said).exists()
 
 
+def test_a_fact_said_again_in_other_words_is_the_same_fact(offline_namespace) -> None:
+    """ "My iPhone 14 battery is dying" names the phone the speaker has; "…, not 'the computer guy'" restates the job:
+    neither replaces what it says again, whether the first was said in an earlier run or the same one."""
+    say_at(offline_namespace, T0, "My phone's an iPhone 14.")
+    _, again = say_at(offline_namespace, T0 + timedelta(days=30), "My iPhone 14 battery is dying so fast lately.")
+    session, _ = session_append_messages(
+        namespace=offline_namespace,
+        session_id="s2",
+        user_id="alice",
+        messages=[
+            NewMessage(role="user", content="I'm a software engineer.", created_at=T0),
+            NewMessage(
+                role="user",
+                content="I'm a software engineer, not 'the computer guy', I keep telling my grandma.",
+                created_at=T0 + timedelta(days=30),
+            ),
+        ],
+    )
+    extraction_run(run=extraction_schedule(session=session, delay=0))
+    assert not Memory.objects.filter(namespace=offline_namespace, status=MemoryStatus.SUPERSEDED).exists()
+    phone = Memory.objects.get(namespace=offline_namespace, attribute="phone")
+    assert phone.evidence.filter(message=again).exists()
+
+
 def test_a_word_no_fact_names_replaces_nothing(offline_namespace) -> None:
     say_at(offline_namespace, T0, "I work at Infosys in Hyderabad, testing team")
     say_at(offline_namespace, T0 + timedelta(days=30), "quit aldi lol, and my sister quit Infosys last week")

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy, SourceMessage
+from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy, KnownFact, SourceMessage
 from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
@@ -56,6 +56,7 @@ from memoryadmin.extraction.strategies.offline.news import (
     retires,
     speaker_left_out,
 )
+from memoryadmin.extraction.strategies.offline.restated import restated
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,
@@ -427,9 +428,12 @@ class OfflineStrategy(ChoiceStrategy):
     name = "offline"
     setting = "kinds"
     choices = KINDS
+    # The speakers' current facts: what a fact said again restates (`restated`).
+    wants_known_facts = True
 
     def extract(self, batch: Batch) -> list[Candidate]:
         by_text: dict[tuple[str, str], Candidate] = {}
+        said: dict[str, list[KnownFact]] = {}
         previous = None
         for message in batch.messages:
             earlier, previous = previous, message
@@ -445,6 +449,13 @@ class OfflineStrategy(ChoiceStrategy):
                     readings = [*readings, *_utterance(message.content, subject, asked)]
             if readings and "facts" in self.chosen:
                 _lead_with_gone(readings, gone_in(message.content))
+                # What the batch's earlier messages stated counts as known too, the latest first.
+                restated(readings, [*said.get(subject, [])[::-1], *(k for k in batch.known if k.subject == subject)])
+                said.setdefault(subject, []).extend(
+                    KnownFact(ref="", memory_id="", text=r.text, subject=subject, attribute=r.attribute)
+                    for r in readings
+                    if r.attribute
+                )
             for reading in readings:
                 key = (subject, reading.text)
                 candidate = by_text.get(key)

@@ -36,8 +36,10 @@ _NOT_THE_ONE = re.compile(
     r"landline|fax|second|separate|backup|spare|other|extra|alternate|alternative)\s+(?:\w+\s+)?"
     r"(?:number|e-?mail|address|line|cell|mobile|phone|sim|account)\b|"
     r"\b(?:whether|should|would|wish)\b|"
-    # The same one said again: "my number is still 312-555-0134".
-    r"\b(?:still|same|as\s+before|as\s+always|reminder)\b|"
+    # The same one said again: "my number is still 312-555-0134"; one of the past: "I used to have …".
+    r"\b(?:still|same|as\s+before|as\s+always|reminder|used\s+to|back\s+(?:in|when|then)|years\s+ago)\b|"
+    # Another way to reach them: "try the office on 0161 496 0000".
+    r"\b(?:office|work|landline|home|reception)\s+(?:on|at)\b|"
     # Numbers of other things: "order number 4411 2233", "my booking ref 1234 5678".
     r"\b(?:order|account|tracking|reference|ref|booking|confirmation|flight|invoice|card|policy|case|ticket|pin|"
     r"passport|licen[cs]e|serial|model|room|seat|bus|route|house|unit|registration|student|employee|id)\s+"

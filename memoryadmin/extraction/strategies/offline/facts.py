@@ -441,7 +441,7 @@ _MANY_VALUED = frozenset(
 # "second year", "the second half" say when, not one more.
 _ADDITION = re.compile(
     r"\b(?:also|too|as\s+well|another|second(?!\s+(?:year|semester|term|grade|half|round|time|week|month))|both|"
-    r"extra|spare)\b",
+    r"extra|spare|(?:work|company|office)\s+(?:phone|mobile|laptop|computer|car|van))\b",
     re.IGNORECASE,
 )
 _PARTNER_NAMED = re.compile(

@@ -1,0 +1,54 @@
+"""A fact said again is the fact already held, not a new value of its attribute.
+
+"My iPhone 14 battery is dying so fast" after "My phone's an iPhone 14", "I'm a software engineer, not 'the
+computer guy'" after "I'm a software engineer": the reading states the value the speaker already has. Taking the
+held fact's words, the write path counts it as said again (its evidence and `stated_at` move forward) instead of
+superseding the fact by itself. The held facts are the person's current ones (`Batch.known`) and what the batch's
+earlier messages stated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from memoryadmin.extraction.strategies.base import KnownFact
+
+
+class Fact(Protocol):
+    text: str
+    attribute: str
+
+
+_VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
+
+
+def _value_words(text: str) -> frozenset[str]:
+    """The names and numbers a fact states, past its subject: "Pat has an iPhone 14" -> {"iPhone", "14"}."""
+    return frozenset(w.lower().rstrip(".") for w in _VALUE_WORD.findall(text)[1:])
+
+
+def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
+    """A fact the speaker already has current, said again, is that fact: "My iPhone 14 battery is dying" after
+    "My phone's an iPhone 14", "I'm a software engineer, not 'the computer guy'" after "I'm a software engineer".
+    It takes the known fact's words, so the write path counts it as said again instead of a new value."""
+    for reading in readings:
+        if not reading.attribute:
+            continue
+        values = _value_words(reading.text)
+        for fact in known:
+            if fact.attribute != reading.attribute:
+                continue
+            said = fact.text.rstrip(".")
+            # Said again with a tail ("…, not 'the computer guy'"), or naming the same names and numbers.
+            again = reading.text.startswith(said) and reading.text[len(said) : len(said) + 1] in (
+                "",
+                ",",
+                ".",
+                "!",
+                ";",
+            )
+            if again or (values and values == _value_words(fact.text)):
+                reading.text = fact.text
+                break
