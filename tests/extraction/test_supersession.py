@@ -197,6 +197,16 @@ def test_a_fact_said_again_in_other_words_is_the_same_fact(offline_namespace) ->
     assert phone.evidence.filter(message=again).exists()
 
 
+def test_a_pet_named_after_its_kind_keeps_its_name_and_is_gone_when_it_dies(offline_namespace) -> None:
+    """ "I've got a golden retriever, Max.": ", Max" names the dog, it does not address someone called Max."""
+    say_at(offline_namespace, T0, "I've got a golden retriever, Max.")
+    max_ = Memory.objects.get(namespace=offline_namespace, text__contains="Max")
+    _, said = say_at(offline_namespace, T0 + timedelta(days=30), "Max passed away in his sleep, he was 14.")
+    max_.refresh_from_db()
+    assert max_.status == MemoryStatus.SUPERSEDED
+    assert Memory.objects.filter(pk=max_.superseded_by, evidence__message=said).exists()
+
+
 def test_a_word_no_fact_names_replaces_nothing(offline_namespace) -> None:
     say_at(offline_namespace, T0, "I work at Infosys in Hyderabad, testing team")
     say_at(offline_namespace, T0 + timedelta(days=30), "quit aldi lol, and my sister quit Infosys last week")

@@ -227,7 +227,9 @@ def read_message(
         head_words = words if head is first_person else words_of(head)
         # "You can reach me on 07700 900123" speaks to the listener, and gives the speaker's number.
         contact = kind is not None and kind.topic == "contact"
-        if is_hedged(first_person) or (addresses_listener(head_words) and not contact):
+        # "I think ramen is my favourite food now" is no hedge of a taste.
+        favourite = kind is not None and kind.attribute.startswith("favourite")
+        if (is_hedged(first_person) and not favourite) or (addresses_listener(head_words) and not contact):
             continue
         if is_hypothetical(head, head_words):
             continue

@@ -31,7 +31,9 @@ RELATIVE_SUBJECT = rx(
 # ThinkPad at home"): the value the speaker had stays current.
 NO_CHANGE = rx(
     r"\b(?:applied|applying|apply|application|interview(?:ed|ing)?|waiting\s+to\s+hear|shortlisted|considering|"
-    r"thinking\s+(?:about|of)|might|maybe|hoping|hope\s+to|plan(?:ning)?\s+to|want\s+to|would\s+love|still)\b"
+    r"thinking\s+(?:about|of)|might|maybe|hoping|hope\s+to|plan(?:ning)?\s+to|want\s+to|would\s+love|still|"
+    # A taste of it: "tried a free class at Orangetheory".
+    r"tried|trying\s+out|trial|free\s+(?:class|session|week|pass)|guest\s+pass|day\s+pass|drop-in)\b"
 )
 
 

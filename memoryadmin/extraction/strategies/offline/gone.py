@@ -19,16 +19,24 @@ from memoryadmin.extraction.strategies.offline.phrases import NAME
 # A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi".
 _THING = r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
-_END = r"(?=\s*(?:$|[,.!;:)]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh)\b))"
+_END = (
+    r"(?=\s*(?:$|[,.!;:)]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
+    r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
+    r"subscription)\b))"
+)
+# Where a clause with the thing as its subject may begin: "Since the Mazda got written off…".
+_AFTER = r"(?:\b(?:and|so|but|since|after|when|now\s+that|ever\s+since)\s+|^|[,.;!]\s*)"
 GONE = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
-        r"(?:^|[,.;!]\s*|\b(?:and|so|but)\s+)" + _THING + r"(?:'s|\s+is|\s+has)\s+(?:gone|dead|no\s+more)\b",
-        r"(?:^|[,.;!]\s*|\b(?:and|so|but)\s+)"
+        _AFTER + _THING + r"(?:'s|\s+is|\s+has)\s+(?:gone|dead|no\s+more)\b",
+        _AFTER
         + _THING
         + r"\s+(?:died|passed\s+away|passed|escaped|ran\s+away|moved\s+out|went\s+to\s+live\s+with|got\s+stolen|"
-        r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down)\b",
+        r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
+        r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
+        r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b",
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
         r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
@@ -40,6 +48,20 @@ GONE = tuple(
         r"\b(?:traded|swapped|sold)\s+" + _THING + r"\s+(?:in\s+)?(?:for|on)\b",
         r"\bdropped\s+" + _THING + r"\s+(?:for|down|in)\b",
         r"\bno\s+more\s+" + _THING + _END,
+        r"\b(?:rip|r\.i\.p\.?)\s+(?:my\s+|our\s+|sweet\s+)?" + _THING + _END,
+        r"\bme\s+and\s+"
+        + _THING
+        + r"\s+(?:are\s+(?:done|over|finished|through)(?!\s+\w+ing)|called\s+it\s+(?:off|quits))\b",
+        r"\b(?:had\s+to\s+)?(?:rehome|re-home)\s+" + _THING + _END,
+        r"\b(?:don't|do\s+not|no\s+longer)\s+(?:play|drive|use|go\s+to|support|eat)\s+(?:the\s+)?"
+        + _THING
+        + r"\s+(?:anymore|any\s+more)\b",
+        r"\b(?:ripped\s+up|tore\s+up|didn't\s+renew|did\s+not\s+renew)\s+(?:my\s+|the\s+)?" + _THING + _END,
+        # The old one compared: "so much more room than the i30 had", "way more romantic than Daniel ever was".
+        r"\bthan\s+(?:the\s+|my\s+)?(?:old\s+)?" + _THING + r"\s+(?:ever\s+)?(?:had|was|did)\b",
+        r"\bcompared\s+to\s+my\s+old\s+" + _THING + _END,
+        r"\b(?:switched|moved)\s+over\s+from\s+" + _THING + _END,
+        r"(?:^|[,.;!]\s*)" + _THING + r"\s+(?:is|are)\s+second\b",
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
         r"(?:^|[,.;!]\s*)"
         + _THING
@@ -75,7 +97,9 @@ _BACK = re.compile(
     r"\b(?:he|she|it)(?:'s|\s+is)\s+(?:fine|ok|okay|safe)\b",
     re.IGNORECASE,
 )
-_CLAUSE_OPENS = re.compile(r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then)\s+", re.IGNORECASE)
+_CLAUSE_OPENS = re.compile(
+    r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
+)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 

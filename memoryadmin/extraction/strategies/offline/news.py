@@ -76,7 +76,7 @@ def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
                 kind = news_kind(said, past=past)
             return (said, kind) if kind is not None and kind.attribute else None
     for pattern, kind in IN_PASSING:
-        if pattern.search(clause):
+        if pattern.search(clause) and not NO_CHANGE.search(clause):
             return clause, kind
     # "Weirdly green is my favourite colour now": the speaker's favourite, whatever the clause opens with.
     favourite = _favourite(clause)

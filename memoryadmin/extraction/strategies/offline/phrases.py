@@ -34,7 +34,12 @@ HAIR += r"white|silver|pink|purple|blue|green|teal|orange|brunette)"
 
 
 # A gym by its name: "PureGym", "Planet Fitness", "Gold's Gym", "the YMCA".
-GYM_NAME = r"(?-i:[A-Z][\w'&-]*(?:Gym|Fitness)|(?:[A-Z][\w'&-]*\s+){0,3}(?:Gym|Fitness|YMCA|CrossFit|Crossfit))\b"
+GYM_NAME = (
+    r"(?-i:[A-Z][\w'&-]*(?:Gym|Fitness)|(?:[A-Z][\w'&-]*\s+){0,3}(?:Gym|Fitness|YMCA|CrossFit|Crossfit)|"
+    # Chains named without "gym" or "fitness".
+    r"Equinox|Orangetheory|F45|PureGym|Crunch|Barry's|SoulCycle|Virgin\s+Active|David\s+Lloyd|Nuffield\s+Health|"
+    r"Bannatyne's|Cult(?:\.fit)?|GoodLife|Jetts|Smart\s+Fit|Bodytech|Basic-Fit|McFit|Third\s+Space)\b"
+)
 
 
 GYM_WORDS = r"(?=.*\b(?:gym|squat|lifting|workout|weights|treadmill|spin\s+class|membership)\b)"

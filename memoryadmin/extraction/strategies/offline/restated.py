@@ -19,6 +19,8 @@ from memoryadmin.extraction.strategies.base import KnownFact
 class Fact(Protocol):
     text: str
     attribute: str
+    topics: list[str]
+    leaves: list[str]
 
 
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
@@ -37,6 +39,7 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
         if not reading.attribute:
             continue
         values = _value_words(reading.text)
+        named = reading.topics == ["possessions"] and not reading.leaves
         for fact in known:
             if fact.attribute != reading.attribute:
                 continue
@@ -49,6 +52,8 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
                 "!",
                 ";",
             )
-            if again or (values and values == _value_words(fact.text)):
+            # The same names apply to a thing named in passing ("Pat has an iPhone 14"), not to a fact that may
+            # end it ("Pat handed in their notice at Tesco" names the employer too).
+            if again or (named and values and values == _value_words(fact.text)):
                 reading.text = fact.text
                 break

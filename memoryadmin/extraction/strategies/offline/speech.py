@@ -27,7 +27,9 @@ from memoryadmin.extraction.strategies.grammar import is_past_form, normalise_sp
 from memoryadmin.extraction.strategies.offline.lexicon import (
     CONFIDENTIAL_WORDS,
     INTERJECTIONS,
+    PETS,
     REACTION_STARTS,
+    RELATIONS,
     REPORTING_VERBS,
     STATE_ADJECTIVES,
     STOPWORDS,
@@ -113,7 +115,18 @@ _UPDATE_MY = re.compile(
     r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$",
     re.IGNORECASE,
 )
-_TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+[!.]*\s*$")
+_TRAILING_VOCATIVE = re.compile(r"(\w+)?,\s*[A-Z][a-z]+[!.]*\s*$")
+# ", Max." at the end addresses Max, unless it names what comes before it: "a golden retriever, Max".
+_NAMED_BEFORE = frozenset(PETS | RELATIONS)
+
+
+def _without_vocative(clause: str) -> str:
+    match = _TRAILING_VOCATIVE.search(clause)
+    if match is None or (match.group(1) or "").lower() in _NAMED_BEFORE:
+        return clause
+    return clause[: match.start()] + (match.group(1) or "")
+
+
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
 # A question without its question mark: a question word, or an auxiliary before its subject ("do you…").
@@ -442,7 +455,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         pieces.append((sentence[start:], reported, joiner))
         past = _speaks_of_time(low_sentence, frozenset(_TOKENS.findall(low_sentence)), _PAST_PHRASES, _PAST_WORDS)
         for position, (piece, was_reported, joined_by) in enumerate(pieces):
-            clause = _TRAILING_VOCATIVE.sub("", strip_opening(_LABEL.sub("", piece.strip())))
+            clause = _without_vocative(strip_opening(_LABEL.sub("", piece.strip())))
             clause = _TRAILING_FILLER.sub("", clause).strip(" ,;:-").rstrip(".!…").strip()
             if not clause or was_reported or len(clause) > MAX_CLAUSE_CHARS or clause[0] in "\"'":
                 continue
