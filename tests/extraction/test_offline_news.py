@@ -104,7 +104,7 @@ def attributes(content: str) -> dict[str, str]:
         # Milestones told as they happened.
         ("HE PROPOSED at the top of Sugarloaf!!! I said yes obviously", "relationship_status", "Pat is engaged"),
         ("we signed the divorce papers on thursday. weirdly calm", "relationship_status", "Pat is divorced"),
-        ("new girlfriend is called Maya, she's a vet", "partner", "Pat's partner is Maya"),
+        ("new girlfriend is called Maya, she's a vet", "partner", "girlfriend is called Maya"),
         ("day 30 vegan ✅ honestly didn't think I'd last", "diet", "Pat is vegan"),
         ("dr put me on a low FODMAP diet after the colonoscopy", "diet", "Pat is on a low FODMAP diet"),
         ("I'm all in on the Niners, bought the Purdy jersey", "team", "Pat supports the Niners"),
@@ -132,6 +132,21 @@ def attributes(content: str) -> dict[str, str]:
         ),
         ("actually update that, I live in Lisbon now. moved for the new contract", "residence", "Pat lives in Lisbon"),
         ("can you change my email to jo@example.com?", "email", "Pat's email is jo@example.com"),
+        ("My husband's name is Mike.", "partner", "Mike"),
+        ("My boyfriend is Daniel.", "partner", "Daniel"),
+        ("Paramore is officially my number one band now.", "favourite band", "Paramore"),
+        ("Since they made me store manager I barely get a lunch break.", "occupation", "Pat's job is store manager"),
+        ("Ugh, being single again at 34 is weird.", "relationship_status", "Pat is single"),
+        ("Going keto has been tough but I've lost 8 pounds already.", "diet", "Pat is on a keto diet"),
+        ("honestly I'm back to eating meat.", "diet", "Pat eats meat"),
+        ("I don't play piano anymore, but I've started ukulele.", "instrument", "Pat plays the ukulele"),
+        ("Finally 18, I can vote!", "age", "18"),
+        ("Transferred to the University of Michigan this semester", "school", "University of Michigan"),
+        ("First week at Roosevelt High was so awkward", "school", "Roosevelt High"),
+        ("Loving the new job at KPMG so far, way better culture.", "employer", "KPMG"),
+        ("I'm a deputy head now", "occupation", "deputy head"),
+        ("Signed a lease in San Diego and moved in over the weekend", "residence", "San Diego"),
+        ("I'm a Seahawks fan.", "team", "Seahawks"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -180,6 +195,7 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "Lol I used to have sk8rgirl_anna@hotmail.com back in high school.",
         "Got a work phone, a Samsung, but I still use my iPhone for everything personal.",
         "tried a free class at Orangetheory, it nearly killed me",
+        "finally 5 minutes of peace",
         "my son's 5th birthday is on Sunday",
     ],
 )

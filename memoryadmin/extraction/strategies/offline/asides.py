@@ -49,7 +49,7 @@ LEFT_OUT = (
         ),
         "I'm ",
     ),
-    (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up|joined|started\s+at)\b"), "I "),
+    (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up|joined|started\s+at|transferred|signed)\b"), "I "),
     (
         rx(
             r"^(?:a\s+|current\s+)?(?:freshman|sophomore|junior|senior|"
@@ -83,7 +83,10 @@ LEFT_OUT = (
     (rx(r"^new\s+(?:[\w-]+\s+){0,3}(?:is|'s)\s"), "my "),
     (rx(r"^new\s+(?:job|gig|role|position)\b"), "I have a "),
     (rx(r"^home\s+(?:is|'s)\s"), "my "),
-    (rx(r"^(?:officially|now|just)\s+\d{1,3}\b"), "I'm "),
+    (
+        rx(r"^(?:officially|now|just|finally)\s+\d{1,3}\b(?!\s*(?:%|am|pm|mins?|minutes|hours|days|weeks|km|miles))"),
+        "I'm ",
+    ),
 )
 
 
@@ -104,12 +107,21 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             r"^my\s+(?:employer|company)\s*,?\s+(?:is\s+)?" + CAP + r"|"
+            r"\b(?:the|my)\s+new\s+(?:job|role|position|gig)\s+(?:at|with)\s+(?:the\s+)?" + CAP + r"|"
             r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month)\s+at\s+(?!"
             + NAME
             + r"\s+(?:University|College|School|High|Academy))"
             + CAP
         ),
         Kind(MemoryType.SEMANTIC, "work", "employer"),
+    ),
+    (
+        rx(
+            r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month|term|semester)\s+at\s+(?:the\s+)?"
+            + NAME
+            + r"\s+(?:University|College|School|High|Academy|Uni)\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "education", "school"),
     ),
     (
         rx(
@@ -212,9 +224,8 @@ LEFT_BEHIND = (
 
 # "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
 FAVOURITE = rx(
-    r"\b(?:is|are|'s|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become)\s+(?:now\s+)?my\s+(?:new\s+)?"
-    r"(?:all[- ]time\s+)?"
-    r"(?:favou?rite|fave?)\s+(?P<what>[a-z]+)\b|"
+    r"\b(?:is|are|'s|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become)\s+(?:now\s+|officially\s+)?my\s+"
+    r"(?:new\s+)?(?:all[- ]time\s+)?(?:favou?rite|fave?|number\s+one|\#1)\s+(?P<what>[a-z]+)\b|"
     r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
     r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
     r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"

@@ -39,6 +39,9 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"\b(?:become|became)\s+(?:a|an)\s+"
             + NAME
             + r"\s+fan\b|"
+            # "I'm a Seahawks fan": a side named in the plural, as most are.
+            + AM
+            + r"(?:a\s+|an\s+)?(?:big\s+|huge\s+|massive\s+)?(?:the\s+)?(?-i:[A-Z][a-z]+s)\s+fan\b|"
             + AM
             + r"(?:a|an)\s+"
             + NAME
@@ -221,7 +224,7 @@ FIRST_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         rx(
             r"\b(?:first|second|last)\s+(?:day|week|month|semester|term|year)\s+at\s+(?:the\s+)?"
             + CAP
-            + r"(?=.*\b(?:uni|university|college|school|semester|classes|lectures|campus|course|degree)\b)"
+            + r"(?=.*\b(?:uni|university|college|school|semester|classes|lectures|campus|course|degree|high|academy)\b)"
         ),
         Kind(MemoryType.SEMANTIC, "education", "school"),
     ),

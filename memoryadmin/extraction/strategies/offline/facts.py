@@ -446,7 +446,7 @@ _ADDITION = re.compile(
 )
 _PARTNER_NAMED = re.compile(
     r"^(?:my|our)\s+(?:(?:new|current)\s+)?(?:boyfriend|girlfriend|husband|wife|partner|fianc[eé]e?|spouse)"
-    r",?\s+(?-i:[A-Z][a-z]+)\b",
+    r"(?:'s\s+name)?(?:,?\s+|\s+(?:is|'s)\s+(?:called\s+|named\s+)?)(?-i:[A-Z][a-z]+)\b",
     re.IGNORECASE,
 )
 

@@ -103,7 +103,8 @@ PROFESSIONS = (
     "surveyor|inspector|auditor|broker|agent|recruiter|marketer|copywriter|animator|illustrator|producer|dj|"
     "dev|paralegal|solicitor|barrister|physio|physiotherapist|optometrist|radiographer|sonographer|dietitian|"
     "nutritionist|psychiatrist|sysadmin|tester|bookkeeper|postman|postwoman|hca|pharmacy technician|lab technician|"
-    "data analyst|product manager|project manager|software engineer|web developer|ux designer|ux researcher"
+    "data analyst|product manager|project manager|software engineer|web developer|ux designer|ux researcher|"
+    "deputy head|deputy headteacher|sous chef|line cook|store manager|shift manager"
 )
 THINGS = {
     "car": word_set(

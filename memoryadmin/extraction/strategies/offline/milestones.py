@@ -42,7 +42,9 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s partner is {name}",
         ),
         (
-            r"^day\s+\d+\s+(?:of\s+(?:being\s+)?)?(?P<diet>" + DIETS + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
+            r"^(?:day\s+\d+\s+(?:of\s+(?:being\s+)?)?|going\s+|gone\s+)(?P<diet>"
+            + DIETS
+            + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
             r"(?P<diet2>(?:[\w-]+\s+){0,2}?)diet\b|"
             # "I'm back to vegetarian", "convinced me to go vegan".
             r"\b(?:i'm|i\s+am)\s+back\s+to\s+(?:being\s+)?(?P<diet3>" + DIETS + r")\b|"
@@ -87,6 +89,32 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "possessions",
             "phone",
             "{speaker} uses a {phone}",
+        ),
+        (
+            r"\b(?:they|the\s+boss|my\s+boss|management|the\s+company)\s+(?:made|promoted)\s+me\s+(?:to\s+)?"
+            r"(?P<title>(?:[a-z]+\s+){0,2}?(?:manager|supervisor|lead|head|director|partner|chef|editor|captain))\b",
+            "work",
+            "occupation",
+            "{speaker}'s job is {title}",
+        ),
+        (
+            r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b",
+            "relationships",
+            "relationship_status",
+            "{speaker} is single",
+        ),
+        (
+            r"\b(?:i'm|i\s+am)\s+back\s+to\s+eating\s+meat\b|\bi've\s+been\s+eating\s+meat\s+(?:again|since)\b",
+            "diet",
+            "diet",
+            "{speaker} eats meat",
+        ),
+        (
+            r"(?:^|\bi've\s+|\bi\s+|\bjust\s+)(?:started|taken\s+up|took\s+up)\s+(?:learning\s+|playing\s+)?(?:the\s+)?"
+            r"(?P<instrument>" + INSTRUMENTS + r")\b(?!\s+(?:too|as\s+well|lessons\s+for))",
+            "music",
+            "instrument",
+            "{speaker} plays the {instrument}",
         ),
         (
             # "spent my 45th at a karaoke bar", "my 64th came and went", "it's my 30th birthday".
