@@ -308,7 +308,8 @@ def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -
         return {}
     named = Q()
     for name in names:
-        named |= Q(text__iregex=r"\m" + re.escape(name) + r"\M")
+        # A model's number may follow a make: "Mazda" names "Pat drives a Mazda3".
+        named |= Q(text__iregex=r"\m" + re.escape(name) + r"\d*\M")
     rows = (
         Memory.objects.filter(
             Q(memory_type=MemoryType.SEMANTIC) | ~Q(attribute=""),
@@ -318,12 +319,13 @@ def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -
             status=MemoryStatus.ACTIVE,
         )
         .order_by("id")
-        .values_list("id", "subject", "text")[:MAX_KNOWN_FACTS]
+        # A group chat's run may lead with many names, each of its own speaker: the bound grows with them.
+        .values_list("id", "subject", "text")[: MAX_KNOWN_FACTS * len(names)]
     )
     found: dict[tuple[str, str], list[Any]] = {}
     for pk, subject, text in rows:
         for name in names:
-            if re.search(r"\b" + re.escape(name) + r"\b", text, re.IGNORECASE):
+            if re.search(r"\b" + re.escape(name) + r"\d*\b", text, re.IGNORECASE):
                 found.setdefault((subject, name.lower()), []).append(pk)
     return found
 

@@ -118,6 +118,7 @@ def attributes(content: str) -> dict[str, str]:
         ("The family threw me a lovely party for my 75th on Sunday.", "age", "Pat is 75"),
         ("birthday was yesterday, officially 30 😭 feel ancient", "age", "Pat is 30"),
         ("40 as of Saturday. my kids made me a cake", "age", "Pat is 40"),
+        ("Another birthday down, 45 now, and my knees know it.", "age", "Pat is 45"),
         ("ok I'm back to vegetarian, I couldn't live without eggs", "diet", "vegetarian"),
         ("My granddaughter convinced me to go vegan, so no more cheese for me.", "diet", "Pat is vegan"),
         ("sold my guitars. playing drums now, the neighbours love me", "instrument", "Pat plays the drums"),
@@ -147,6 +148,9 @@ def attributes(content: str) -> dict[str, str]:
         ("I'm a deputy head now", "occupation", "deputy head"),
         ("Signed a lease in San Diego and moved in over the weekend", "residence", "San Diego"),
         ("I'm a Seahawks fan.", "team", "Seahawks"),
+        ("I go to Equinox.", "gym", "Pat goes to Equinox"),
+        ("I rent a little place in Austin.", "residence", "Austin"),
+        ("I'm at Lincoln High School.", "school", "Lincoln High School"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -196,6 +200,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "Got a work phone, a Samsung, but I still use my iPhone for everything personal.",
         "tried a free class at Orangetheory, it nearly killed me",
         "finally 5 minutes of peace",
+        "I'm acting audit manager for two weeks while my boss is on leave, pray for me.",
+        "Froze my Crunch membership for a month while my knee heals.",
         "my son's 5th birthday is on Sunday",
     ],
 )
@@ -328,6 +334,20 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("RIP to my weekend lol", []),
         ("the kids went to my mum for the weekend", []),
         ("my sister left Tesco when she had the baby", []),
+        ("Since separating from Pieter I've moved in with Sam", ["Pieter"]),
+        ("Since leaving the choir I've got my Thursday nights back.", ["choir"]),
+        ("Things with Kwame are over. Adwoa and I have been on four dates", ["Kwame"]),
+        ("I've had to stop playing guitar, my hands can't take it", ["guitar"]),
+        ("Gave the beardie to a reptile rescue, the heating bills were too much.", ["beardie"]),
+        ("so I ended the Anytime membership.", ["Anytime"]),
+        ("I GRADUATED from Monash!! No more exams ever.", ["Monash"]),
+        ("Got laid off from Deutsche Bahn last week", ["Deutsche Bahn"]),
+        ("now that I've given up the pescatarian thing.", ["pescatarian"]),
+        ("Parasite took the top spot from The Godfather for me.", ["Godfather"]),
+        ("Nothing beats a proper bowl of pho now. Pizza has been demoted.", ["Pizza"]),
+        ("I'm so over lasagne, give me a good tonkotsu ramen any day.", ["lasagne"]),
+        ("my sister graduated from Monash last week", []),
+        ("I stopped going to church for a while", []),
     ],
 )
 def test_what_the_speaker_says_is_gone_is_named_however_it_is_typed(content: str, names: list[str]) -> None:

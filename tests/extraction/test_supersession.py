@@ -207,6 +207,19 @@ def test_a_pet_named_after_its_kind_keeps_its_name_and_is_gone_when_it_dies(offl
     assert Memory.objects.filter(pk=max_.superseded_by, evidence__message=said).exists()
 
 
+def test_a_make_named_as_gone_replaces_the_model_it_made(offline_namespace) -> None:
+    """ "Since the Mazda got written off" ends "I drive a Mazda3": a model's number may follow its make."""
+    say_at(offline_namespace, T0, "I drive a Mazda3.")
+    mazda = Memory.objects.get(namespace=offline_namespace, text__contains="Mazda3")
+    say_at(
+        offline_namespace,
+        T0 + timedelta(days=30),
+        "Since the Mazda got written off in that crash I've been taking the bus.",
+    )
+    mazda.refresh_from_db()
+    assert mazda.status == MemoryStatus.SUPERSEDED
+
+
 def test_a_word_no_fact_names_replaces_nothing(offline_namespace) -> None:
     say_at(offline_namespace, T0, "I work at Infosys in Hyderabad, testing team")
     say_at(offline_namespace, T0 + timedelta(days=30), "quit aldi lol, and my sister quit Infosys last week")

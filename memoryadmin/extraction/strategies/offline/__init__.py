@@ -44,12 +44,13 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
 )
 from memoryadmin.extraction.strategies.offline.contacts import contacts_in
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
-from memoryadmin.extraction.strategies.offline.facts import classify, topic_of
+from memoryadmin.extraction.strategies.offline.facts import Kind, classify, topic_of
 from memoryadmin.extraction.strategies.offline.gone import gone_in
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.milestones import milestones_in
 from memoryadmin.extraction.strategies.offline.news import (
     employer_named,
+    for_a_while,
     left_behind,
     news_kind,
     partner_named,
@@ -96,6 +97,8 @@ _SHORT_FACT_TOPICS = frozenset(
         "education",
         "sports",
         "music",
+        "routine",
+        "fitness",
     }
 )
 # Sentence openers that are not names, beyond the function words.
@@ -220,6 +223,9 @@ def read_message(
             kind = classify(first_person, past=clause.past)
             if kind is None or not kind.attribute:
                 kind = news_kind(first_person, past=clause.past) or kind
+        if kind is not None and kind.attribute and for_a_while(first_person):
+            # "I'm acting audit manager for two weeks": the value the speaker had stays current.
+            kind = Kind(kind.memory_type, kind.topic, "", kind.negation_ok, kind.value)
         words = clause.words if first_person is said else words_of(first_person)
         # "I'm single, not really looking", "We got married, can you help me with the cards?", "My number is
         # 07700 900123 if you need it": what follows the fact is about something else.

@@ -187,6 +187,12 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
 # "I'm a nurse at St Thomas'", "a civil engineer with Julius Berger": the occupation's employer, by its name.
 AT_EMPLOYER = rx(r"\b(?:at|with|for)\s+(?:the\s+)?(?P<org>" + NAME + r")")
 NOT_EMPLOYED = rx(r"\b(?:student|volunteer|volunteering|member|patient|customer|guest|fan)\b")
+# Held for a while only: "acting audit manager for two weeks", "covering for my boss", "on secondment".
+FOR_A_WHILE = rx(
+    r"\b(?:acting|interim|temporarily|temporary|covering\s+for|filling\s+in|on\s+secondment|seconded|on\s+loan|"
+    r"froze|frozen|paused|on\s+hold|suspended|"
+    r"for\s+(?:a\s+few|a\s+couple\s+of|two|three|\d+)\s+(?:days|weeks)\s+while)\b"
+)
 RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
 
 

@@ -114,7 +114,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"(?:live|reside)\s+(?:just\s+)?(?:outside|near|close\s+to|by)\s+(?-i:[A-Z])|"
             # "My flat in Leeds is freezing": where the speaker's home is, said in passing.
-            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?-i:[A-Z])"
+            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?-i:[A-Z])|"
+            + _I
+            + r"(?:rent|own|share)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}(?:place|flat|room|apartment|house|studio)"
+            r"\s+in\s+(?-i:[A-Z])"
         ),
         Kind(MemoryType.SEMANTIC, "home", "residence"),
     ),
@@ -180,6 +183,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"got\s+(?:into|accepted\s+(?:into|to|at))\s+(?-i:[A-Z])|"
             + _AM
             + r"(?:studying|enrolled|a\s+(?:\w+\s+)?student)\s+at\s|"
+            + _AM
+            + r"(?:in\s+year\s+\d+\s+)?at\s+(?:the\s+)?(?-i:(?:[A-Z][\w'.-]*\s+){0,4}"
+            r"(?:High|School|College|University|Academy|Institute|Polytechnic|Elementary|Middle))\b|"
             + _AM
             + r"at\s+(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)*\s+(?:now\s+)?(?:for|doing|studying)\s+"
             r"(?:my|a|an|the)\s+"
@@ -364,6 +370,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:think|feel|believe)\s+(?:that\s+)?(?:i'm|i\s+am|i've|i\s+have)\s"
         ),
         Kind(MemoryType.SEMANTIC, "self"),
+    ),
+    (
+        # "I go to Equinox", "I go to Ohio State": where the speaker goes, named; what a later "quit Equinox" ends.
+        _rx(r"^(?:i|we)\s+" + _ADV + r"(?:go|still\s+go)\s+to\s+(?:the\s+)?(?-i:[A-Z])[\w'&.-]*\s*$"),
+        Kind(MemoryType.SEMANTIC, "routine"),
     ),
     (
         _rx(

@@ -22,7 +22,7 @@ _THING = r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
 _END = (
     r"(?=\s*(?:$|[,.!;:)]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
-    r"subscription)\b))"
+    r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're)\b))"
 )
 # Where a clause with the thing as its subject may begin: "Since the Mazda got written off…".
 _AFTER = r"(?:\b(?:and|so|but|since|after|when|now\s+that|ever\s+since)\s+|^|[,.;!]\s*)"
@@ -42,7 +42,7 @@ GONE = tuple(
         r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
         r"\b(?:broke\s+up|split\s+up|ended\s+things)\s+with\s+" + _THING + _END,
         r"\b(?:put|had)\s+" + _THING + r"\s+(?:down|put\s+down|put\s+to\s+sleep)\b",
-        r"\b(?:rehomed|re-homed|buried|sold|ditched|dumped|quit|stopped|cancell?ed|gave\s+up|gave\s+back|"
+        r"\b(?:rehomed|re-homed|buried|sold|ditched|dumped|quit|stopped|cancell?ed|gave\s+up|given\s+up|gave\s+back|"
         r"handed\s+back|returned|dropped|dropped\s+out\s+of|pulled\s+out\s+of|moved\s+on\s+from|finished\s+with|"
         r"done\s+with|left|switched\s+from|moved\s+from|traded\s+in|traded|replaced)\s+" + _THING + _END,
         r"\b(?:traded|swapped|sold)\s+" + _THING + r"\s+(?:in\s+)?(?:for|on)\b",
@@ -61,12 +61,23 @@ GONE = tuple(
         r"\bthan\s+(?:the\s+|my\s+)?(?:old\s+)?" + _THING + r"\s+(?:ever\s+)?(?:had|was|did)\b",
         r"\bcompared\s+to\s+my\s+old\s+" + _THING + _END,
         r"\b(?:switched|moved)\s+over\s+from\s+" + _THING + _END,
-        r"(?:^|[,.;!]\s*)" + _THING + r"\s+(?:is|are)\s+second\b",
+        r"(?:^|[,.;!]\s*)" + _THING + r"(?:'s|\s+is|\s+are)\s+(?:a\s+)?(?:close\s+)?second\b",
+        r"\b(?:separat(?:ed|ing)|split(?:ting)?\s+up|graduated|graduating|laid\s+off|let\s+go|fired|kicked\s+out|"
+        r"dropped\s+out|resigned)\s+from\s+" + _THING + _END,
+        r"\b(?:since|after)\s+(?:leaving|quitting|dropping|selling|losing)\s+" + _THING + _END,
+        r"\bthings\s+with\s+" + _THING + r"\s+(?:are|is)\s+over\b",
+        r"\b(?:stop|stopped|had\s+to\s+stop|quit|given\s+up|giving\s+up)\s+(?:playing|going\s+to|using|driving)\s+"
+        r"(?:the\s+)?" + _THING + _END,
+        r"\b(?:gave|given|lent|sold)\s+(?:the|my)\s+" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
+        r"\b(?:ended|cancell?ed|stopped|let)\s+(?:the|my)\s+" + _THING + r"\s+(?:membership|subscription)\b",
+        r"\b(?:took|taken)\s+the\s+top\s+spot\s+from\s+" + _THING + _END,
+        _AFTER + _THING + r"\s+(?:has|have)\s+been\s+(?:demoted|dethroned|replaced)\b",
+        r"\b(?:i'm|i\s+am|im)\s+(?:so\s+|totally\s+|completely\s+)?over\s+" + _THING + _END,
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
         r"(?:^|[,.;!]\s*)"
         + _THING
         + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
-        r"called\s+it\s+off|ended\s+things|are\s+no\s+more)\b",
+        r"called\s+it\s+(?:off|quits)|ended\s+things|are\s+no\s+more)\b",
         # Replaced in the speaker's affection: "has replaced Mamma Mia as my favourite", "taken ABBA's place".
         r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from)\b",
         r"\b(?:taken|took)\s+" + _THING + r"(?:'s)?\s+place\b",

@@ -124,7 +124,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"\bmy\s+(?P<age3>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday\s+|bday\s+)?came\s+and\s+went\b|"
             # "a lovely party for my 75th on Sunday", "birthday was yesterday, officially 30", "40 as of Saturday".
             r"\bparty\s+for\s+my\s+(?P<age4>\d{1,3})(?:st|nd|rd|th)\b|"
-            r"\b(?:birthday|bday)\b.{0,40}?\bofficially\s+(?P<age5>\d{1,2})\b|^(?P<age6>\d{2})\s+as\s+of\b",
+            r"\b(?:birthday|bday)\b.{0,40}?\b(?:officially\s+(?P<age5>\d{1,2})\b|(?P<age7>\d{2})\s+now\b)|"
+            r"^(?P<age6>\d{2})\s+as\s+of\b",
             "identity",
             "age",
             "{speaker} is {age}",
@@ -152,7 +153,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
             match = pattern.search(told_of_me)
         if match is None:
             continue
-        values = {key.rstrip("23456"): value for key, value in match.groupdict().items() if value}
+        values = {key.rstrip("234567"): value for key, value in match.groupdict().items() if value}
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
             continue
         if "diet" in values:

@@ -19,6 +19,7 @@ from memoryadmin.extraction.strategies.offline.asides import (
     AT_EMPLOYER,
     DATING,
     FAVOURITE,
+    FOR_A_WHILE,
     IN_PASSING,
     LEFT_BEHIND,
     LEFT_OUT,
@@ -92,6 +93,11 @@ def employer_named(clause: str) -> str:
     """The employer a clause stating the speaker's occupation names ("I'm a nurse at St Thomas'" -> "St Thomas'")."""
     match = AT_EMPLOYER.search(clause)
     return match.group("org").rstrip(".") if match and not NOT_EMPLOYED.search(clause) else ""
+
+
+def for_a_while(clause: str) -> bool:
+    """Whether a clause gives a value the speaker holds only for a while ("acting manager for two weeks")."""
+    return bool(FOR_A_WHILE.search(clause))
 
 
 def partner_named(clause: str) -> str:
