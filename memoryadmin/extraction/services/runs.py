@@ -9,19 +9,16 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import F
-from django.db.models.functions import Coalesce, Greatest, Now
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_last
 from memoryadmin.conversations.models import MessageKind, Role, Session
 from memoryadmin.conversations.queries import (
     has_unextracted_messages,
-    session_by_pk,
     session_message_count,
     unextracted_messages,
 )
-from memoryadmin.conversations.services import messages_mark_extracted, session_hold
+from memoryadmin.conversations.services import messages_mark_extracted
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.metrics import EXTRACTION_RUNS, increment
@@ -29,6 +26,7 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.extraction.services.run_rows import Finish, run_claim, run_counts_add
 from memoryadmin.extraction.services.scheduling import (
     extraction_schedule_after_append,
     logger,
@@ -75,6 +73,10 @@ MAX_ERROR_CHARS = 1000
 # One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
 _WRITER_LOCK_BASE = 0x6578 << 48
 
+# `session_hold`'s statement: the session's deletion waits for the writing transaction (FOR KEY SHARE holds up
+# no append), sent with the writers' locks.
+SESSION_HOLD_SQL = f"SELECT 1 FROM {Session._meta.db_table} WHERE id = %s FOR KEY SHARE"
+
 
 @dataclass
 class Tally:
@@ -109,17 +111,11 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
     deleted meanwhile. A strategy failure marks the run failed with the reason, and the
     messages it did not get to stay unextracted for a later run.
     """
-    session = session_by_pk(run.session_id)
-    if session is None:
+    found = run_claim(run.pk, timezone.now())
+    if found is None:
         return None
+    session, claimed = found
     namespace = session.namespace
-    claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
-        status=RunStatus.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=Now(),
-        error="",
-        strategy=namespace.extraction_strategy,
-    )
     if not claimed:
         return ExtractionRun.objects.filter(pk=run.pk).first()
     started = time.monotonic()
@@ -129,7 +125,7 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
         with RunLease(run.pk, key, schedule_token):
             config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
             strategy = strategy_for(namespace.extraction_strategy, config)
-            finished = _run_chunks(run, session, strategy)
+            finished = _run_chunks(run, session, strategy, started)
     except (StrategyError, InvalidInput) as exc:
         logger.warning("extraction run %s failed: %s", run.pk, exc)
         return _fail(run, session, started, _short(exc))
@@ -142,6 +138,8 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
             close()
     if not finished:
         return None
+    if isinstance(finished, ExtractionRun):
+        return finished  # its last write ended it
     return _finish(run, RunStatus.SUCCEEDED, started, "")
 
 
@@ -194,10 +192,11 @@ class _ChunkRow(NamedTuple):
     created_at: datetime
 
 
-def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> bool:
+def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy, started: float) -> bool | ExtractionRun:
     """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
 
-    Returns False when the session disappeared along the way.
+    Returns False when the session disappeared along the way, and the run succeeded when the write of
+    its last chunk ended it (a chunk shorter than the strategy's is the last), else True.
     """
     # Messages appended after the run started are left to the run their append scheduled.
     upto = session.message_count
@@ -230,10 +229,10 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
             known=_known_facts(session) if wants_known and sources else [],
         )
         candidates = strategy.extract(batch) if sources else []
-        if not _write(run, session, chunk, sources, candidates):
-            return False
-        if len(chunk) < strategy.chunk_size:
-            return True
+        last = len(chunk) < strategy.chunk_size
+        written = _write(run, session, chunk, sources, candidates, started if last else None)
+        if not written or last:
+            return written
         after = chunk[-1].seq
 
 
@@ -261,11 +260,13 @@ def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
     """
     user_lock, params = user_lock_sql(namespace_id, [user_id])
     with connection.cursor() as cursor:
+        # One round trip: the locks, then the hold (`session_hold`), in that order.
         cursor.execute(
-            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked)",
-            [_WRITER_LOCK_BASE + session_pk, *params],
+            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked); {SESSION_HOLD_SQL}",
+            [_WRITER_LOCK_BASE + session_pk, *params, session_pk],
         )
-    return session_hold(session_pk=session_pk)
+        cursor.nextset()
+        return cursor.fetchone() is not None
 
 
 def _write(
@@ -274,11 +275,14 @@ def _write(
     chunk: list[_ChunkRow],
     sources: list[SourceMessage],
     candidates: list[Candidate],
-) -> bool:
+    finish_started: float | None = None,
+) -> bool | ExtractionRun:
     """One transaction: memories, evidence, message marks and the run's counts, or nothing.
 
     Its audit events (the memories created, the knowledge updates they settled) go in at its end,
-    together: one lock, one read and one insert of the chain, and one outbox statement.
+    together: one lock, one read and one insert of the chain, and one outbox statement. With
+    `finish_started` (when the run started) the chunk is the run's last, and the same statement that
+    adds its counts ends the run: that run is returned.
     """
     with transaction.atomic(), audit_last():
         if not _lock_session(session.pk, session.namespace_id, session.user_id):
@@ -322,16 +326,14 @@ def _write(
             leaves.append(candidate.leaves)
         _write_batch(run, session, pending, tally, replaces, leaves)
         covered = [m.seq for m in chunk if m.pk in still_open]
-        ExtractionRun.objects.filter(pk=run.pk).update(
-            candidates=F("candidates") + tally.candidates,
-            created=F("created") + tally.created,
-            updated=F("updated") + tally.updated,
-            duplicates=F("duplicates") + tally.duplicates,
-            suppressed=F("suppressed") + tally.suppressed,
-            superseded=F("superseded") + tally.superseded,
-            from_seq=Coalesce(F("from_seq"), min(covered)) if covered else F("from_seq"),
-            to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
-        )
+        finish = None
+        if finish_started is not None:
+            duration_ms = int((time.monotonic() - finish_started) * 1000)
+            finish = Finish(RunStatus.SUCCEEDED, "", timezone.now(), duration_ms)
+        finished = run_counts_add(run.pk, vars(tally), (min(covered), max(covered)) if covered else None, finish)
+        if finished is not None:
+            transaction.on_commit(lambda: increment(EXTRACTION_RUNS, outcome=RunStatus.SUCCEEDED))
+            return finished
     return True
 
 

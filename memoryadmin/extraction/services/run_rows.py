@@ -1,0 +1,105 @@
+"""A run's own rows, by hand-written SQL: its claim (with its session and namespace) and its counts.
+
+Each is one statement a run makes every time; through the ORM their compiling and the
+instances' setup cost more than running them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+
+from django.db import connection
+
+from memoryadmin.conversations.models import Session
+from memoryadmin.core.rows import RowLoader
+from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.tenancy.models import Namespace
+
+RUNS = ExtractionRun._meta.db_table
+
+
+@cache
+def _session_loader() -> RowLoader[Session]:
+    return RowLoader(Session, Session._meta.concrete_fields)
+
+
+@cache
+def _namespace_loader() -> RowLoader[Namespace]:
+    return RowLoader(Namespace, Namespace._meta.concrete_fields)
+
+
+@cache
+def _run_loader() -> RowLoader[ExtractionRun]:
+    return RowLoader(ExtractionRun, ExtractionRun._meta.concrete_fields)
+
+
+def run_claim(run_pk: object, started_at: datetime) -> tuple[Session, bool] | None:
+    """Mark a queued (or interrupted) run running, in one statement that also reads its session with its
+    namespace: (the session, whether the run was claimed), or None when the session is gone.
+
+    The run takes its namespace's strategy as read with it, as the session's loader saw it.
+    """
+    sessions, namespaces = _session_loader(), _namespace_loader()
+    session_table, namespace_table = Session._meta.db_table, Namespace._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH claimed AS (
+                UPDATE {RUNS} AS r
+                SET status = %s, started_at = %s, heartbeat_at = statement_timestamp(), error = '',
+                    strategy = n.extraction_strategy
+                FROM {session_table} s JOIN {namespace_table} n ON n.id = s.namespace_id
+                WHERE r.id = %s AND r.status IN (%s, %s) AND s.id = r.session_id
+                RETURNING r.id
+            )
+            SELECT {", ".join([*sessions.columns("s"), *namespaces.columns("n")])}, EXISTS (SELECT 1 FROM claimed)
+            FROM {RUNS} r
+                JOIN {session_table} s ON s.id = r.session_id
+                JOIN {namespace_table} n ON n.id = s.namespace_id
+            WHERE r.id = %s
+            """,
+            [RunStatus.RUNNING, started_at, run_pk, RunStatus.QUEUED, RunStatus.RUNNING, run_pk],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    session = sessions.load(row[: sessions.width])
+    namespace = namespaces.load(row[sessions.width : sessions.width + namespaces.width])
+    Session._meta.get_field("namespace").set_cached_value(session, namespace)
+    return session, row[-1]
+
+
+@dataclass(frozen=True)
+class Finish:
+    """How a run ends, when its last write ends it."""
+
+    status: str
+    error: str
+    finished_at: datetime
+    duration_ms: int
+
+
+def run_counts_add(
+    run_pk: object,
+    counts: dict[str, int],
+    covered: tuple[int, int] | None,
+    finish: Finish | None = None,
+) -> ExtractionRun | None:
+    """Add a chunk's counts to the run and widen its range of seqs to `covered` (first, last); with
+    `finish`, also end the run and return it as it now is."""
+    sets = [f"{name} = {name} + %s" for name in counts]
+    params: list[object] = list(counts.values())
+    if covered is not None:
+        sets += ["from_seq = COALESCE(from_seq, %s)", "to_seq = GREATEST(COALESCE(to_seq, 0), %s)"]
+        params += list(covered)
+    returning = ""
+    if finish is not None:
+        sets += ["status = %s", "error = %s", "finished_at = %s", "duration_ms = %s"]
+        params += [finish.status, finish.error, finish.finished_at, finish.duration_ms]
+        returning = "RETURNING " + ", ".join(_run_loader().columns(RUNS))
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {RUNS} SET {', '.join(sets)} WHERE id = %s {returning}", [*params, run_pk])
+        row = cursor.fetchone() if returning else None
+    return _run_loader().load(row) if row is not None else None
