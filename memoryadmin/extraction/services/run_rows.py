@@ -12,7 +12,7 @@ from functools import cache
 
 from django.db import connection
 
-from memoryadmin.conversations.models import Session
+from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.tenancy.models import Namespace
@@ -103,3 +103,20 @@ def run_counts_add(
         cursor.execute(f"UPDATE {RUNS} SET {', '.join(sets)} WHERE id = %s {returning}", [*params, run_pk])
         row = cursor.fetchone() if returning else None
     return _run_loader().load(row) if row is not None else None
+
+
+def run_messages(
+    session_pk: int, *, after_seq: int, upto_seq: int, columns: tuple[str, ...], limit: int
+) -> list[tuple[object, ...]]:
+    """`columns` of the session's unextracted messages in (after_seq, upto_seq], in seq order, at most `limit`
+    (`conversations.queries.unextracted_messages`, by the partial index of unextracted messages)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT {", ".join(columns)} FROM {Message._meta.db_table}
+            WHERE session_id = %s AND extracted_at IS NULL AND seq > %s AND seq <= %s
+            ORDER BY seq LIMIT %s
+            """,
+            [session_pk, after_seq, upto_seq, limit],
+        )
+        return cursor.fetchall()

@@ -16,7 +16,6 @@ from memoryadmin.conversations.models import MessageKind, Role, Session
 from memoryadmin.conversations.queries import (
     has_unextracted_messages,
     session_message_count,
-    unextracted_messages,
 )
 from memoryadmin.conversations.services import messages_mark_extracted
 from memoryadmin.core.errors import Conflict, InvalidInput
@@ -26,7 +25,7 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
-from memoryadmin.extraction.services.run_rows import Finish, run_claim, run_counts_add
+from memoryadmin.extraction.services.run_rows import Finish, run_claim, run_counts_add, run_messages
 from memoryadmin.extraction.services.scheduling import (
     extraction_schedule_after_append,
     logger,
@@ -192,6 +191,9 @@ class _ChunkRow(NamedTuple):
     created_at: datetime
 
 
+_CHUNK_COLUMNS = tuple("id" if name == "pk" else name for name in _ChunkRow._fields)
+
+
 def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy, started: float) -> bool | ExtractionRun:
     """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
 
@@ -205,10 +207,10 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy, starte
     wants_known = getattr(strategy, "wants_known_facts", False)
     while True:
         # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
-        rows = unextracted_messages(
-            session.pk, after_seq=after, upto_seq=upto, fields=_ChunkRow._fields, limit=strategy.chunk_size
+        rows = run_messages(
+            session.pk, after_seq=after, upto_seq=upto, columns=_CHUNK_COLUMNS, limit=strategy.chunk_size
         )
-        chunk = [_ChunkRow(*row) for row in rows]
+        chunk = [_ChunkRow._make(row) for row in rows]
         if not chunk:
             return True
         sources = [
