@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from django.db.models import Model
+from django.db.models.base import DEFERRED
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, AuditEntry
@@ -178,11 +180,45 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     )
 
 
+def _deferred() -> object:
+    return DEFERRED
+
+
+class _Instances[M: Model]:
+    """Unsaved instances of a model from the values of some of its fields (by attribute name), built as a
+    queryset builds them (`Model.__init__` with positional values, a third of its cost with keywords):
+    every other field takes its default, as it would from keywords, and a generated one is left unset."""
+
+    def __init__(self, model: type[M], names: Iterable[str]) -> None:
+        self.model = model
+        given = set(names)
+        fields = model._meta.concrete_fields
+        if given - {f.attname for f in fields}:
+            raise ValueError(f"{model.__name__} has no fields {sorted(given - {f.attname for f in fields})}")
+        self.slots: list[tuple[str, Callable[[], Any] | None]] = [
+            (f.attname, None if f.attname in given else _deferred if f.generated else f.get_default) for f in fields
+        ]
+
+    def make(self, **values: Any) -> M:
+        return self.model(*[values[name] if default is None else default() for name, default in self.slots])
+
+
+_memories = _Instances(
+    Memory,
+    [
+        *("id", "namespace_id", "user_id", "session_id", "agent_id", "text", "memory_type", "status", "topics"),
+        *("entities", "metadata", "source", "fingerprint", "created_at", "updated_at", "subject", "attribute"),
+        *("event_date", "event_date_precision", "stated_at"),
+    ],
+)
+_namespace_field = Memory._meta.get_field("namespace")
+
+
 def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
     new = item.new
-    return Memory(
+    memory = _memories.make(
         id=new.memory_id or uuid.uuid4(),
-        namespace=namespace,
+        namespace_id=namespace.pk,
         user_id=new.user_id,
         session_id=new.session_id,
         agent_id=new.agent_id,
@@ -202,10 +238,16 @@ def memory_row(namespace: Namespace, item: Planned, now: datetime) -> Memory:
         event_date_precision=item.event_date_precision,
         stated_at=item.stated_at or new.created_at or now,
     )
+    _namespace_field.set_cached_value(memory, namespace)
+    return memory
 
 
 # What a revision keeps of a text: a stored memory and a planned item of a batch both have them.
 REVISED_FIELDS = ("text", "fingerprint", "memory_type", "topics", "entities")
+_revisions = _Instances(
+    MemoryRevision, ["memory_id", "revision", *REVISED_FIELDS, "metadata", "actor", "reason", "created_at"]
+)
+_revision_memory_field = MemoryRevision._meta.get_field("memory")
 
 
 def revision_of(
@@ -213,16 +255,17 @@ def revision_of(
 ) -> MemoryRevision:
     """Revision `revision` of `memory` (unsaved), with the text and labels `values` holds and the memory's
     metadata."""
-    kept = {name: getattr(values, name) for name in REVISED_FIELDS}
-    return MemoryRevision(
-        memory=memory,
+    revised = _revisions.make(
+        memory_id=memory.pk,
         revision=revision,
         metadata=memory.metadata,
         actor=str(actor),
         reason=reason,
         created_at=created_at,
-        **kept,
+        **{name: getattr(values, name) for name in REVISED_FIELDS},
     )
+    _revision_memory_field.set_cached_value(revised, memory)
+    return revised
 
 
 def first_revision(memory: Memory, item: Planned, actor: Actor, now: datetime) -> MemoryRevision:
