@@ -18,6 +18,7 @@ from memoryadmin.conversations.queries import (
     session_message_count,
 )
 from memoryadmin.conversations.services import messages_mark_extracted
+from memoryadmin.core.bulk import writes_sent_later
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.metrics import EXTRACTION_RUNS, increment
@@ -286,7 +287,8 @@ def _write(
     `finish_started` (when the run started) the chunk is the run's last, and the same statement that
     adds its counts ends the run: that run is returned.
     """
-    with transaction.atomic(), audit_last():
+    # The writes nobody reads back (revisions, evidence, vectors) travel with the statements after them.
+    with transaction.atomic(), writes_sent_later(), audit_last():
         if not _lock_session(session.pk, session.namespace_id, session.user_id):
             return False
         still_open = messages_mark_extracted(session_pk=session.pk, message_pks=[m.pk for m in chunk])
