@@ -33,8 +33,8 @@ def needles(pattern: re.Pattern[str]) -> frozenset[str] | None:
         return None
     if not required:
         return None
-    # The requirement whose words are longest, hence rarest.
-    return frozenset(max(required, key=lambda words: (min(len(w) for w in words), -len(words))))
+    # The requirement with the fewest words (each costs a look at the text), of those the longest.
+    return frozenset(max(required, key=lambda words: (-len(words), min(len(w) for w in words))))
 
 
 def _required(items: Iterable[tuple[object, object]]) -> list[set[str]]:
