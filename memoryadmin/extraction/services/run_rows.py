@@ -35,11 +35,16 @@ def _run_loader() -> RowLoader[ExtractionRun]:
     return RowLoader(ExtractionRun, ExtractionRun._meta.concrete_fields)
 
 
-def run_claim(run_pk: object, started_at: datetime) -> tuple[Session, bool] | None:
+def run_claim(
+    run_pk: object, started_at: datetime, *, columns: tuple[str, ...], prefetch: int
+) -> tuple[Session, bool, list[tuple[object, ...]]] | None:
     """Mark a queued (or interrupted) run running, in one statement that also reads its session with its
-    namespace: (the session, whether the run was claimed), or None when the session is gone.
+    namespace, and read the session's first `prefetch` unextracted messages (`columns`, in seq order) in the
+    same round trip: (the session, whether the run was claimed, those messages), or None when the session
+    is gone.
 
-    The run takes its namespace's strategy as read with it, as the session's loader saw it.
+    The run takes its namespace's strategy as read with it, as the session's loader saw it. The messages
+    are read a moment later than the session: one appended meanwhile may be among them.
     """
     sessions, namespaces = _session_loader(), _namespace_loader()
     session_table, namespace_table = Session._meta.db_table, Namespace._meta.db_table
@@ -58,17 +63,23 @@ def run_claim(run_pk: object, started_at: datetime) -> tuple[Session, bool] | No
             FROM {RUNS} r
                 JOIN {session_table} s ON s.id = r.session_id
                 JOIN {namespace_table} n ON n.id = s.namespace_id
-            WHERE r.id = %s
+            WHERE r.id = %s;
+            SELECT {", ".join(f"m.{c}" for c in columns)} FROM {Message._meta.db_table} m
+            WHERE m.session_id = (SELECT session_id FROM {RUNS} WHERE id = %s)
+              AND m.extracted_at IS NULL AND m.seq > 0
+            ORDER BY m.seq LIMIT %s
             """,
-            [RunStatus.RUNNING, started_at, run_pk, RunStatus.QUEUED, RunStatus.RUNNING, run_pk],
+            [RunStatus.RUNNING, started_at, run_pk, RunStatus.QUEUED, RunStatus.RUNNING, run_pk, run_pk, prefetch],
         )
         row = cursor.fetchone()
+        cursor.nextset()
+        messages = cursor.fetchall()
     if row is None:
         return None
     session = sessions.load(row[: sessions.width])
     namespace = namespaces.load(row[sessions.width : sessions.width + namespaces.width])
     Session._meta.get_field("namespace").set_cached_value(session, namespace)
-    return session, row[-1]
+    return session, row[-1], messages
 
 
 @dataclass(frozen=True)

@@ -111,10 +111,10 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
     deleted meanwhile. A strategy failure marks the run failed with the reason, and the
     messages it did not get to stay unextracted for a later run.
     """
-    found = run_claim(run.pk, timezone.now())
+    found = run_claim(run.pk, timezone.now(), columns=_CHUNK_COLUMNS, prefetch=PREFETCH)
     if found is None:
         return None
-    session, claimed = found
+    session, claimed, first = found
     namespace = session.namespace
     if not claimed:
         return ExtractionRun.objects.filter(pk=run.pk).first()
@@ -125,7 +125,7 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
         with RunLease(run.pk, key, schedule_token):
             config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
             strategy = strategy_for(namespace.extraction_strategy, config)
-            finished = _run_chunks(run, session, strategy, started)
+            finished = _run_chunks(run, session, strategy, started, first)
     except (StrategyError, InvalidInput) as exc:
         logger.warning("extraction run %s failed: %s", run.pk, exc)
         return _fail(run, session, started, _short(exc))
@@ -193,25 +193,37 @@ class _ChunkRow(NamedTuple):
 
 
 _CHUNK_COLUMNS = tuple("id" if name == "pk" else name for name in _ChunkRow._fields)
+# Messages read with a run's claim: the chunk of every strategy but a model's, which takes a part of them.
+PREFETCH = 500
 
 
-def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy, started: float) -> bool | ExtractionRun:
+def _run_chunks(
+    run: ExtractionRun, session: Session, strategy: Strategy, started: float, first: list[tuple[Any, ...]]
+) -> bool | ExtractionRun:
     """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
 
-    Returns False when the session disappeared along the way, and the run succeeded when the write of
-    its last chunk ended it (a chunk shorter than the strategy's is the last), else True.
+    `first` are the first `PREFETCH` unextracted messages, read with the claim. Returns False when the
+    session disappeared along the way, and the run succeeded when the write of its last chunk ended it (a
+    chunk shorter than the strategy's is the last), else True.
     """
     # Messages appended after the run started are left to the run their append scheduled.
     upto = session.message_count
     after = 0
     wants_summary = getattr(strategy, "wants_summary", False)
     wants_known = getattr(strategy, "wants_known_facts", False)
+    read = [_ChunkRow._make(row) for row in first]
+    # Every unextracted message up to `upto` was read when fewer came than asked, or one past it did.
+    complete = len(read) < PREFETCH or read[-1].seq > upto
+    read = [m for m in read if m.seq <= upto]
     while True:
-        # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
-        rows = run_messages(
-            session.pk, after_seq=after, upto_seq=upto, columns=_CHUNK_COLUMNS, limit=strategy.chunk_size
-        )
-        chunk = [_ChunkRow._make(row) for row in rows]
+        if after == 0 and (complete or len(read) >= strategy.chunk_size):
+            chunk = read[: strategy.chunk_size]
+        else:
+            # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
+            rows = run_messages(
+                session.pk, after_seq=after, upto_seq=upto, columns=_CHUNK_COLUMNS, limit=strategy.chunk_size
+            )
+            chunk = [_ChunkRow._make(row) for row in rows]
         if not chunk:
             return True
         sources = [
