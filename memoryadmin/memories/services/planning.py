@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -136,12 +137,26 @@ class Planned:
         return not self.attribute and self.memory_type != MemoryType.UTTERANCE
 
 
+# What clean_memory_type lets through (MemoryType.values makes a new list at every call).
+_MEMORY_TYPES = frozenset(MemoryType.values)
+
+
+@functools.lru_cache(maxsize=256)
+def _clean_owner_ids(user_id: str, session_id: str, agent_id: str) -> None:
+    """clean_owner_ids, once for the ids a batch's items share (ids it refuses raise, and are not kept)."""
+    clean_owner_ids(user_id=user_id, session_id=session_id, agent_id=agent_id)
+
+
 def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
     """Normalise and fingerprint one memory, or raise InvalidInput: the first step of the write path."""
-    clean_owner_ids(user_id=new.user_id, session_id=new.session_id, agent_id=new.agent_id)
+    ids = (new.user_id, new.session_id, new.agent_id)
+    if all(type(i) is str for i in ids):
+        _clean_owner_ids(*ids)
+    else:
+        clean_owner_ids(user_id=new.user_id, session_id=new.session_id, agent_id=new.agent_id)
     text = clean_text(new.text)
     clean_metadata(new.metadata)
-    memory_type = clean_memory_type(new.memory_type)
+    memory_type = new.memory_type if new.memory_type in _MEMORY_TYPES else clean_memory_type(new.memory_type)
     topics = clean_labels(new.topics, "topics")
     entities = clean_labels(new.entities, "entities")
     status = new.status
