@@ -6,11 +6,13 @@ instances' setup cost more than running them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 
 from django.db import connection
+from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.rows import RowLoader
@@ -18,6 +20,8 @@ from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.tenancy.models import Namespace
 
 RUNS = ExtractionRun._meta.db_table
+# One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
+_WRITER_LOCK_BASE = 0x6578 << 48
 
 
 @cache
@@ -131,3 +135,34 @@ def run_messages(
             [session_pk, after_seq, upto_seq, limit],
         )
         return cursor.fetchall()
+
+
+def run_lock_and_mark(
+    session_pk: int, user_lock: tuple[str, list[object]], message_pks: Sequence[int]
+) -> set[int] | None:
+    """In the writing transaction, in one round trip: take turns with the session's other writers, hold off
+    its deletion, and mark which of these messages no run has taken yet as extracted; returns them, or None
+    when the session no longer exists (so a run never writes for a session that is gone).
+
+    The person's supersession lock (`user_lock`: `user_lock_sql`) is taken with the writers' one: the run
+    settles that person's knowledge updates. The hold is `conversations.services.session_hold` (FOR KEY
+    SHARE: a deletion or an erasure waits for the run, an append does not), the marks
+    `messages_mark_extracted`: they commit with what the run writes for them.
+    """
+    lock_sql, lock_params = user_lock
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({lock_sql}) AS locked);
+            SELECT 1 FROM {Session._meta.db_table} WHERE id = %s FOR KEY SHARE;
+            UPDATE {Message._meta.db_table} SET extracted_at = %s
+            WHERE session_id = %s AND id = ANY(%s) AND extracted_at IS NULL
+            RETURNING id
+            """,
+            [_WRITER_LOCK_BASE + session_pk, *lock_params, session_pk, timezone.now(), session_pk, list(message_pks)],
+        )
+        cursor.nextset()
+        held = cursor.fetchone() is not None
+        cursor.nextset()
+        marked = {pk for (pk,) in cursor.fetchall()}
+    return marked if held else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_last
@@ -17,7 +17,6 @@ from memoryadmin.conversations.queries import (
     has_unextracted_messages,
     session_message_count,
 )
-from memoryadmin.conversations.services import messages_mark_extracted
 from memoryadmin.core.bulk import writes_sent_later
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.fingerprints import subject_hmac
@@ -26,7 +25,13 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
-from memoryadmin.extraction.services.run_rows import Finish, run_claim, run_counts_add, run_messages
+from memoryadmin.extraction.services.run_rows import (
+    Finish,
+    run_claim,
+    run_counts_add,
+    run_lock_and_mark,
+    run_messages,
+)
 from memoryadmin.extraction.services.scheduling import (
     extraction_schedule_after_append,
     logger,
@@ -68,14 +73,6 @@ SOURCE_ROLES = (Role.USER, Role.ASSISTANT)
 
 
 MAX_ERROR_CHARS = 1000
-
-
-# One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
-_WRITER_LOCK_BASE = 0x6578 << 48
-
-# `session_hold`'s statement: the session's deletion waits for the writing transaction (FOR KEY SHARE holds up
-# no append), sent with the writers' locks.
-SESSION_HOLD_SQL = f"SELECT 1 FROM {Session._meta.db_table} WHERE id = %s FOR KEY SHARE"
 
 
 @dataclass
@@ -266,24 +263,6 @@ def _session_summary(session: Session, *, lock: bool = False) -> Memory | None:
     )
 
 
-def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
-    """In the writing transaction: take turns with other writers of the session, and hold off its deletion,
-    so a run never writes for a session that is gone (without holding up appends).
-
-    The person's supersession lock is taken with the writers' one, in the same statement: the run
-    settles that person's knowledge updates. Returns False when the session no longer exists.
-    """
-    user_lock, params = user_lock_sql(namespace_id, [user_id])
-    with connection.cursor() as cursor:
-        # One round trip: the locks, then the hold (`session_hold`), in that order.
-        cursor.execute(
-            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked); {SESSION_HOLD_SQL}",
-            [_WRITER_LOCK_BASE + session_pk, *params, session_pk],
-        )
-        cursor.nextset()
-        return cursor.fetchone() is not None
-
-
 def _write(
     run: ExtractionRun,
     session: Session,
@@ -301,9 +280,10 @@ def _write(
     """
     # The writes nobody reads back (revisions, evidence, vectors) travel with the statements after them.
     with transaction.atomic(), writes_sent_later(), audit_last():
-        if not _lock_session(session.pk, session.namespace_id, session.user_id):
+        user_lock = user_lock_sql(session.namespace_id, [session.user_id])
+        still_open = run_lock_and_mark(session.pk, user_lock, [m.pk for m in chunk])
+        if still_open is None:
             return False
-        still_open = messages_mark_extracted(session_pk=session.pk, message_pks=[m.pk for m in chunk])
         tally = Tally(candidates=len(candidates))
         metadata = {"run_id": str(run.pk)}
         pending: list[NewMemory] = []
