@@ -112,8 +112,10 @@ def insert_json_rows(
         return cursor.fetchall()
 
 
-# The statements `send_later` holds for the connection's next one, inside `writes_sent_later`.
-_pending: ContextVar[list[str] | None] = ContextVar("bulk_pending", default=None)
+# What `send_later` holds for the connection's next statement inside `writes_sent_later`: each statement,
+# and who gets its rows.
+_Held = tuple[str, Callable[[list[tuple[Any, ...]]], None] | None]
+_pending: ContextVar[list[_Held] | None] = ContextVar("bulk_pending", default=None)
 
 
 @contextmanager
@@ -129,7 +131,7 @@ def writes_sent_later() -> Iterator[None]:
     if _pending.get() is not None:
         yield
         return
-    pending: list[str] = []
+    pending: list[_Held] = []
     token = _pending.set(pending)
     try:
         with connection.execute_wrapper(partial(_with_pending, pending)):
@@ -139,14 +141,20 @@ def writes_sent_later() -> Iterator[None]:
         _pending.reset(token)
 
 
-def send_later(sql: str, params: Sequence[Any] | None) -> None:
-    """Execute a statement whose result nobody reads: now, or inside `writes_sent_later` with the next one."""
+def send_later(
+    sql: str, params: Sequence[Any] | None, rows: Callable[[list[tuple[Any, ...]]], None] | None = None
+) -> None:
+    """Execute a statement whose result nobody waits for: now, or inside `writes_sent_later` with the next
+    one. `rows`, when given, is handed the statement's rows once it has run (at the latest when the block
+    ends)."""
     pending = _pending.get()
     if pending is None:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
+            if rows is not None:
+                rows(cursor.fetchall())
         return
-    pending.append(connection.ops.compose_sql(sql, params))
+    pending.append((connection.ops.compose_sql(sql, params), rows))
 
 
 def _send_pending() -> None:
@@ -161,18 +169,28 @@ def _with_pending(
 ) -> Any:
     if not pending:
         return execute(sql, params, many, context)
-    held, count = ";\n".join(pending), len(pending)
+    held, readers = ";\n".join(text for text, _ in pending), [rows for _, rows in pending]
     pending.clear()
+    cursor = context["cursor"]
     if many or not isinstance(sql, str):
         execute(held, None, False, context)
+        _hand_rows(cursor, readers, last=True)
         return execute(sql, params, many, context)
     # The held statements are complete SQL: their % signs must survive the binding of the next one's parameters.
     combined = f"{held.replace('%', '%%') if params is not None else held};\n{sql}"
     result = execute(combined, params, many, context)
     # The caller reads the results of its own statement(s), after those of the held ones.
-    for _ in range(count):
-        context["cursor"].nextset()
+    _hand_rows(cursor, readers, last=False)
     return result
+
+
+def _hand_rows(cursor: Any, readers: list[Callable[[list[tuple[Any, ...]]], None] | None], *, last: bool) -> None:
+    """Give each held statement's rows to its reader, moving past its result (`last`: no result follows)."""
+    for index, rows in enumerate(readers):
+        if rows is not None:
+            rows(cursor.fetchall())
+        if not last or index < len(readers) - 1:
+            cursor.nextset()
 
 
 def next_ids(table: str, count: int) -> list[int]:

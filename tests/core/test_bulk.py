@@ -153,3 +153,20 @@ def test_a_held_write_that_fails_fails_the_statement_it_travels_with(namespace) 
 def test_outside_the_block_a_write_nobody_reads_is_sent_at_once(namespace, django_assert_num_queries) -> None:
     with django_assert_num_queries(1):
         insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [tombstone_row(namespace, "e" * 64)])
+
+
+def test_a_held_statement_s_rows_reach_its_reader_once_it_has_run(namespace, django_assert_num_queries) -> None:
+    got: list[list[tuple]] = []
+    sql = "UPDATE tenancy_namespace SET name = name WHERE id = %s RETURNING id, '100%%'"
+    with transaction.atomic():
+        with writes_sent_later():
+            with django_assert_num_queries(0):
+                send_later(sql, [namespace.pk], got.append)
+                send_later(sql, [namespace.pk], got.append)
+            assert got == []
+            assert Tombstone.objects.count() == 0  # carries both: their rows are read first
+            assert got == [[(namespace.pk, "100%")]] * 2
+            send_later(sql, [namespace.pk], got.append)
+        assert len(got) == 3  # the block's end sent the last
+    send_later(sql, [namespace.pk], got.append)  # outside the block: at once
+    assert len(got) == 4

@@ -15,6 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
+from memoryadmin.core.bulk import send_later
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.tenancy.models import Namespace
@@ -101,9 +102,10 @@ def run_counts_add(
     counts: dict[str, int],
     covered: tuple[int, int] | None,
     finish: Finish | None = None,
-) -> ExtractionRun | None:
+) -> list[ExtractionRun]:
     """Add a chunk's counts to the run and widen its range of seqs to `covered` (first, last); with
-    `finish`, also end the run and return it as it now is."""
+    `finish`, also end the run. Nobody waits for it (`core.bulk.send_later`): the list returned holds the
+    run as it then is, once the statement has run (with `finish`, and unless the run is gone)."""
     sets = [f"{name} = {name} + %s" for name in counts]
     params: list[object] = list(counts.values())
     if covered is not None:
@@ -114,10 +116,15 @@ def run_counts_add(
         sets += ["status = %s", "error = %s", "finished_at = %s", "duration_ms = %s"]
         params += [finish.status, finish.error, finish.finished_at, finish.duration_ms]
         returning = "RETURNING " + ", ".join(_run_loader().columns(RUNS))
-    with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {RUNS} SET {', '.join(sets)} WHERE id = %s {returning}", [*params, run_pk])
-        row = cursor.fetchone() if returning else None
-    return _run_loader().load(row) if row is not None else None
+    finished: list[ExtractionRun] = []
+
+    def read(rows: list[tuple[object, ...]]) -> None:
+        finished.extend(_run_loader().load(row) for row in rows)
+
+    send_later(
+        f"UPDATE {RUNS} SET {', '.join(sets)} WHERE id = %s {returning}", [*params, run_pk], read if returning else None
+    )
+    return finished
 
 
 def run_messages(

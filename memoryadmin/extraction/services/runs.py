@@ -326,10 +326,12 @@ def _write(
         if finish_started is not None:
             duration_ms = int((time.monotonic() - finish_started) * 1000)
             finish = Finish(RunStatus.SUCCEEDED, "", timezone.now(), duration_ms)
+        # Sent with the audit's statements; read once they have run.
         finished = run_counts_add(run.pk, vars(tally), (min(covered), max(covered)) if covered else None, finish)
-        if finished is not None:
-            transaction.on_commit(lambda: increment(EXTRACTION_RUNS, outcome=RunStatus.SUCCEEDED))
-            return finished
+    if finished:
+        # Counted once the transaction commits (it has, unless a caller's own holds it).
+        transaction.on_commit(lambda: increment(EXTRACTION_RUNS, outcome=RunStatus.SUCCEEDED))
+        return finished[0]
     return True
 
 
