@@ -78,6 +78,8 @@ _BEFORE_QUESTION = re.compile(
     r"(?:(?!\s[-–—]+\s)[^;])*)\W*$",
     re.IGNORECASE,
 )
+# What parts a statement from the question after it in both patterns (`_BEFORE_QUESTION`'s separators).
+_QUESTION_PARTINGS = (",", ";", "-", "–", "—")
 # "I'm single, any tips for a first date?": a statement about the speaker, then what they ask.
 _STATEMENT_THEN_ASK = re.compile(
     r"^((?:i|i'm|i've|we|we're|we've|my|our)\b[^,?]*[^\s,?])\s*,\s+[^,?]+\?\W*$", re.IGNORECASE
@@ -388,8 +390,9 @@ def read_clauses(content: str) -> Iterator[Clause]:
         if sentence.rstrip("\"')").endswith("?"):
             # "Got married last week - how about you?": the statement before the question still counts.
             # A longer "sentence" is no statement with a question after it, and reading it costs its square.
-            short = len(sentence) <= MAX_CLAUSE_CHARS
-            statement = (_BEFORE_QUESTION.match(sentence) or _STATEMENT_THEN_ASK.match(sentence)) if short else None
+            # Both patterns part the two at a comma, a semicolon or a dash: without one there is no statement.
+            parted = len(sentence) <= MAX_CLAUSE_CHARS and any(mark in sentence for mark in _QUESTION_PARTINGS)
+            statement = (_BEFORE_QUESTION.match(sentence) or _STATEMENT_THEN_ASK.match(sentence)) if parted else None
             if statement is None:
                 continue
             sentence = statement.group(1)
