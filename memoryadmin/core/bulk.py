@@ -120,9 +120,9 @@ _pending: ContextVar[list[_Held] | None] = ContextVar("bulk_pending", default=No
 
 @contextmanager
 def writes_sent_later() -> Iterator[None]:
-    """Inside the block, a write whose caller reads nothing back (`send_later`: `insert_json_rows` without
-    RETURNING, a batch of vectors) travels with the connection's next statement, in the same round trip,
-    instead of alone; what is still held at the block's end is sent then.
+    """Inside the block, a statement whose caller does not wait for it (`send_later`: `insert_json_rows`
+    without RETURNING, a batch of vectors) travels with the connection's next statement, in the same round
+    trip, instead of alone; what is still held at the block's end is sent then.
 
     The statements run in the order they were made, in the caller's transaction (use it inside one), so
     what the next statement reads is as it would have been; a held write that fails raises from the
@@ -145,8 +145,8 @@ def send_later(
     sql: str, params: Sequence[Any] | None, rows: Callable[[list[tuple[Any, ...]]], None] | None = None
 ) -> None:
     """Execute a statement whose result nobody waits for: now, or inside `writes_sent_later` with the next
-    one. `rows`, when given, is handed the statement's rows once it has run (at the latest when the block
-    ends)."""
+    one. `rows`, when given, is handed the rows the statement returns once it has run (at the latest when
+    the block ends)."""
     pending = _pending.get()
     if pending is None:
         with connection.cursor() as cursor:
@@ -165,7 +165,7 @@ def _send_pending() -> None:
 
 
 def _with_pending(
-    pending: list[str], execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: dict[str, Any]
+    pending: list[_Held], execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: dict[str, Any]
 ) -> Any:
     if not pending:
         return execute(sql, params, many, context)
