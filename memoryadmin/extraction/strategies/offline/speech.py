@@ -267,7 +267,8 @@ class Clause:
 
 def clean_message(content: str) -> tuple[str, bool]:
     """The text to read (quotes straightened, links and emoji gone) and whether it sounds sarcastic."""
-    text = content.translate(_QUOTES)
+    # The quotes straightened are all outside ASCII but the backtick.
+    text = content if content.isascii() and "`" not in content else content.translate(_QUOTES)
     sarcastic_emoji = False
     if not text.isascii():
         sarcastic_emoji = bool(_SARCASM_EMOJI.search(text))
