@@ -1,12 +1,15 @@
 """Bulk writes for the apps that write many rows at once (a snapshot restore, a batch of memories):
-multi-row INSERT, COPY, an INSERT of rows sent as one JSON document, ids drawn from a table's sequence.
+multi-row INSERT, COPY, an INSERT of rows sent as one JSON document, ids drawn from a table's sequence,
+and writes whose caller reads nothing back sent with the next statement (`writes_sent_later`).
 Each app calls them on its own tables only.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
@@ -56,6 +59,7 @@ def copy_rows(table: str, columns: tuple[str, ...], rows: list[list[Any]]) -> No
     """A batch through COPY: no statement to build or parse, whatever the batch's size."""
     if not rows:
         return
+    _send_pending()  # COPY goes past the statement wrappers: what waits goes first
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
@@ -96,13 +100,97 @@ def insert_json_rows(
         return []
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
     document = orjson.dumps([dict(zip(columns, row, strict=True)) for row in rows]).decode()
+    sql = (
+        f"INSERT INTO {table} ({names}) SELECT {names} "
+        f"FROM json_populate_recordset(NULL::{table}, %s) WITH ORDINALITY ORDER BY ordinality {suffix}"
+    )
+    if "RETURNING" not in suffix:
+        send_later(sql, [document])
+        return []
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} ({names}) SELECT {names} "
-            f"FROM json_populate_recordset(NULL::{table}, %s) WITH ORDINALITY ORDER BY ordinality {suffix}",
-            [document],
-        )
-        return cursor.fetchall() if "RETURNING" in suffix else []
+        cursor.execute(sql, [document])
+        return cursor.fetchall()
+
+
+# What `send_later` holds for the connection's next statement inside `writes_sent_later`: each statement,
+# and who gets its rows.
+_Held = tuple[str, Callable[[list[tuple[Any, ...]]], None] | None]
+_pending: ContextVar[list[_Held] | None] = ContextVar("bulk_pending", default=None)
+
+
+@contextmanager
+def writes_sent_later() -> Iterator[None]:
+    """Inside the block, a statement whose caller does not wait for it (`send_later`: `insert_json_rows`
+    without RETURNING, a batch of vectors) travels with the connection's next statement, in the same round
+    trip, instead of alone; what is still held at the block's end is sent then.
+
+    The statements run in the order they were made, in the caller's transaction (use it inside one), so
+    what the next statement reads is as it would have been; a held write that fails raises from the
+    statement it travels with, and fails the transaction as it would have.
+    """
+    if _pending.get() is not None:
+        yield
+        return
+    pending: list[_Held] = []
+    token = _pending.set(pending)
+    try:
+        with connection.execute_wrapper(partial(_with_pending, pending)):
+            yield
+            _send_pending()
+    finally:
+        _pending.reset(token)
+
+
+def send_later(
+    sql: str, params: Sequence[Any] | None, rows: Callable[[list[tuple[Any, ...]]], None] | None = None
+) -> None:
+    """Execute a statement whose result nobody waits for: now, or inside `writes_sent_later` with the next
+    one. `rows`, when given, is handed the rows the statement returns once it has run (at the latest when
+    the block ends)."""
+    pending = _pending.get()
+    if pending is None:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            if rows is not None:
+                rows(cursor.fetchall())
+        return
+    pending.append((connection.ops.compose_sql(sql, params), rows))
+
+
+def _send_pending() -> None:
+    pending = _pending.get()
+    if pending:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")  # carries them (see _with_pending)
+
+
+def _with_pending(
+    pending: list[_Held], execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: dict[str, Any]
+) -> Any:
+    if not pending:
+        return execute(sql, params, many, context)
+    held, readers = ";\n".join(text for text, _ in pending), [rows for _, rows in pending]
+    pending.clear()
+    cursor = context["cursor"]
+    if many or not isinstance(sql, str):
+        execute(held, None, False, context)
+        _hand_rows(cursor, readers, last=True)
+        return execute(sql, params, many, context)
+    # The held statements are complete SQL: their % signs must survive the binding of the next one's parameters.
+    combined = f"{held.replace('%', '%%') if params is not None else held};\n{sql}"
+    result = execute(combined, params, many, context)
+    # The caller reads the results of its own statement(s), after those of the held ones.
+    _hand_rows(cursor, readers, last=False)
+    return result
+
+
+def _hand_rows(cursor: Any, readers: list[Callable[[list[tuple[Any, ...]]], None] | None], *, last: bool) -> None:
+    """Give each held statement's rows to its reader, moving past its result (`last`: no result follows)."""
+    for index, rows in enumerate(readers):
+        if rows is not None:
+            rows(cursor.fetchall())
+        if not last or index < len(readers) - 1:
+            cursor.nextset()
 
 
 def next_ids(table: str, count: int) -> list[int]:

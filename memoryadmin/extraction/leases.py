@@ -12,7 +12,9 @@ takes the run over once its heartbeat is older than the lease.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 import uuid
 from datetime import timedelta
 from types import TracebackType
@@ -49,7 +51,7 @@ def stale_before() -> ExpressionWrapper:
 
 
 class RunLease:
-    """Renews a running run's lease from a thread of its own until the block ends.
+    """Renews a running run's lease until the block ends, from the process's renewing thread (`_Renewals`).
 
     `key` and `token` name the schedule the run holds; without them only the heartbeat is renewed.
     """
@@ -59,29 +61,21 @@ class RunLease:
         self.key = key
         self.token = token
         self.seconds = lease_seconds()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._keep, name=f"lease-{run_id}", daemon=True)
 
     def __enter__(self) -> RunLease:
         # The key kept a long TTL while the run was queued; from now on it lives only as long as the lease.
         self._renew_key()
-        self._thread.start()
+        _renewals.hold(self)
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._stop.set()
-        self._thread.join(timeout=self.seconds)
+        _renewals.release(self)
 
-    def _keep(self) -> None:
-        try:
-            while not self._stop.wait(self.seconds / 3):
-                self._renew_heartbeat()
-                self._renew_key()
-        finally:
-            # The thread's own connection, not the run's.
-            connections.close_all()
+    def renew(self) -> None:
+        self._renew_heartbeat()
+        self._renew_key()
 
     def _renew_heartbeat(self) -> None:
         try:
@@ -99,3 +93,75 @@ class RunLease:
         except RedisError:
             # The heartbeat in the database is what recovery reads; the key only expires later than it should.
             logger.warning("could not renew the schedule of extraction run %s", self.run_id, exc_info=True)
+
+
+class _Renewals:
+    """One thread per process renews every lease its runs hold, each a third of its length after the last.
+
+    Started with the process's first lease and kept (a run costs no thread of its own), it holds a database
+    connection only while it has renewed a lease still held: once none is, it closes it. A lease released
+    is never renewed again: its release waits out a renewal under way, and the closing of the connection
+    when it was the last, so a run leaves nothing of its lease behind once it returns.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._due: dict[RunLease, float] = {}
+        self._renewing: RunLease | None = None
+        self._connected = False
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def hold(self, lease: RunLease) -> None:
+        with self._changed:
+            self._due[lease] = time.monotonic() + lease.seconds / 3
+            # A forked worker process inherits no thread: it starts its own.
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._keep, name="extraction-leases", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def release(self, lease: RunLease) -> None:
+        with self._changed:
+            self._due.pop(lease, None)
+            self._changed.notify_all()
+            while self._renewing is lease or (self._connected and not self._due):
+                self._changed.wait()
+
+    def _keep(self) -> None:
+        while True:
+            with self._changed:
+                lease = self._next()
+                self._renewing = lease
+            try:
+                if lease is None:
+                    # The thread's own connection, not the run's.
+                    connections.close_all()
+                else:
+                    lease.renew()
+            except Exception:
+                # The thread outlives any one renewal: the next ones, and every later run's, still need it.
+                logger.exception("could not renew the lease of extraction run %s", lease.run_id if lease else None)
+            with self._changed:
+                self._renewing = None
+                self._connected = lease is not None
+                self._changed.notify_all()
+
+    def _next(self) -> RunLease | None:
+        """The lease due first, once due (under the lock); None when none is held and a connection is open."""
+        while True:
+            if not self._due:
+                if self._connected:
+                    return None
+                self._changed.wait()
+                continue
+            lease, at = min(self._due.items(), key=lambda item: item[1])
+            wait = at - time.monotonic()
+            if wait <= 0:
+                self._due[lease] = time.monotonic() + lease.seconds / 3
+                return lease
+            self._changed.wait(wait)
+
+
+_renewals = _Renewals()

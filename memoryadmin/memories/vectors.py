@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from psycopg import sql
 
-from memoryadmin.core.bulk import copy_rows
+from memoryadmin.core.bulk import copy_rows, send_later
 from memoryadmin.memories.capabilities import _key, _known, forget_capabilities, index_exists
 from memoryadmin.memories.embeddings import Embedder, embed_or_none, vector_from_bytes
 
@@ -221,17 +221,17 @@ def vectors_store(owners: Sequence[Owner], embedder: Embedder, vectors: np.ndarr
             for o, v, code in zip(owners, vectors, codes, strict=False)
         ]
     ).decode()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            INSERT INTO {TABLE} (memory_id, namespace_id, user_id, model, dimension, embedding, code, created_at)
-            SELECT v.memory_id, v.namespace_id, v.user_id, %s, %s, v.embedding{cast}, v.code, %s
-            FROM json_to_recordset(%s)
-                AS v(memory_id uuid, namespace_id bigint, user_id text, embedding {kind}, code bytea)
-            {conflict}
-            """,
-            [embedder.model, embedder.dimension, now, rows],
-        )
+    # Nothing is read back: inside `writes_sent_later` it travels with the next statement.
+    send_later(
+        f"""
+        INSERT INTO {TABLE} (memory_id, namespace_id, user_id, model, dimension, embedding, code, created_at)
+        SELECT v.memory_id, v.namespace_id, v.user_id, %s, %s, v.embedding{cast}, v.code, %s
+        FROM json_to_recordset(%s)
+            AS v(memory_id uuid, namespace_id bigint, user_id text, embedding {kind}, code bytea)
+        {conflict}
+        """,
+        [embedder.model, embedder.dimension, now, rows],
+    )
 
 
 def _json_param(value: str | bytes) -> str:

@@ -1,5 +1,6 @@
 """Bulk helpers: a batch of rows sent as one JSON document is inserted in order, skipping conflicts when
-asked, and stored exactly as the ORM would have stored them; an array literal reads back as it was made."""
+asked, and stored exactly as the ORM would have stored them; an array literal reads back as it was made;
+writes nobody reads back travel with the next statement, in order, their failures failing it."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from types import SimpleNamespace
 import orjson
 import pytest
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.models import JSONField
 from django.utils import timezone
 
-from memoryadmin.core.bulk import array_literal, insert_json_rows, json_rows
+from memoryadmin.core.bulk import array_literal, insert_json_rows, json_rows, send_later, writes_sent_later
 from memoryadmin.memories.models import Memory, Tombstone
 from memoryadmin.memories.services import memory_create
 from tests.conftest import SYSTEM
@@ -106,3 +107,66 @@ def test_an_array_literal_of_integers_casts_to_an_integer_array() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT %s::int[], %s::int[]", [array_literal([3, 1, 2]), array_literal([])])
         assert cursor.fetchone() == ([3, 1, 2], [])
+
+
+def test_a_write_nobody_reads_travels_with_the_next_statement_which_sees_it(
+    namespace, django_assert_num_queries
+) -> None:
+    rows = [tombstone_row(namespace, f"{n:064d}") for n in (1, 2)]
+    rows[0][3] = "5% 'x';"  # its % and quotes survive the next statement's parameters
+    with transaction.atomic(), writes_sent_later():
+        with django_assert_num_queries(0):
+            insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, rows)
+        with django_assert_num_queries(2), connection.cursor() as cursor:
+            # The next statement reads its own result, after the held one ran.
+            cursor.execute("SELECT count(*), %s FROM memories_tombstone WHERE namespace_id = %s", ["x", namespace.pk])
+            assert cursor.fetchone() == (2, "x")
+            cursor.execute("SELECT 1; SELECT 2")  # a statement of several statements: its results as they come
+            assert cursor.fetchone() == (1,)
+            assert cursor.nextset() and cursor.fetchone() == (2,)
+        insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [tombstone_row(namespace, c * 64) for c in "f9"])
+        # An update's count is its own (1), not the held insert's (2).
+        assert Tombstone.objects.filter(fingerprint="f" * 64).update(reason="gone") == 1
+    reasons = sorted(Tombstone.objects.values_list("reason", flat=True))
+    assert reasons == ["5% 'x';", "forgotten", "forgotten", "gone"]
+
+
+def test_a_write_still_held_at_the_block_s_end_is_sent_then(namespace) -> None:
+    with transaction.atomic():
+        with writes_sent_later():
+            send_later(
+                "INSERT INTO memories_tombstone (namespace_id, user_id, fingerprint, reason, text, memory_type, actor, "
+                "created_at) VALUES (%s, 'alice', %s, '', '', '', 'system:test', now())",
+                [namespace.pk, "c" * 64],
+            )
+        assert Tombstone.objects.filter(fingerprint="c" * 64).exists()
+
+
+def test_a_held_write_that_fails_fails_the_statement_it_travels_with(namespace) -> None:
+    insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [tombstone_row(namespace, "d" * 64)])
+    with pytest.raises(IntegrityError), transaction.atomic(), writes_sent_later():
+        insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [tombstone_row(namespace, "d" * 64)])
+        Tombstone.objects.count()
+    assert Tombstone.objects.count() == 1
+
+
+def test_outside_the_block_a_write_nobody_reads_is_sent_at_once(namespace, django_assert_num_queries) -> None:
+    with django_assert_num_queries(1):
+        insert_json_rows(Tombstone._meta.db_table, TOMBSTONE_COLUMNS, [tombstone_row(namespace, "e" * 64)])
+
+
+def test_a_held_statement_s_rows_reach_its_reader_once_it_has_run(namespace, django_assert_num_queries) -> None:
+    got: list[list[tuple]] = []
+    sql = "UPDATE tenancy_namespace SET name = name WHERE id = %s RETURNING id, '100%%'"
+    with transaction.atomic():
+        with writes_sent_later():
+            with django_assert_num_queries(0):
+                send_later(sql, [namespace.pk], got.append)
+                send_later(sql, [namespace.pk], got.append)
+            assert got == []
+            assert Tombstone.objects.count() == 0  # carries both: their rows are read first
+            assert got == [[(namespace.pk, "100%")]] * 2
+            send_later(sql, [namespace.pk], got.append)
+        assert len(got) == 3  # the block's end sent the last
+    send_later(sql, [namespace.pk], got.append)  # outside the block: at once
+    assert len(got) == 4

@@ -14,6 +14,8 @@ from memoryadmin.audit.services import Actor
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.extraction.models import RunStatus
 from memoryadmin.extraction.services import extraction_run, extraction_schedule
+from memoryadmin.extraction.strategies.offline.lexicon import CONFIDENTIAL_WORDS
+from memoryadmin.extraction.strategies.offline.speech import SECRET_STEMS, holds_secret
 from memoryadmin.memories.models import Memory, MemoryType
 from memoryadmin.memories.services import memory_create, memory_create_many, memory_forget
 from memoryadmin.memories.services.planning import NewMemory, Outcome
@@ -306,3 +308,29 @@ def test_an_offer_or_a_question_the_facts_answer_adds_no_exchange(offline_namesp
     # A tool's output is nobody's question.
     assert [m.text for m in after_tool] == ["Pepperoni of course!"]
     assert MemoryType.UTTERANCE not in [m.memory_type for m in where] and where, [m.text for m in where]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My PASSWORD is hunter2",
+        "the pin code is 1234",
+        "Card Number 4111 1111 1111 1111",
+        "my Social   Security number",
+        "here's my api\tkey",
+        "Access token: abc",
+        "my IBAN is GB33BUKB20201555555555",
+        "my ſecurity code is 123",  # a long s: not ASCII, read by the pattern itself
+    ],
+)
+def test_a_secret_is_known_whatever_its_case_or_spacing(text) -> None:
+    assert holds_secret(text)
+
+
+def test_every_secret_the_pattern_knows_holds_one_of_the_stems_looked_for_first() -> None:
+    names = [*CONFIDENTIAL_WORDS.split("|"), "access token", "bank account", "account number", "iban"]
+    for name in names:
+        spelled = name.replace(r"\s+", " ")
+        assert holds_secret(f"my {spelled} is here"), name
+        assert any(stem in spelled for stem in SECRET_STEMS), name
+    assert not holds_secret("Here is what I found about Lyon: would you like an itinerary?")

@@ -281,3 +281,21 @@ def test_extraction_writes_are_audited_as_the_extraction_system(namespace) -> No
     assert (event.actor_type, event.actor) == ("system", "extraction")
     assert event.data["source"] == "extraction"
     assert verify_audit_chain().ok
+
+
+def test_a_run_longer_than_a_chunk_reads_every_message_once_in_order(namespace, monkeypatch) -> None:
+    said = [f"I love hobby number {n}." if n % 100 == 0 else "ok" for n in range(1, 521)]
+    for start in range(0, len(said), 100):  # at most 100 messages an append
+        session, _ = say(namespace, *said[start : start + 100])
+    chunks: list[list[int]] = []
+
+    class Counting(RulesStrategy):
+        def extract(self, batch):
+            chunks.append([m.seq for m in batch.messages])
+            return super().extract(batch)
+
+    monkeypatch.setitem(STRATEGIES, "rules", Counting)
+    run = extract(session)
+    assert [(c[0], c[-1], len(c)) for c in chunks] == [(1, 500, 500), (501, 520, 20)]
+    assert (run.status, run.from_seq, run.to_seq, run.candidates) == (RunStatus.SUCCEEDED, 1, 520, 5)
+    assert not Message.objects.filter(session=session, extracted_at__isnull=True).exists()

@@ -8,20 +8,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db import connection, transaction
-from django.db.models import F
-from django.db.models.functions import Coalesce, Greatest, Now
+from django.db import transaction
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_last
 from memoryadmin.conversations.models import MessageKind, Role, Session
 from memoryadmin.conversations.queries import (
     has_unextracted_messages,
-    session_by_pk,
     session_message_count,
-    unextracted_messages,
 )
-from memoryadmin.conversations.services import messages_mark_extracted, session_hold
+from memoryadmin.core.bulk import writes_sent_later
 from memoryadmin.core.errors import Conflict, InvalidInput
 from memoryadmin.core.fingerprints import subject_hmac
 from memoryadmin.core.metrics import EXTRACTION_RUNS, increment
@@ -29,6 +25,13 @@ from memoryadmin.core.redis_client import get_redis
 from memoryadmin.extraction.config import validate_extraction_config
 from memoryadmin.extraction.leases import RunLease
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
+from memoryadmin.extraction.services.run_rows import (
+    Finish,
+    run_claim,
+    run_counts_add,
+    run_lock_and_mark,
+    run_messages,
+)
 from memoryadmin.extraction.services.scheduling import (
     extraction_schedule_after_append,
     logger,
@@ -72,10 +75,6 @@ SOURCE_ROLES = (Role.USER, Role.ASSISTANT)
 MAX_ERROR_CHARS = 1000
 
 
-# One advisory lock per session's extraction writers; the constant keeps clear of the audit chain's locks.
-_WRITER_LOCK_BASE = 0x6578 << 48
-
-
 @dataclass
 class Tally:
     candidates: int = 0
@@ -109,17 +108,11 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
     deleted meanwhile. A strategy failure marks the run failed with the reason, and the
     messages it did not get to stay unextracted for a later run.
     """
-    session = session_by_pk(run.session_id)
-    if session is None:
+    found = run_claim(run.pk, timezone.now(), columns=_CHUNK_COLUMNS, prefetch=PREFETCH)
+    if found is None:
         return None
+    session, claimed, first = found
     namespace = session.namespace
-    claimed = ExtractionRun.objects.filter(pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).update(
-        status=RunStatus.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=Now(),
-        error="",
-        strategy=namespace.extraction_strategy,
-    )
     if not claimed:
         return ExtractionRun.objects.filter(pk=run.pk).first()
     started = time.monotonic()
@@ -129,7 +122,7 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
         with RunLease(run.pk, key, schedule_token):
             config = validate_extraction_config(namespace.extraction_strategy, namespace.extraction_config)
             strategy = strategy_for(namespace.extraction_strategy, config)
-            finished = _run_chunks(run, session, strategy)
+            finished = _run_chunks(run, session, strategy, started, first)
     except (StrategyError, InvalidInput) as exc:
         logger.warning("extraction run %s failed: %s", run.pk, exc)
         return _fail(run, session, started, _short(exc))
@@ -142,6 +135,8 @@ def extraction_run(*, run: ExtractionRun, schedule_token: str | None = None) -> 
             close()
     if not finished:
         return None
+    if isinstance(finished, ExtractionRun):
+        return finished  # its last write ended it
     return _finish(run, RunStatus.SUCCEEDED, started, "")
 
 
@@ -194,22 +189,38 @@ class _ChunkRow(NamedTuple):
     created_at: datetime
 
 
-def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> bool:
+_CHUNK_COLUMNS = tuple("id" if name == "pk" else name for name in _ChunkRow._fields)
+# Messages read with a run's claim: the chunk of every strategy but a model's, which takes a part of them.
+PREFETCH = 500
+
+
+def _run_chunks(
+    run: ExtractionRun, session: Session, strategy: Strategy, started: float, first: list[tuple[Any, ...]]
+) -> bool | ExtractionRun:
     """Feed the strategy the messages that were unextracted when the run started, a chunk at a time.
 
-    Returns False when the session disappeared along the way.
+    `first` are the first `PREFETCH` unextracted messages, read with the claim. Returns False when the
+    session disappeared along the way, and the run succeeded when the write of its last chunk ended it (a
+    chunk shorter than the strategy's is the last), else True.
     """
     # Messages appended after the run started are left to the run their append scheduled.
     upto = session.message_count
     after = 0
     wants_summary = getattr(strategy, "wants_summary", False)
     wants_known = getattr(strategy, "wants_known_facts", False)
+    read = [_ChunkRow._make(row) for row in first]
+    # Every unextracted message up to `upto` was read when fewer came than asked, or one past it did.
+    complete = len(read) < PREFETCH or read[-1].seq > upto
+    read = [m for m in read if m.seq <= upto]
     while True:
-        # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
-        rows = unextracted_messages(
-            session.pk, after_seq=after, upto_seq=upto, fields=_ChunkRow._fields, limit=strategy.chunk_size
-        )
-        chunk = [_ChunkRow(*row) for row in rows]
+        if after == 0 and (complete or len(read) >= strategy.chunk_size):
+            chunk = read[: strategy.chunk_size]
+        else:
+            # Rows rather than model instances: a run reads hundreds of messages and needs only these columns.
+            rows = run_messages(
+                session.pk, after_seq=after, upto_seq=upto, columns=_CHUNK_COLUMNS, limit=strategy.chunk_size
+            )
+            chunk = [_ChunkRow._make(row) for row in rows]
         if not chunk:
             return True
         sources = [
@@ -230,10 +241,10 @@ def _run_chunks(run: ExtractionRun, session: Session, strategy: Strategy) -> boo
             known=_known_facts(session) if wants_known and sources else [],
         )
         candidates = strategy.extract(batch) if sources else []
-        if not _write(run, session, chunk, sources, candidates):
-            return False
-        if len(chunk) < strategy.chunk_size:
-            return True
+        last = len(chunk) < strategy.chunk_size
+        written = _write(run, session, chunk, sources, candidates, started if last else None)
+        if not written or last:
+            return written
         after = chunk[-1].seq
 
 
@@ -252,38 +263,27 @@ def _session_summary(session: Session, *, lock: bool = False) -> Memory | None:
     )
 
 
-def _lock_session(session_pk: int, namespace_id: int, user_id: str) -> bool:
-    """In the writing transaction: take turns with other writers of the session, and hold off its deletion,
-    so a run never writes for a session that is gone (without holding up appends).
-
-    The person's supersession lock is taken with the writers' one, in the same statement: the run
-    settles that person's knowledge updates. Returns False when the session no longer exists.
-    """
-    user_lock, params = user_lock_sql(namespace_id, [user_id])
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({user_lock}) AS locked)",
-            [_WRITER_LOCK_BASE + session_pk, *params],
-        )
-    return session_hold(session_pk=session_pk)
-
-
 def _write(
     run: ExtractionRun,
     session: Session,
     chunk: list[_ChunkRow],
     sources: list[SourceMessage],
     candidates: list[Candidate],
-) -> bool:
+    finish_started: float | None = None,
+) -> bool | ExtractionRun:
     """One transaction: memories, evidence, message marks and the run's counts, or nothing.
 
     Its audit events (the memories created, the knowledge updates they settled) go in at its end,
-    together: one lock, one read and one insert of the chain, and one outbox statement.
+    together: one lock, one read and one insert of the chain, and one outbox statement. With
+    `finish_started` (when the run started) the chunk is the run's last, and the same statement that
+    adds its counts ends the run: that run is returned.
     """
-    with transaction.atomic(), audit_last():
-        if not _lock_session(session.pk, session.namespace_id, session.user_id):
+    # The writes nobody reads back (revisions, evidence, vectors) travel with the statements after them.
+    with transaction.atomic(), writes_sent_later(), audit_last():
+        user_lock = user_lock_sql(session.namespace_id, [session.user_id])
+        still_open = run_lock_and_mark(session.pk, user_lock, [m.pk for m in chunk])
+        if still_open is None:
             return False
-        still_open = messages_mark_extracted(session_pk=session.pk, message_pks=[m.pk for m in chunk])
         tally = Tally(candidates=len(candidates))
         metadata = {"run_id": str(run.pk)}
         pending: list[NewMemory] = []
@@ -322,16 +322,16 @@ def _write(
             leaves.append(candidate.leaves)
         _write_batch(run, session, pending, tally, replaces, leaves)
         covered = [m.seq for m in chunk if m.pk in still_open]
-        ExtractionRun.objects.filter(pk=run.pk).update(
-            candidates=F("candidates") + tally.candidates,
-            created=F("created") + tally.created,
-            updated=F("updated") + tally.updated,
-            duplicates=F("duplicates") + tally.duplicates,
-            suppressed=F("suppressed") + tally.suppressed,
-            superseded=F("superseded") + tally.superseded,
-            from_seq=Coalesce(F("from_seq"), min(covered)) if covered else F("from_seq"),
-            to_seq=Greatest(Coalesce(F("to_seq"), 0), max(covered)) if covered else F("to_seq"),
-        )
+        finish = None
+        if finish_started is not None:
+            duration_ms = int((time.monotonic() - finish_started) * 1000)
+            finish = Finish(RunStatus.SUCCEEDED, "", timezone.now(), duration_ms)
+        # Sent with the audit's statements; read once they have run.
+        finished = run_counts_add(run.pk, vars(tally), (min(covered), max(covered)) if covered else None, finish)
+    if finished:
+        # Counted once the transaction commits (it has, unless a caller's own holds it).
+        transaction.on_commit(lambda: increment(EXTRACTION_RUNS, outcome=RunStatus.SUCCEEDED))
+        return finished[0]
     return True
 
 

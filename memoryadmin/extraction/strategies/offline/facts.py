@@ -30,6 +30,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     favourite_attribute,
     word_set,
 )
+from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
 
@@ -462,11 +463,12 @@ _PARTNER_NAMED = re.compile(
 )
 
 
+# Searched in this order; a pattern whose words a clause lacks is skipped (`prefilter`).
+_SEARCHED = Patterns(_PATTERNS)
+
+
 def _classify(clause: str, *, past: bool) -> Kind | None:
-    for pattern, kind in _PATTERNS:
-        match = pattern.search(clause)
-        if match is None:
-            continue
+    for match, kind in _SEARCHED.search(clause):
         groups = match.groupdict()
         if "thing" in groups:
             thing = _owned_thing(

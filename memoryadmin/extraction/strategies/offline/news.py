@@ -31,24 +31,30 @@ from memoryadmin.extraction.strategies.offline.asides import (
 from memoryadmin.extraction.strategies.offline.cues import CUES, FIRST_CUES, LATER_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
 from memoryadmin.extraction.strategies.offline.lexicon import OTHER_PEOPLE, RELATIONS, favourite_attribute
+from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
+
+# Searched in this order; a pattern whose words a clause lacks is skipped (`prefilter`).
+_CUES = Patterns((*FIRST_CUES, *CUES, *LATER_CUES))
+_IN_PASSING = Patterns(IN_PASSING)
 
 
 def news_kind(clause: str, *, past: bool) -> Kind | None:
     """The attribute a first-person clause sets when it says the fact inside a longer clause, or None."""
     if no_change_of_the_speakers(clause):
         return None
-    for pattern, kind in (*FIRST_CUES, *CUES, *LATER_CUES):
-        if pattern.search(clause):
-            if past and kind.memory_type == MemoryType.SEMANTIC and kind.topic not in ("diet", "appearance"):
-                kind = Kind(MemoryType.EPISODIC, kind.topic, kind.attribute, kind.negation_ok)
-            if kind.topic == "possessions" and NOT_A_NEW_ONE.search(clause):
-                return None
-            return single_valued(kind, clause)
-    for pattern, kind in IN_PASSING:
-        if pattern.search(clause):
-            return kind
+    cue = next(_CUES.search(clause), None)
+    if cue is not None:
+        kind = cue[1]
+        if past and kind.memory_type == MemoryType.SEMANTIC and kind.topic not in ("diet", "appearance"):
+            kind = Kind(MemoryType.EPISODIC, kind.topic, kind.attribute, kind.negation_ok)
+        if kind.topic == "possessions" and NOT_A_NEW_ONE.search(clause):
+            return None
+        return single_valued(kind, clause)
+    passing = next(_IN_PASSING.search(clause), None)
+    if passing is not None:
+        return passing[1]
     return _favourite(clause)
 
 
@@ -76,9 +82,9 @@ def speaker_left_out(clause: str, *, past: bool) -> tuple[str, Kind] | None:
             if kind is None or not kind.attribute:
                 kind = news_kind(said, past=past)
             return (said, kind) if kind is not None and kind.attribute else None
-    for pattern, kind in IN_PASSING:
-        if pattern.search(clause) and not NO_CHANGE.search(clause):
-            return clause, kind
+    passing = next(_IN_PASSING.search(clause), None)
+    if passing is not None and not NO_CHANGE.search(clause):
+        return clause, passing[1]
     # "Weirdly green is my favourite colour now": the speaker's favourite, whatever the clause opens with.
     favourite = _favourite(clause)
     return (clause, favourite) if favourite is not None else None

@@ -1,0 +1,53 @@
+"""The words a pattern's matches must contain, looked for before the pattern is searched, never skip a
+pattern that matches: every labelled sentence and update pair, searched by every list of patterns the
+offline strategy tries, finds the same matches as searching each pattern."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from memoryadmin.extraction.strategies.offline import facts, news
+from memoryadmin.extraction.strategies.offline.prefilter import Patterns, needles
+from tests.extraction.offline_cases import CASES
+
+DATA = Path(__file__).parent / "data"
+LISTS = {"cues": news._CUES, "in passing": news._IN_PASSING, "facts": facts._SEARCHED}
+
+
+def texts() -> list[str]:
+    said = [sentence for _, sentence, _ in CASES]
+    for name in ("update_pairs.json", "update_pairs_casual.json"):
+        for pair in json.loads((DATA / name).read_text())["pairs"]:
+            said += [pair["before"], pair["after"]]
+    # Each also in other cases, and cut into its clauses' worth of words.
+    return [variant for text in said for variant in (text, text.upper(), text.title(), *text.split(","))]
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_a_list_searched_through_its_words_finds_what_each_pattern_finds(name) -> None:
+    patterns = LISTS[name]
+    matched = 0
+    for text in texts():
+        expected = [(m.span(), value) for pattern, value in patterns.pairs if (m := pattern.search(text))]
+        assert [(m.span(), value) for m, value in patterns.search(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 20  # the texts do exercise the patterns
+
+
+def test_the_words_are_those_every_match_must_hold() -> None:
+    assert needles(re.compile(r"\bi\s+(?:moved|relocated)\s+to\b", re.IGNORECASE)) == {"moved", "relocated"}
+    assert needles(re.compile(r"\b(?:first|second)\s+day\s+at\b|\bnew\s+job\b")) == {"first", "second", "new"}
+    # Nothing optional, negated or looked around is required; nor is a word of two letters.
+    assert needles(re.compile(r"(?:very\s+)?(?!never)(?=at)\w+\s+at\b")) is None
+
+
+def test_a_text_outside_ascii_is_searched_by_every_pattern() -> None:
+    # Under IGNORECASE a long s is an "s": the words looked for are ASCII, the pattern still finds it.
+    patterns = Patterns([(re.compile(r"\bsecurity\s+code\b", re.IGNORECASE), "secret")])
+    assert [value for _, value in patterns.search("my ſecurity code")] == ["secret"]
+    assert [value for _, value in patterns.search("my SECURITY code")] == ["secret"]
+    assert list(patterns.search("my safety code")) == []
