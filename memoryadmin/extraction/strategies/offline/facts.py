@@ -28,10 +28,9 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     THING_OF,
     TOPICS,
     favourite_attribute,
-    word_set,
 )
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
-from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
+from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE, owned_thing
 from memoryadmin.memories.models import MemoryType
 
 _ADV = (
@@ -387,20 +386,6 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
 )
 
 
-def _owned_thing(phrase: str) -> str:
-    """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
-    words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
-    for word in words:
-        if word in THING_OF or word in PETS:
-            return word
-        if word in _PHRASE_ENDS:
-            break
-    return ""
-
-
-_PHRASE_ENDS = word_set("for from to at in on with because since when and but so that which who yesterday")
-
-
 def topic_of(text: str) -> str | None:
     words = set(re.findall(r"[a-z]+", text.lower()))
     for topic, keys in TOPICS:
@@ -471,7 +456,7 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
     for match, kind in _SEARCHED.search(clause):
         groups = match.groupdict()
         if "thing" in groups:
-            thing = _owned_thing(
+            thing = owned_thing(
                 groups.get("thing")
                 or groups.get("owned")
                 or groups.get("traded")

@@ -24,18 +24,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.grammar import is_past_form, normalise_spelling
+from memoryadmin.extraction.strategies.offline.addressed import asks_if, kept_as_stated, without_label, without_vocative
 from memoryadmin.extraction.strategies.offline.lexicon import (
     CONFIDENTIAL_WORDS,
     INTERJECTIONS,
-    PETS,
     REACTION_STARTS,
-    RELATIONS,
     REPORTING_VERBS,
     STATE_ADJECTIVES,
     STOPWORDS,
     word_set,
 )
-from memoryadmin.extraction.strategies.offline.phrases import one_of
 
 # The longest clause either offline strategy reads; a longer one is pasted text, not chat.
 MAX_CLAUSE_CHARS = 400
@@ -70,11 +68,6 @@ _REPORTING_TAIL = re.compile(
     r"\s*[,:]?\s*$",
     re.IGNORECASE,
 )
-# "people keep asking if Priya | and I broke up": what follows is the question asked, not the speaker's news.
-_ASKED_IF = re.compile(
-    r"\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?|know|sure|check(?:ing)?)\s+(?:\w+\s+)?(?:if|whether)(?:\s+\S+){0,3}$",
-    re.IGNORECASE,
-)
 _OPENING_FIRST_WORDS = frozenset(alternative.split()[0] for alternative in INTERJECTIONS.split("|"))
 # Interjections spelt with repeated letters ("hahaha", "ummm", "yesss").
 _OPENING_PREFIXES = ("ha", "he", "aw", "ah", "um", "uh", "hm", "ye", "ya", "oo")
@@ -94,43 +87,6 @@ _QUESTION_PARTINGS = (",", ";", "-", "–", "—")
 _STATEMENT_THEN_ASK = re.compile(
     r"^((?:i|i'm|i've|we|we're|we've|my|our)\b[^,?]*[^\s,?])\s*,\s+[^,?]+\?\W*$", re.IGNORECASE
 )
-# "Profile refresh: favourite film is now Past Lives", "Update: we broke up": a label before the statement.
-_LABEL = re.compile(
-    r"^(?:profile\s+(?:update|refresh)|update|edit|hot\s+take|bit\s+of\s+news|news|psa|fyi|heads\s+up|"
-    r"quick\s+update|ps|p\.s\.)\s*:\s+(?=\S)",
-    re.IGNORECASE,
-)
-# "Remember that I'm vegetarian", "can you note I moved to Leeds", "just so you know, my email is…": a request to
-# keep what follows, which the speaker states about themselves.
-_KEEP_REQUEST = re.compile(
-    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|please\s+|pls\s+|just\s+|also\s+)?"
-    + one_of(
-        """remember | note | keep in mind | make a note | take note | take a note | save | store | don't forget
-        do not forget | just so you know | so you know | for the record | for future reference | note to self
-        actually update that | update that | correction | actually"""
-    )
-    + r"(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
-    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)",
-    re.IGNORECASE,
-)
-# "update my favourite movie to Dune Part Two please": the new value, said to the assistant.
-_UPDATE_MY = re.compile(
-    r"^(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:update|change|set)\s+my\s+(?P<what>[a-z][a-z ]{1,30}?)\s+to\s+"
-    r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$",
-    re.IGNORECASE,
-)
-_TRAILING_VOCATIVE = re.compile(r"(\w+)?,\s*[A-Z][a-z]+[!.]*\s*$")
-# ", Max." at the end addresses Max, unless it names what comes before it: "a golden retriever, Max".
-_NAMED_BEFORE = frozenset(PETS | RELATIONS)
-
-
-def _without_vocative(clause: str) -> str:
-    match = _TRAILING_VOCATIVE.search(clause)
-    if match is None or (match.group(1) or "").lower() in _NAMED_BEFORE:
-        return clause
-    return clause[: match.start()] + (match.group(1) or "")
-
-
 _JOINING_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
 # A question without its question mark: a question word, or an auxiliary before its subject ("do you…").
@@ -429,11 +385,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         text = _CALL_ME.sub("my number is ", text)
     for index, raw in enumerate(sentences(text)):
         sentence = raw.strip()
-        opened = strip_opening(sentence)
-        kept = _UPDATE_MY.sub(r"my \g<what> is \g<value>", _KEEP_REQUEST.sub("", opened, count=1), count=1)
-        if kept != opened:
-            # "Can you remember I live in Austin?": what to keep, asked of the assistant, is a statement.
-            sentence = kept.rstrip(" ?")
+        sentence = kept_as_stated(sentence, strip_opening(sentence))
         if sentence.rstrip("\"')").endswith("?"):
             # "Got married last week - how about you?": the statement before the question still counts.
             # A longer "sentence" is no statement with a question after it, and reading it costs its square.
@@ -456,7 +408,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         for match in _CLAUSE_BREAK.finditer(sentence):
             piece = sentence[start : match.start()]
             pieces.append((piece, reported, joiner))
-            reported = bool(_REPORTING_TAIL.search((piece + match.group(0))[-40:]) or _ASKED_IF.search(piece[-60:]))
+            reported = bool(_REPORTING_TAIL.search((piece + match.group(0))[-40:]) or asks_if(piece))
             word = _JOINING_WORD.search(match.group(0))
             comma = ", " if "," in match.group(0) else ""
             joiner = comma + word.group(0).lower() if word else ","
@@ -464,7 +416,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         pieces.append((sentence[start:], reported, joiner))
         past = _speaks_of_time(low_sentence, frozenset(_TOKENS.findall(low_sentence)), _PAST_PHRASES, _PAST_WORDS)
         for position, (piece, was_reported, joined_by) in enumerate(pieces):
-            clause = _without_vocative(strip_opening(_LABEL.sub("", piece.strip())))
+            clause = without_vocative(strip_opening(without_label(piece.strip())))
             clause = _TRAILING_FILLER.sub("", clause).strip(" ,;:-").rstrip(".!…").strip()
             if not clause or was_reported or len(clause) > MAX_CLAUSE_CHARS or clause[0] in "\"'":
                 continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import THING_OF, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import PETS, THING_OF, word_set
 
 _NEW_THING = re.compile(
     r"\b(?:my|our)\s+(?:brand[- ]new|new)\s+(?P<phrase>(?:[a-z0-9-]+\s+)?(?P<thing>[a-z-]+))\b", re.IGNORECASE
@@ -70,3 +70,17 @@ def possession_in(clause: str) -> tuple[str, str] | None:
         if thing in THING_OF and thing not in _GENERIC_THINGS and not (thing in _MAKES and phrase.lower() == thing):
             return THING_OF[thing], f"an {phrase}" if phrase[:1].lower() in "aeiou" else f"a {phrase}"
     return None
+
+
+def owned_thing(phrase: str) -> str:
+    """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
+    words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
+    for word in words:
+        if word in THING_OF or word in PETS:
+            return word
+        if word in _PHRASE_ENDS:
+            break
+    return ""
+
+
+_PHRASE_ENDS = word_set("for from to at in on with because since when and but so that which who yesterday")

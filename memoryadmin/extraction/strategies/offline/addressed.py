@@ -1,0 +1,74 @@
+"""What is said to someone rather than stated of oneself, and the statement it carries.
+
+- A request to the assistant to keep something ("Remember that I'm vegetarian", "can you remember I live in
+  Austin?", "just so you know, my email is…") and a correction ("update my favourite movie to Dune Part Two
+  please") carry the speaker's statement: it is read as if said plainly.
+- A label before a statement ("Update: we broke up", "PSA: …") is left out.
+- A name at the end addresses someone ("Thanks, Gina!"), unless it names what comes before it ("a golden
+  retriever, Max").
+- What follows "people keep asking if …" is the question asked, not the speaker's news.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryadmin.extraction.strategies.offline.lexicon import PETS, RELATIONS
+from memoryadmin.extraction.strategies.offline.phrases import one_of
+
+# "people keep asking if Priya | and I broke up": what follows is the question asked, not the speaker's news.
+_ASKED_IF = re.compile(
+    r"\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?|know|sure|check(?:ing)?)\s+(?:\w+\s+)?(?:if|whether)(?:\s+\S+){0,3}$",
+    re.IGNORECASE,
+)
+# "Profile refresh: favourite film is now Past Lives", "Update: we broke up": a label before the statement.
+_LABEL = re.compile(
+    r"^(?:profile\s+(?:update|refresh)|update|edit|hot\s+take|bit\s+of\s+news|news|psa|fyi|heads\s+up|"
+    r"quick\s+update|ps|p\.s\.)\s*:\s+(?=\S)",
+    re.IGNORECASE,
+)
+# "Remember that I'm vegetarian", "can you note I moved to Leeds", "just so you know, my email is…": a request to
+# keep what follows, which the speaker states about themselves.
+_KEEP_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|please\s+|pls\s+|just\s+|also\s+)?"
+    + one_of(
+        """remember | note | keep in mind | make a note | take note | take a note | save | store | don't forget
+        do not forget | just so you know | so you know | for the record | for future reference | note to self
+        actually update that | update that | correction | actually"""
+    )
+    + r"(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
+    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)",
+    re.IGNORECASE,
+)
+# "update my favourite movie to Dune Part Two please": the new value, said to the assistant.
+_UPDATE_MY = re.compile(
+    r"^(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:update|change|set)\s+my\s+(?P<what>[a-z][a-z ]{1,30}?)\s+to\s+"
+    r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$",
+    re.IGNORECASE,
+)
+_TRAILING_VOCATIVE = re.compile(r"(\w+)?,\s*[A-Z][a-z]+[!.]*\s*$")
+# ", Max." at the end addresses Max, unless it names what comes before it: "a golden retriever, Max".
+_NAMED_BEFORE = frozenset(PETS | RELATIONS)
+
+
+def without_vocative(clause: str) -> str:
+    match = _TRAILING_VOCATIVE.search(clause)
+    if match is None or (match.group(1) or "").lower() in _NAMED_BEFORE:
+        return clause
+    return clause[: match.start()] + (match.group(1) or "")
+
+
+def kept_as_stated(sentence: str, opened: str) -> str:
+    """The sentence, or the statement a request to keep or a correction carries (`opened`: without its
+    greeting). "Can you remember I live in Austin?" is no question: it says where the speaker lives."""
+    kept = _UPDATE_MY.sub(r"my \g<what> is \g<value>", _KEEP_REQUEST.sub("", opened, count=1), count=1)
+    return kept.rstrip(" ?") if kept != opened else sentence
+
+
+def without_label(text: str) -> str:
+    return _LABEL.sub("", text)
+
+
+def asks_if(piece: str) -> bool:
+    """Whether a piece of a sentence ends asking if something is so: what follows is the question."""
+    return bool(_ASKED_IF.search(piece[-60:]))
