@@ -14,22 +14,20 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.lexicon import PETS, RELATIONS
-from memoryadmin.extraction.strategies.offline.phrases import one_of
+from memoryadmin.extraction.strategies.offline.phrases import one_of, rx
 
 # "people keep asking if Priya | and I broke up": what follows is the question asked, not the speaker's news.
-_ASKED_IF = re.compile(
-    r"\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?|know|sure|check(?:ing)?)\s+(?:\w+\s+)?(?:if|whether)(?:\s+\S+){0,3}$",
-    re.IGNORECASE,
+_ASKED_IF = rx(
+    r"\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?|know|sure|check(?:ing)?)\s+(?:\w+\s+)?(?:if|whether)(?:\s+\S+){0,3}$"
 )
 # "Profile refresh: favourite film is now Past Lives", "Update: we broke up": a label before the statement.
-_LABEL = re.compile(
+_LABEL = rx(
     r"^(?:profile\s+(?:update|refresh)|update|edit|hot\s+take|bit\s+of\s+news|news|psa|fyi|heads\s+up|"
-    r"quick\s+update|ps|p\.s\.)\s*:\s+(?=\S)",
-    re.IGNORECASE,
+    r"quick\s+update|ps|p\.s\.)\s*:\s+(?=\S)"
 )
 # "Remember that I'm vegetarian", "can you note I moved to Leeds", "just so you know, my email is…": a request to
 # keep what follows, which the speaker states about themselves.
-_KEEP_REQUEST = re.compile(
+_KEEP_REQUEST = rx(
     r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|please\s+|pls\s+|just\s+|also\s+)?"
     + one_of(
         """remember | note | keep in mind | make a note | take note | take a note | save | store | don't forget
@@ -37,14 +35,12 @@ _KEEP_REQUEST = re.compile(
         actually update that | update that | correction | actually"""
     )
     + r"(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"
-    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)",
-    re.IGNORECASE,
+    r"(?=(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b)"
 )
 # "update my favourite movie to Dune Part Two please": the new value, said to the assistant.
-_UPDATE_MY = re.compile(
+_UPDATE_MY = rx(
     r"^(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:update|change|set)\s+my\s+(?P<what>[a-z][a-z ]{1,30}?)\s+to\s+"
-    r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$",
-    re.IGNORECASE,
+    r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$"
 )
 _TRAILING_VOCATIVE = re.compile(r"(\w+)?,\s*[A-Z][a-z]+[!.]*\s*$")
 # ", Max." at the end addresses Max, unless it names what comes before it: "a golden retriever, Max".

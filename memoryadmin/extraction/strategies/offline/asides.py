@@ -90,6 +90,8 @@ LEFT_OUT = (
 )
 
 
+# What names a school: "Roosevelt High", "Monash University".
+_SCHOOL = r"\s+(?:University|College|School|High|Academy|Uni)\b"
 # The speaker's own attribute inside a clause about something else: "the bus from my place in Hackney took
 # forever", "My employer, Siemens, announced…", "As a nurse I see…", "First week at Shopify has been wild".
 IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
@@ -108,19 +110,12 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
         rx(
             r"^my\s+(?:employer|company)\s*,?\s+(?:is\s+)?" + CAP + r"|"
             r"\b(?:the|my)\s+new\s+(?:job|role|position|gig)\s+(?:at|with)\s+(?:the\s+)?" + CAP + r"|"
-            r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month)\s+at\s+(?!"
-            + NAME
-            + r"\s+(?:University|College|School|High|Academy))"
-            + CAP
+            r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month)\s+at\s+(?!" + NAME + _SCHOOL + r")" + CAP
         ),
         Kind(MemoryType.SEMANTIC, "work", "employer"),
     ),
     (
-        rx(
-            r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month|term|semester)\s+at\s+(?:the\s+)?"
-            + NAME
-            + r"\s+(?:University|College|School|High|Academy|Uni)\b"
-        ),
+        rx(r"^(?:my\s+)?(?:first|second)\s+(?:day|week|month|term|semester)\s+at\s+(?:the\s+)?" + NAME + _SCHOOL),
         Kind(MemoryType.SEMANTIC, "education", "school"),
     ),
     (
