@@ -15,6 +15,7 @@ import re
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import NAME
+from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
 # A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi".
 _THING = r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
@@ -111,17 +112,22 @@ _BACK = re.compile(
 _CLAUSE_OPENS = re.compile(
     r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
 )
+_NEEDLES = [needles(pattern) for pattern in GONE]
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
 def gone_in(content: str) -> list[str]:
     """The names of what the speaker says is gone from their life in a message ("the ranger's gone" -> ["ranger"])."""
     names: list[str] = []
+    # Most messages hold none of the words any pattern requires: nothing is searched.
+    patterns = [pattern for pattern, words in zip(GONE, _NEEDLES, strict=True) if may_match(words, content)]
+    if not patterns:
+        return names
     back = bool(_BACK.search(content))
     for sentence in _SENTENCES.split(content):
         if not sentence or sentence.rstrip(" \"')").endswith("?"):
             continue
-        for pattern in GONE:
+        for pattern in patterns:
             for match in pattern.finditer(sentence):
                 name = match.group("old").rstrip(".'")
                 if back and pattern is GONE[1]:

@@ -15,6 +15,7 @@ from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, one_of
+from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
 _PARTNERS = one_of("girlfriend | boyfriend | gf | bf | partner | wife | husband | fiance | fiancee | fiancé | fiancée")
 # (pattern, topic, attribute, what the speaker is: a template over the pattern's groups).
@@ -136,18 +137,22 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
 _OF_ME = re.compile(r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b", re.IGNORECASE)
+_NEEDLES = [needles(pattern) for pattern, *_ in MILESTONES]
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     """(topic, attribute, text) for each milestone of the speaker's own the message tells."""
     found: list[tuple[str, str, str]] = []
+    milestones = [m for m, words in zip(MILESTONES, _NEEDLES, strict=True) if may_match(words, content)]
+    if not milestones:
+        return found
     sentences = [s for s in _SENTENCES.split(content) if s and not s.rstrip(" \"')").endswith("?")]
     own = [s for s in sentences if not no_change_of_the_speakers(s)]
     text = " ".join(own)
     # "My granddaughter convinced me to go vegan": someone of the speaker's acts, the speaker changes.
     told_of_me = " ".join(s for s in sentences if _OF_ME.search(s) and not NO_CHANGE.search(s))
-    for pattern, topic, attribute, template in MILESTONES:
+    for pattern, topic, attribute, template in milestones:
         match = next(filter(None, map(pattern.search, own)), None) or pattern.search(text)
         if match is None and told_of_me:
             match = pattern.search(told_of_me)

@@ -64,6 +64,15 @@ def _required(items: Iterable[tuple[object, object]]) -> list[set[str]]:
     return found
 
 
+def may_match(words: frozenset[str] | None, text: str) -> bool:
+    """Whether `text` may match a pattern whose required words are `words` (`needles`); a text outside ASCII
+    always may."""
+    if words is None or not text.isascii():
+        return True
+    low = text.lower()
+    return any(word in low for word in words)
+
+
 class Patterns[T]:
     """(pattern, value) pairs, searched in their order, each skipped when its words are not in the text."""
 
