@@ -302,7 +302,8 @@ def known_facts(*, namespace_id: int, user_id: str, limit: int = MAX_KNOWN_FACTS
 def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -> dict[tuple[str, str], list[Any]]:
     """The person's current facts that name one of `names` as a word ("Pat banks with Barclays" for "Barclays"):
     (subject, name lower-cased) -> ids. What a statement that leaves the name behind replaces. A fact is a
-    semantic memory, or any memory stating an attribute ("Pat got a Ford Ranger" is the car they have)."""
+    semantic memory or a preference ("Pat loves jollof rice" for "jollof's a close second now"), or any memory
+    stating an attribute ("Pat got a Ford Ranger" is the car they have)."""
     names = [name for name in dict.fromkeys(names) if name.strip()]
     if not names:
         return {}
@@ -312,7 +313,7 @@ def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -
         named |= Q(text__iregex=r"\m" + re.escape(name) + r"\d*\M")
     rows = (
         Memory.objects.filter(
-            Q(memory_type=MemoryType.SEMANTIC) | ~Q(attribute=""),
+            Q(memory_type__in=(MemoryType.SEMANTIC, MemoryType.PREFERENCE)) | ~Q(attribute=""),
             named,
             namespace_id=namespace_id,
             user_id=user_id,

@@ -138,7 +138,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _ADV
             + r"work\s+(?:at|for)\s|"
             + _AM
-            + r"working\s+(?:at|for)\s|"
+            + r"(?:working|driving|delivering)\s+(?:at|for)\s|"
             + _HAVE
             + r"been\s+working\s+(?:at|for)\s|"
             + _AM

@@ -18,7 +18,12 @@ from memoryadmin.extraction.strategies.offline.phrases import NAME
 from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
 # A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi".
-_THING = r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
+# A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi"; a group after it ("the knitting
+# circle") is what the name is of.
+_THING = (
+    r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
+    r"(?:\s+(?:club|circle|group|league|choir|class|classes|team|band|membership))?"
+)
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
 _END = (
     r"(?=\s*(?:$|[,.!;:)]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
@@ -31,10 +36,11 @@ GONE = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
-        _AFTER + _THING + r"(?:'s|\s+is|\s+has)\s+(?:gone|dead|no\s+more)\b",
+        _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+(?:gone|dead|no\s+more|done\s+for\s+me)\b",
         _AFTER
         + _THING
-        + r"\s+(?:died|passed\s+away|passed|escaped|ran\s+away|moved\s+out|went\s+to\s+live\s+with|got\s+stolen|"
+        + r"\s+(?:died|passed\s+away|passed|escaped|ran\s+away|flew\s+off|flew\s+away|went\s+missing|moved\s+out|"
+        r"went\s+to\s+live\s+with|got\s+stolen|"
         r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
         r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
         r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b",
@@ -60,7 +66,13 @@ GONE = tuple(
         r"\b(?:ripped\s+up|tore\s+up|didn't\s+renew|did\s+not\s+renew)\s+(?:my\s+|the\s+)?" + _THING + _END,
         # The old one compared: "so much more room than the i30 had", "way more romantic than Daniel ever was".
         r"\bthan\s+(?:the\s+|my\s+)?(?:old\s+)?" + _THING + r"\s+(?:ever\s+)?(?:had|was|did)\b",
-        r"\bcompared\s+to\s+my\s+old\s+" + _THING + _END,
+        r"\bcompared\s+to\s+(?:my|the)\s+(?:old\s+)?" + _THING + _END,
+        r"\b(?:banned|stopped)\s+me\s+from\s+" + _THING + _END,
+        r"\b(?:guy|woman|man|lady|someone|somebody|buyer|person)\s+(?:who\s+)?bought\s+my\s+"
+        + _THING
+        + r"\s+(?:already|has|had|is|was|just|sent|took|drove)\b",
+        # Dead to the speaker: "After that trade the Raptors are dead to me".
+        r"\b(?:the\s+)?(?P<old>" + NAME + r")\s+(?:is|are|'s)\s+dead\s+to\s+me\b",
         r"\b(?:switched|moved)\s+over\s+from\s+" + _THING + _END,
         r"(?:^|[,.;!]\s*)" + _THING + r"(?:'s|\s+is|\s+are)\s+(?:a\s+)?(?:close\s+)?second\b",
         r"\b(?:separat(?:ed|ing)|split(?:ting)?\s+up|graduated|graduating|laid\s+off|let\s+go|fired|kicked\s+out|"
@@ -100,7 +112,8 @@ _NOT_NAMES = (
     instagram facebook tiktok social media way stuff thing things plan plans idea city town country area one ones
     boyfriend girlfriend husband wife partner dog cat pet kids kid baby mum mom dad parents family friends friend
     contract lease deal number email account membership subscription line sim diet habit hobby project degree major
-    minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back"""
+    minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back open
+    alone behind there here town"""
     )
 )
 # Gone for a while only: "Pepe escaped for 2 hours today!! found him in the neighbour's tree".

@@ -130,7 +130,7 @@ INSTRUMENTS = (
     "guitar|bass|piano|keyboard|keys|violin|viola|cello|double bass|drums|flute|clarinet|oboe|bassoon|saxophone|sax|"
     "trumpet|trombone|tuba|french horn|horn|harp|ukulele|banjo|mandolin|accordion|harmonica|organ|synth|"
     "synthesizer|recorder|tabla|harmonium|sitar|veena|mridangam|dhol|erhu|guzheng|koto|shamisen|bagpipes|djembe|"
-    "cajon|marimba|xylophone|steel pan|kalimba|bouzouki|oud|bodhran|tin whistle|fiddle|euphonium|piccolo"
+    "cajon|marimba|xylophone|steel pan|kalimba|bouzouki|oud|bodhran|tin whistle|fiddle|euphonium|piccolo|percussion"
 )
 PETS = word_set(
     "dog dogs puppy puppies cat cats kitten kittens pet pets hamster hamsters rabbit rabbits bunny parrot parrots fish "
@@ -219,6 +219,7 @@ def favourite_attribute(what: str, clause: str) -> str:
 
 
 NOT_A_FAVOURITE_KIND = word_set(
+    "now these lately right again too ever still honestly "
     "for to of in on at and or thing things part parts memory memories moment moments time times one ones way "
     "bit kind type quote day days"
 )

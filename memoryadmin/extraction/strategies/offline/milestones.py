@@ -43,9 +43,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s partner is {name}",
         ),
         (
-            r"^(?:day\s+\d+\s+(?:of\s+(?:being\s+)?)?|going\s+|gone\s+)(?P<diet>"
-            + DIETS
-            + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
+            r"^(?:day\s+\d+\s+(?:of\s+(?:being\s+)?)?|(?:\w+\s+){1,2}(?:days|weeks|months)\s+(?:fully\s+|strictly\s+)?|"
+            r"going\s+|gone\s+)(?P<diet>" + DIETS + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
             r"(?P<diet2>(?:[\w-]+\s+){0,2}?)diet\b|"
             # "I'm back to vegetarian", "convinced me to go vegan".
             r"\b(?:i'm|i\s+am)\s+back\s+to\s+(?:being\s+)?(?P<diet3>" + DIETS + r")\b|"
@@ -68,6 +67,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"\b(?:i'm|i\s+am)\s+(?:now\s+)?(?:an?\s+)(?P<field>" + FIELDS + r")\s+(?:major|student)\b|"
+            r"\b(?:i'm|i\s+am)\s+doing\s+(?P<field3>" + FIELDS + r")\s+(?:instead\s+of|now)\b|"
             r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?P<field2>" + FIELDS + r")\s+(?:at|in)\s+(?:uni|university|college|"
             r"(?-i:[A-Z])[\w&'.-]*)",
             "education",
@@ -99,6 +99,12 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s job is {title}",
         ),
         (
+            r"(?:^|\bi\s+|\bjust\s+|\bhad\s+to\s+)(?:change|changed)\s+my\s+(?:phone\s+|mobile\s+)?number\b",
+            "contact",
+            "phone_number",
+            "{speaker} has a new phone number",
+        ),
+        (
             r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b",
             "relationships",
             "relationship_status",
@@ -126,7 +132,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             # "a lovely party for my 75th on Sunday", "birthday was yesterday, officially 30", "40 as of Saturday".
             r"\bparty\s+for\s+my\s+(?P<age4>\d{1,3})(?:st|nd|rd|th)\b|"
             r"\b(?:birthday|bday)\b.{0,40}?\b(?:officially\s+(?P<age5>\d{1,2})\b|(?P<age7>\d{2})\s+now\b)|"
-            r"^(?P<age6>\d{2})\s+as\s+of\b",
+            r"^(?P<age6>\d{2})\s+as\s+of\b|\b(?:guess|so)\s+(?P<age8>\d{2})\s+is\s+official\b",
             "identity",
             "age",
             "{speaker} is {age}",
@@ -158,7 +164,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
             match = pattern.search(told_of_me)
         if match is None:
             continue
-        values = {key.rstrip("234567"): value for key, value in match.groupdict().items() if value}
+        values = {key.rstrip("2345678"): value for key, value in match.groupdict().items() if value}
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
             continue
         if "diet" in values:
