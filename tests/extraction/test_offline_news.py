@@ -154,6 +154,10 @@ def attributes(content: str) -> dict[str, str]:
         ("First pension payment came through, so I guess 65 is official.", "age", "Pat is 65"),
         ("Quit the coffee job! Driving for Gojek full time now", "employer", "Gojek"),
         ("so I've moved over to percussion in the band", "instrument", "percussion"),
+        ("Porto-based designer here, ask me anything about azulejos", "residence", "Pat lives in Porto"),
+        ("the house is sold and I am now living at my daughter's in Christchurch", "residence", "Christchurch"),
+        ("Being 39 with three kids is a lot", "age", "Pat is 39"),
+        ("My car was written off in the crash, so I'm on the bus", "car", "Pat no longer has their car"),
         ("I go to Equinox.", "gym", "Pat goes to Equinox"),
         ("I rent a little place in Austin.", "residence", "Austin"),
         ("I'm at Lincoln High School.", "school", "Lincoln High School"),
@@ -208,6 +212,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "finally 5 minutes of peace",
         "I'm acting audit manager for two weeks while my boss is on leave, pray for me.",
         "Froze my Crunch membership for a month while my knee heals.",
+        "played tabla for 3 years before switching to sitar, so rhythm comes easy",
+        "I've started ukulele lessons too, it's like a tiny guitar",
         "my son's 5th birthday is on Sunday",
     ],
 )
@@ -362,6 +368,9 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("Dropped the knitting circle for the pottery class", ["knitting"]),
         ("Joined a chess club in Osu. Football's done for me since the knee surgery.", ["Football"]),
         ("I bought my Golf in 2019", []),
+        ("rewatched Interstellar and it's officially my favourite now, Inception second", ["Inception"]),
+        ("Radiohead who? it's all about Fontaines D.C. now", ["Radiohead"]),
+        ("finished second in the race, Tom second", []),
     ],
 )
 def test_what_the_speaker_says_is_gone_is_named_however_it_is_typed(content: str, names: list[str]) -> None:

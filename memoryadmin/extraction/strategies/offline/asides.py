@@ -186,6 +186,8 @@ NOT_EMPLOYED = rx(r"\b(?:student|volunteer|volunteering|member|patient|customer|
 FOR_A_WHILE = rx(
     r"\b(?:acting|interim|temporarily|temporary|covering\s+for|filling\s+in|on\s+secondment|seconded|on\s+loan|"
     r"froze|frozen|paused|on\s+hold|suspended|"
+    # Background to something else: "played tabla for 3 years before switching to sitar".
+    r"(?:before|until)\s+(?:switching|moving|changing|joining|starting|transferring)|"
     r"for\s+(?:a\s+few|a\s+couple\s+of|two|three|\d+)\s+(?:days|weeks)\s+while)\b"
 )
 RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")

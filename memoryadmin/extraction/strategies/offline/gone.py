@@ -75,6 +75,8 @@ GONE = tuple(
         r"\b(?:the\s+)?(?P<old>" + NAME + r")\s+(?:is|are|'s)\s+dead\s+to\s+me\b",
         r"\b(?:switched|moved)\s+over\s+from\s+" + _THING + _END,
         r"(?:^|[,.;!]\s*)" + _THING + r"(?:'s|\s+is|\s+are)\s+(?:a\s+)?(?:close\s+)?second\b",
+        # "…it's officially my favourite now, Inception second".
+        r"\b(?:favou?rite|fave|number\s+one|\#1)\b[^.!?]*?[,;]\s*" + _THING + r"\s+second\b",
         r"\b(?:separat(?:ed|ing)|split(?:ting)?\s+up|graduated|graduating|laid\s+off|let\s+go|fired|kicked\s+out|"
         r"dropped\s+out|resigned)\s+from\s+" + _THING + _END,
         r"\b(?:since|after)\s+(?:leaving|quitting|dropping|selling|losing)\s+" + _THING + _END,
@@ -126,6 +128,7 @@ _CLAUSE_OPENS = re.compile(
     r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
 )
 _NEEDLES = [needles(pattern) for pattern in GONE]
+_WHO = re.compile(r"^(?:the\s+)?(?P<old>" + NAME + r")\s+who\?+$")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
@@ -138,7 +141,12 @@ def gone_in(content: str) -> list[str]:
         return names
     back = bool(_BACK.search(content))
     for sentence in _SENTENCES.split(content):
-        if not sentence or sentence.rstrip(" \"')").endswith("?"):
+        if not sentence:
+            continue
+        if sentence.rstrip(" \"')").endswith("?"):
+            # "Radiohead who?": the one asked after is forgotten, not asked about.
+            who = _WHO.match(sentence.strip())
+            names.extend([who.group("old")] if who else [])
             continue
         for pattern in patterns:
             for match in pattern.finditer(sentence):

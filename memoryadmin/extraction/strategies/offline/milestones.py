@@ -105,6 +105,28 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} has a new phone number",
         ),
         (
+            # "Porto-based designer here", "I'm now living at my daughter's in Christchurch".
+            r"^(?P<place>(?-i:[A-Z])[\w'.]+)-based\b|\b(?:i'm|i\s+am)\s+(?:now\s+)?living\s+(?:at|with)\s+[^,.!?]{1,40}?\s+in\s+"
+            r"(?P<place2>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?)",
+            "home",
+            "residence",
+            "{speaker} lives in {place}",
+        ),
+        (
+            r"\b(?:sold|scrapped|crashed|totaled|totalled|wrote\s+off)\s+(?:my|the|our)\s+car\b|"
+            r"\b(?:my|the|our)\s+car\s+(?:was|got)\s+(?:written\s+off|totaled|totalled|stolen|scrapped)\b",
+            "possessions",
+            "car",
+            "{speaker} no longer has their car",
+        ),
+        (
+            # A phone lost may be found: only one sold or stolen is gone.
+            r"\bsold\s+my\s+phone\b|\bmy\s+phone\s+(?:was|got)\s+stolen\b",
+            "possessions",
+            "phone",
+            "{speaker} no longer has their phone",
+        ),
+        (
             r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b",
             "relationships",
             "relationship_status",
@@ -118,7 +140,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"(?:^|\bi've\s+|\bi\s+|\bjust\s+)(?:started|taken\s+up|took\s+up)\s+(?:learning\s+|playing\s+)?(?:the\s+)?"
-            r"(?P<instrument>" + INSTRUMENTS + r")\b(?!\s+(?:too|as\s+well|lessons\s+for))",
+            r"(?P<instrument>" + INSTRUMENTS + r")\b(?!.*\b(?:too|as\s+well|also)\b)(?!\s+lessons\s+for)",
             "music",
             "instrument",
             "{speaker} plays the {instrument}",
@@ -132,7 +154,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             # "a lovely party for my 75th on Sunday", "birthday was yesterday, officially 30", "40 as of Saturday".
             r"\bparty\s+for\s+my\s+(?P<age4>\d{1,3})(?:st|nd|rd|th)\b|"
             r"\b(?:birthday|bday)\b.{0,40}?\b(?:officially\s+(?P<age5>\d{1,2})\b|(?P<age7>\d{2})\s+now\b)|"
-            r"^(?P<age6>\d{2})\s+as\s+of\b|\b(?:guess|so)\s+(?P<age8>\d{2})\s+is\s+official\b",
+            r"^(?P<age6>\d{2})\s+as\s+of\b|^being\s+(?P<age9>\d{2})\s+(?:with|is|as|and)\b|\b(?:guess|so)\s+(?P<age8>\d{2})\s+is\s+official\b",
             "identity",
             "age",
             "{speaker} is {age}",
@@ -164,7 +186,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
             match = pattern.search(told_of_me)
         if match is None:
             continue
-        values = {key.rstrip("2345678"): value for key, value in match.groupdict().items() if value}
+        values = {key.rstrip("23456789"): value for key, value in match.groupdict().items() if value}
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
             continue
         if "diet" in values:
