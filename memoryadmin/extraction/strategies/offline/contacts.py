@@ -30,6 +30,12 @@ _SOMEONE_ELSES = re.compile(
     r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")\b",
     re.IGNORECASE,
 )
+# The speaker's own, said so right before it: "letting my landlord know my number's changed to (415) 555-0196".
+_MINE = re.compile(
+    r"\bmy\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+)?(?:number|e-?mail)(?:'s|\s+is|\s+has)?\s+"
+    r"(?:changed\s+to|now|is)\b",
+    re.IGNORECASE,
+)
 # A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".
 _NOT_THE_ONE = re.compile(
     r"\b(?:work|office|business|company|support|helpline|hotline|customer\s+service|reception|emergency|"
@@ -59,9 +65,10 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
         return []
     found: list[tuple[str, str]] = []
     for sentence in _SENTENCES.split(content):
-        if not sentence or sentence.rstrip(" \"')").endswith("?"):
+        # A question asks, unless it carries the speaker's own ("…letting him know my number's changed to …?").
+        if not sentence or (sentence.rstrip(" \"')").endswith("?") and not _MINE.search(sentence)):
             continue
-        if _SOMEONE_ELSES.search(sentence) or _NOT_THE_ONE.search(sentence):
+        if _NOT_THE_ONE.search(sentence) or (_SOMEONE_ELSES.search(sentence) and not _MINE.search(sentence)):
             continue
         for match in _EMAIL.finditer(sentence):
             if not _OLD.search(sentence[: match.start()]):

@@ -26,24 +26,32 @@ _THING = (
 )
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
 _END = (
-    r"(?=\s*(?:$|[,.!;:)]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
+    r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
-    r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're)\b))"
+    r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're|was|is|were)\b))"
 )
 # Where a clause with the thing as its subject may begin: "Since the Mazda got written off…".
-_AFTER = r"(?:\b(?:and|so|but|since|after|when|now\s+that|ever\s+since)\s+|^|[,.;!]\s*)"
+_AFTER = r"(?:\b(?:and|so|but|since|after|when|now\s+that|ever\s+since|fyi|btw|ok|okay|well)\s+|^|[,.;!(]\s*)"
+# The thing as the subject of what ended it: "Miso passed away", "the Hilux finally died", "Kiwi escaped".
+_SUBJECT_GONE = (
+    _AFTER
+    + _THING
+    + r"\s+(?:finally\s+|just\s+)?(?:died|passed\s+away|passed|escaped|ran\s+away|flew\s+off|flew\s+away|"
+    r"went\s+missing|moved\s+out|didn't\s+survive|did\s+not\s+survive|went\s+to\s+(?:a|the)\s+(?:\w+\s+)?"
+    r"(?:rescue|shelter|sanctuary|farm|new\s+home)|"
+    r"went\s+to\s+live\s+with|got\s+stolen|"
+    r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
+    r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
+    r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b"
+)
 GONE = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
-        _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+(?:gone|dead|no\s+more|done\s+for\s+me)\b",
-        _AFTER
-        + _THING
-        + r"\s+(?:died|passed\s+away|passed|escaped|ran\s+away|flew\s+off|flew\s+away|went\s+missing|moved\s+out|"
-        r"went\s+to\s+live\s+with|got\s+stolen|"
-        r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
-        r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
-        r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b",
+        _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+"
+        r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me)\b",
+        _AFTER + _THING + r"\s+era\s+is\s+over\b",
+        _SUBJECT_GONE,
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
         r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
@@ -60,7 +68,7 @@ GONE = tuple(
         + _THING
         + r"\s+(?:are\s+(?:done|over|finished|through)(?!\s+\w+ing)|called\s+it\s+(?:off|quits))\b",
         r"\b(?:had\s+to\s+)?(?:rehome|re-home)\s+" + _THING + _END,
-        r"\b(?:don't|do\s+not|no\s+longer)\s+(?:play|drive|use|go\s+to|support|eat)\s+(?:the\s+)?"
+        r"\b(?:don't|do\s+not|no\s+longer)\s+(?:play|drive|use|go\s+to|support|eat|have|own|ride)\s+(?:the\s+)?"
         + _THING
         + r"\s+(?:anymore|any\s+more)\b",
         r"\b(?:ripped\s+up|tore\s+up|didn't\s+renew|did\s+not\s+renew)\s+(?:my\s+|the\s+)?" + _THING + _END,
@@ -85,16 +93,21 @@ GONE = tuple(
         r"(?:the\s+)?" + _THING + _END,
         r"\b(?:gave|given|lent|sold)\s+(?:the|my)\s+" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
         r"\b(?:ended|cancell?ed|stopped|let)\s+(?:the|my)\s+" + _THING + r"\s+(?:membership|subscription)\b",
+        r"\b" + _THING + r"(?:\s+(?:centre|center|gym|club|studio))?\s+(?:membership|subscription)\s+"
+        r"(?:cancell?ed|ended|over|gone)\b",
         r"\b(?:took|taken)\s+the\s+top\s+spot\s+from\s+" + _THING + _END,
-        _AFTER + _THING + r"\s+(?:has|have)\s+been\s+(?:demoted|dethroned|replaced)\b",
+        _AFTER + _THING + r"(?:'s|\s+has|\s+have)\s+been\s+(?:demoted|dethroned|replaced)\b",
         r"\b(?:i'm|i\s+am|im)\s+(?:so\s+|totally\s+|completely\s+)?over\s+" + _THING + _END,
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
-        r"(?:^|[,.;!]\s*)"
-        + _THING
-        + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
+        _AFTER + _THING + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
         r"called\s+it\s+(?:off|quits)|ended\s+things|are\s+no\s+more)\b",
         # Replaced in the speaker's affection: "has replaced Mamma Mia as my favourite", "taken ABBA's place".
-        r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from)\b",
+        r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from|for\s+me)\b",
+        r"\bforget\s+about\s+" + _THING + _END,
+        r"\blast\s+day\s+at\s+" + _THING + _END,
+        r"\bput\s+(?:the|my)\s+" + _THING + r"\s+away\b",
+        r"\bswitched\s+out\s+of\s+" + _THING + _END,
+        r"\b" + _THING + r"\s+number\s+(?:doesn't|does\s+not|no\s+longer)\s+work",
         r"\b(?:taken|took)\s+" + _THING + r"(?:'s)?\s+place\b",
         r"\bruined\s+" + _THING + r"\s+for\s+me\b",
         r"\bwent\s+off\s+" + _THING + _END,
@@ -115,7 +128,7 @@ _NOT_NAMES = (
     boyfriend girlfriend husband wife partner dog cat pet kids kid baby mum mom dad parents family friends friend
     contract lease deal number email account membership subscription line sim diet habit hobby project degree major
     minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back open
-    alone behind there here town"""
+    alone behind there here town centre center"""
     )
 )
 # Gone for a while only: "Pepe escaped for 2 hours today!! found him in the neighbour's tree".
@@ -128,7 +141,7 @@ _CLAUSE_OPENS = re.compile(
     r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
 )
 _NEEDLES = [needles(pattern) for pattern in GONE]
-_WHO = re.compile(r"^(?:the\s+)?(?P<old>" + NAME + r")\s+who\?+$")
+_WHO = re.compile(r"(?:^|[,;]\s*)(?:the\s+)?(?P<old>" + NAME + r"|[a-z][\w'-]+)\s+who\?+$", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
@@ -145,13 +158,13 @@ def gone_in(content: str) -> list[str]:
             continue
         if sentence.rstrip(" \"')").endswith("?"):
             # "Radiohead who?": the one asked after is forgotten, not asked about.
-            who = _WHO.match(sentence.strip())
+            who = _WHO.search(sentence.strip())
             names.extend([who.group("old")] if who else [])
             continue
         for pattern in patterns:
             for match in pattern.finditer(sentence):
                 name = match.group("old").rstrip(".'")
-                if back and pattern is GONE[1]:
+                if back and pattern.pattern == _SUBJECT_GONE:
                     continue
                 if name.lower().removesuffix("'s") in _NOT_NAMES or len(name) < 2:
                     continue

@@ -48,6 +48,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"(?P<diet2>(?:[\w-]+\s+){0,2}?)diet\b|"
             # "I'm back to vegetarian", "convinced me to go vegan".
             r"\b(?:i'm|i\s+am)\s+back\s+to\s+(?:being\s+)?(?P<diet3>" + DIETS + r")\b|"
+            r"\b(?:i've|i\s+have)\s+gone\s+(?:plain|full|fully|strictly)\s+(?P<diet5>" + DIETS + r")\b|"
             r"\b(?:convinced|persuaded|got)\s+me\s+to\s+go\s+(?P<diet4>" + DIETS + r")\b",
             "diet",
             "diet",
@@ -127,6 +128,24 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} no longer has their phone",
         ),
         (
+            r"\bi\s+(?:re)?married\b|\bi\s+got\s+remarried\b",
+            "relationships",
+            "relationship_status",
+            "{speaker} is married",
+        ),
+        (
+            r"\bwe\s+(?:separated|split\s+up|have\s+separated|are\s+separated)\b",
+            "relationships",
+            "relationship_status",
+            "{speaker} is separated",
+        ),
+        (
+            r"\bi\s+have\s+a\s+(?:girlfriend|boyfriend|partner)\s+now\b",
+            "relationships",
+            "relationship_status",
+            "{speaker} is in a relationship",
+        ),
+        (
             r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b",
             "relationships",
             "relationship_status",
@@ -154,7 +173,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             # "a lovely party for my 75th on Sunday", "birthday was yesterday, officially 30", "40 as of Saturday".
             r"\bparty\s+for\s+my\s+(?P<age4>\d{1,3})(?:st|nd|rd|th)\b|"
             r"\b(?:birthday|bday)\b.{0,40}?\b(?:officially\s+(?P<age5>\d{1,2})\b|(?P<age7>\d{2})\s+now\b)|"
-            r"^(?P<age6>\d{2})\s+as\s+of\b|^being\s+(?P<age9>\d{2})\s+(?:with|is|as|and)\b|\b(?:guess|so)\s+(?P<age8>\d{2})\s+is\s+official\b",
+            r"\b(?:i've|i\s+have)\s+(?:hit|reached)\s+(?P<age10>\d{2})\b|^(?P<age6>\d{2})\s+as\s+of\b|^being\s+(?P<age9>\d{2})\s+(?:with|is|as|and)\b|\b(?:guess|so)\s+(?P<age8>\d{2})\s+is\s+official\b",
             "identity",
             "age",
             "{speaker} is {age}",
@@ -186,7 +205,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
             match = pattern.search(told_of_me)
         if match is None:
             continue
-        values = {key.rstrip("23456789"): value for key, value in match.groupdict().items() if value}
+        values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
             continue
         if "diet" in values:
