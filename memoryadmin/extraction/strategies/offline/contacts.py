@@ -12,12 +12,10 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS
-from memoryadmin.extraction.strategies.offline.phrases import one_of
+from memoryadmin.extraction.strategies.offline.phrases import one_of, rx
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b", re.IGNORECASE)
-_PHONE = re.compile(
-    r"(?<![\w/.,:-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,6}){1,4}(?![\w/]|[.,:-]\d)"
-)
+_PHONE = rx(r"(?<![\w/.,:-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,6}){1,4}(?![\w/]|[.,:-]\d)")
 # A number is a phone number only where the message says so: "number", "cell", "text me on", "new line".
 _PHONE_WORDS = re.compile(
     r"\b(?:number|no\.|phone|mobile|cell|line|sim|whatsapp|text|call|calls|ring|reach|contact|digits)\b", re.IGNORECASE
@@ -27,17 +25,15 @@ _WHAT = one_of("number | email | e-mail | address | cell | mobile | phone | line
 # Whose it is, when not the speaker's: "my brother's new number", "his email", "Dad's cell".
 _SOMEONE_ELSES = re.compile(
     r"\b(?!my\b|our\b)(?:[a-z]+'s|his|her|their|your)\s+(?:\w+\s+){0,2}?" + _WHAT + r"\b|"
-    r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")\b",
-    re.IGNORECASE,
+    r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")\b"
 )
 # The speaker's own, said so right before it: "letting my landlord know my number's changed to (415) 555-0196".
-_MINE = re.compile(
+_MINE = rx(
     r"\bmy\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+)?(?:number|e-?mail)(?:'s|\s+is|\s+has)?\s+"
-    r"(?:changed\s+to|now|is)\b",
-    re.IGNORECASE,
+    r"(?:changed\s+to|now|is)\b"
 )
 # A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".
-_NOT_THE_ONE = re.compile(
+_NOT_THE_ONE = rx(
     r"\b(?:work|office|business|company|support|helpline|hotline|customer\s+service|reception|emergency|"
     r"landline|fax|second|separate|backup|spare|other|extra|alternate|alternative)\s+(?:\w+\s+)?"
     r"(?:number|e-?mail|address|line|cell|mobile|phone|sim|account)\b|"
@@ -49,11 +45,10 @@ _NOT_THE_ONE = re.compile(
     # Numbers of other things: "order number 4411 2233", "my booking ref 1234 5678".
     r"\b(?:order|account|tracking|reference|ref|booking|confirmation|flight|invoice|card|policy|case|ticket|pin|"
     r"passport|licen[cs]e|serial|model|room|seat|bus|route|house|unit|registration|student|employee|id)\s+"
-    r"(?:no\.?|number|num|#|code)\b",
-    re.IGNORECASE,
+    r"(?:no\.?|number|num|#|code)\b"
 )
 # Said of a value to mean it is no longer the one: "the old 0803 one is gone", "my old number 555-0142".
-_OLD = re.compile(r"\b(?:old|former|previous|ex)\b[^.!?,:]{0,12}$", re.IGNORECASE)
+_OLD = rx(r"\b(?:old|former|previous|ex)\b[^.!?,:]{0,12}$")
 _SENTENCES = re.compile(r"(?<=[!?])\s+|(?<=\.)\s+|\n+")
 MIN_PHONE_DIGITS = 7
 MAX_PHONE_DIGITS = 15
