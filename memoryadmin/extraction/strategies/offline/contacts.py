@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS
-from memoryadmin.extraction.strategies.offline.phrases import one_of, rx
+from memoryadmin.extraction.strategies.offline.phrases import SENTENCE_BREAK, asks, one_of, rx
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b", re.IGNORECASE)
 _PHONE = rx(r"(?<![\w/.,:-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,6}){1,4}(?![\w/]|[.,:-]\d)")
@@ -49,7 +49,6 @@ _NOT_THE_ONE = rx(
 )
 # Said of a value to mean it is no longer the one: "the old 0803 one is gone", "my old number 555-0142".
 _OLD = rx(r"\b(?:old|former|previous|ex)\b[^.!?,:]{0,12}$")
-_SENTENCES = re.compile(r"(?<=[!?])\s+|(?<=\.)\s+|\n+")
 MIN_PHONE_DIGITS = 7
 MAX_PHONE_DIGITS = 15
 
@@ -59,9 +58,9 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
     if "@" not in content and not any(ch.isdigit() for ch in content):
         return []
     found: list[tuple[str, str]] = []
-    for sentence in _SENTENCES.split(content):
+    for sentence in SENTENCE_BREAK.split(content):
         # A question asks, unless it carries the speaker's own ("…letting him know my number's changed to …?").
-        if not sentence or (sentence.rstrip(" \"')").endswith("?") and not _MINE.search(sentence)):
+        if not sentence or (asks(sentence) and not _MINE.search(sentence)):
             continue
         if _NOT_THE_ONE.search(sentence) or (_SOMEONE_ELSES.search(sentence) and not _MINE.search(sentence)):
             continue

@@ -14,10 +14,9 @@ import re
 
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
-from memoryadmin.extraction.strategies.offline.phrases import NAME
+from memoryadmin.extraction.strategies.offline.phrases import NAME, asks
 from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
-# A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi".
 # A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi"; a group after it ("the knitting
 # circle") is what the name is of.
 _THING = (
@@ -26,7 +25,7 @@ _THING = (
 )
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
 _END = (
-    r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|because|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
+    r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
     r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're|was|is|were)\b))"
 )
@@ -156,7 +155,7 @@ def gone_in(content: str) -> list[str]:
     for sentence in _SENTENCES.split(content):
         if not sentence:
             continue
-        if sentence.rstrip(" \"')").endswith("?"):
+        if asks(sentence):
             # "Radiohead who?": the one asked after is forgotten, not asked about.
             who = _WHO.search(sentence.strip())
             names.extend([who.group("old")] if who else [])

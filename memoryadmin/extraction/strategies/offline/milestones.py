@@ -14,7 +14,7 @@ import re
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
-from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, one_of
+from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, SENTENCE_BREAK, asks, one_of
 from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
 _PARTNERS = one_of("girlfriend | boyfriend | gf | bf | partner | wife | husband | fiance | fiancee | fiancé | fiancée")
@@ -185,7 +185,6 @@ _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)
 _NEAR = 60
 _OF_ME = re.compile(r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b", re.IGNORECASE)
 _NEEDLES = [needles(pattern) for pattern, *_ in MILESTONES]
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
@@ -194,7 +193,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     milestones = [m for m, words in zip(MILESTONES, _NEEDLES, strict=True) if may_match(words, content)]
     if not milestones:
         return found
-    sentences = [s for s in _SENTENCES.split(content) if s and not s.rstrip(" \"')").endswith("?")]
+    sentences = [s for s in SENTENCE_BREAK.split(content) if s and not asks(s)]
     own = [s for s in sentences if not no_change_of_the_speakers(s)]
     text = " ".join(own)
     # "My granddaughter convinced me to go vegan": someone of the speaker's acts, the speaker changes.

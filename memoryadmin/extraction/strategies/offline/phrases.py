@@ -53,3 +53,12 @@ def one_of(phrases: str) -> str:
     """A non-capturing alternation of the phrases, one per line or "|"-separated, spaces matching any space."""
     found = [" ".join(p.split()) for line in phrases.splitlines() for p in line.split("|") if p.strip()]
     return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in found) + ")"
+
+
+# Where a message's sentences part, for the readings that look at a whole message (contacts, milestones).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def asks(sentence: str) -> bool:
+    """Whether a sentence is a question: it ends in "?", quotes and brackets aside."""
+    return sentence.rstrip(" \"')").endswith("?")
