@@ -136,6 +136,9 @@ except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
+# Django's backend with a health check that sends nothing while the connection is sound (core/postgresql).
+POSTGRESQL_ENGINE = "memoryadmin.core.postgresql"
+DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 DATABASES["default"].setdefault("OPTIONS", {})
 # No JIT: its compilation (tens to hundreds of milliseconds) starts once a plan's cost passes a
 # threshold that a namespace-wide search reaches as the table grows, and no statement here runs
@@ -183,6 +186,7 @@ for _number, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
         raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS has an invalid URL (#{_number}): {exc}") from None
     if _replica["ENGINE"] != "django.db.backends.postgresql":
         raise ImproperlyConfigured("DATABASE_REPLICA_URLS must point at PostgreSQL (postgres://...)")
+    _replica["ENGINE"] = POSTGRESQL_ENGINE
     _replica["CONN_MAX_AGE"] = DATABASES["default"]["CONN_MAX_AGE"]
     _replica["OPTIONS"] = copy.deepcopy(DATABASES["default"]["OPTIONS"])
     # The test runner creates no database on a replica (it is read-only): a test database's alias
