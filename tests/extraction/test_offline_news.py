@@ -170,6 +170,24 @@ def attributes(content: str) -> dict[str, str]:
         ("I go to Equinox.", "gym", "Pat goes to Equinox"),
         ("I rent a little place in Austin.", "residence", "Austin"),
         ("I'm at Lincoln High School.", "school", "Lincoln High School"),
+        # A request or a word to the listener after the fact does not take the fact with it.
+        ("I drive a 2014 Honda Civic so nothing fancy", "car", "Pat drives a 2014 Honda Civic"),
+        ("i'm vegan btw so dont suggest anything with honey either", "diet", "Pat is vegan"),
+        ("my girlfriend Chloe loves sushi so any recs in Shoreditch would be great", "partner", "Chloe"),
+        ("I have an iPhone 12 if that matters for the instructions", "phone", "Pat has an iPhone 12"),
+        # Where the speaker lives, said in passing, in a request too.
+        ("can you find vegan places near my new apartment in Denver? we're in Capitol Hill now", "residence", "Denver"),
+        ("finally got the keys to the flat in leith!! edinburgh era begins", "residence", "Pat lives in Leith"),
+        ("first night in the Geelong house and the kids have claimed the backyard", "residence", "Geelong"),
+        ("ok update: I've left Lyon, back in Montréal for good", "residence", "Pat lives in Montréal"),
+        ("my address is in Lyon for now, I came here for the masters", "residence", "Pat lives in Lyon"),
+        # Milestones said without their subject, a favourite without its verb.
+        ("remarried last saturday at 61, never thought i'd do it again!", "relationship_status", "Pat is married"),
+        ("the separation's final now. living on my own for the first time", "relationship_status", "Pat is separated"),
+        ("so... me and Priya are official 🙈 three weeks now", "relationship_status", "Pat is in a relationship"),
+        ("so... me and Priya are official 🙈 three weeks now", "partner", "Pat's partner is Priya"),
+        ("favourite colour purple! always has been", "favourite colour", "Pat's favourite colour is purple"),
+        ("fave film: Notting Hill 🥹 I watch it every time I'm sad", "favourite movie", "is Notting Hill"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -224,6 +242,11 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "played tabla for 3 years before switching to sitar, so rhythm comes easy",
         "I've started ukulele lessons too, it's like a tiny guitar",
         "my son's 5th birthday is on Sunday",
+        "my sister's new flat in Leeds is lovely",
+        "we stayed in a new flat in Rome for the weekend",
+        "my sister's divorce is final",
+        "me and Jake are together at the cinema",
+        "I'll move to Berlin if they offer me the job",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:
@@ -398,6 +421,17 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("Pharmacy is behind me — I'm doing public health now", ["Pharmacy"]),
         ("That 2290 number doesn't work anymore", ["2290"]),
         ("I think Arctic Monkeys have overtaken Coldplay for me", ["Coldplay"]),
+        # A name typed in lower case may run to three words when what follows bounds it.
+        ("Fontaines DC have replaced the arctic monkeys as my number one", ["arctic monkeys"]),
+        ("Everything Everywhere All at Once has dethroned the dark knight for me", ["dark knight"]),
+        ("the crossfit box is great. so glad i left planet fitness, i was just walking", ["planet fitness"]),
+        ("so glad I switched. should've left kaiser ages ago", ["kaiser"]),
+        ("BT engineer came round today. goodbye virgin, won't miss you", ["virgin"]),
+        ("back in chennai permanently now, dubai chapter closed", ["dubai"]),
+        ("the macbook finally gave up on me last week", ["macbook"]),
+        ("the asus is so much better than the chromebook could ever dream of", ["chromebook"]),
+        ("left work early today", []),
+        ("goodbye everyone, see you monday", []),
         ("ok so we went to the farm today", []),
         ("my sister went to a shelter to volunteer", []),
     ],

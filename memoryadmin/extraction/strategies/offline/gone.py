@@ -17,17 +17,24 @@ from memoryadmin.extraction.strategies.offline.news import no_change_of_the_spea
 from memoryadmin.extraction.strategies.offline.phrases import NAME, asks
 from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
+# Words that join a name to what is around it and are never part of one typed in lower case.
+_GLUE = (
+    r"(?:to|of|out|and|or|on|in|at|for|with|from|that|this|these|those|a|an|the|my|our|up|down|off|back|away|more|"
+    r"it|its|them|him|her|ever|anymore|again|now|today|yet|already|too|though|either|lol|tbh|is|was|are|were|be|been)"
+)
 # A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi"; a group after it ("the knitting
 # circle") is what the name is of.
 _THING = (
-    r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)"
+    r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|(?!" + _GLUE + r"\b)[a-z0-9][\w&'-]*(?:\s+(?!" + _GLUE + r"\b)"
+    r"[a-z0-9][\w&'-]*){0,2}?)"
     r"(?:\s+(?:club|circle|group|league|choir|class|classes|team|band|membership))?"
 )
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
 _END = (
     r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
-    r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're|was|is|were)\b))"
+    r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're|was|is|were|ages|years|months|"
+    r"weeks|ago|\d+)\b))"
 )
 # Where a clause with the thing as its subject may begin: "Since the Mazda got written off…".
 _AFTER = r"(?:\b(?:and|so|but|since|after|when|now\s+that|ever\s+since|fyi|btw|ok|okay|well)\s+|^|[,.;!(]\s*)"
@@ -40,6 +47,8 @@ _SUBJECT_GONE = (
     r"(?:rescue|shelter|sanctuary|farm|new\s+home)|"
     r"went\s+to\s+live\s+with|got\s+stolen|"
     r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
+    r"gave\s+up\s+on\s+me|died\s+on\s+me|gave\s+up\s+the\s+ghost|packed\s+in|packed\s+up|conked\s+out|"
+    r"bit\s+the\s+dust|"
     r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
     r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b"
 )
@@ -50,6 +59,9 @@ GONE = tuple(
         _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+"
         r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me)\b",
         _AFTER + _THING + r"\s+era\s+is\s+over\b",
+        # "dubai chapter closed", "goodbye virgin, won't miss you".
+        _AFTER + _THING + r"\s+(?:chapter|era|days)\s+(?:is\s+|'s\s+)?(?:closed|over|done|finished)\b",
+        r"\b(?:goodbye|bye\s+bye|bye|farewell|so\s+long)\s+" + _THING + _END,
         _SUBJECT_GONE,
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
@@ -72,7 +84,7 @@ GONE = tuple(
         + r"\s+(?:anymore|any\s+more)\b",
         r"\b(?:ripped\s+up|tore\s+up|didn't\s+renew|did\s+not\s+renew)\s+(?:my\s+|the\s+)?" + _THING + _END,
         # The old one compared: "so much more room than the i30 had", "way more romantic than Daniel ever was".
-        r"\bthan\s+(?:the\s+|my\s+)?(?:old\s+)?" + _THING + r"\s+(?:ever\s+)?(?:had|was|did)\b",
+        r"\bthan\s+(?:the\s+|my\s+)?(?:old\s+)?" + _THING + r"\s+(?:ever\s+)?(?:had|was|did|could)\b",
         r"\bcompared\s+to\s+(?:my|the)\s+(?:old\s+)?" + _THING + _END,
         r"\b(?:banned|stopped)\s+me\s+from\s+" + _THING + _END,
         r"\b(?:guy|woman|man|lady|someone|somebody|buyer|person)\s+(?:who\s+)?bought\s+my\s+"
@@ -166,6 +178,11 @@ def gone_in(content: str) -> list[str]:
                 if back and pattern.pattern == _SUBJECT_GONE:
                     continue
                 if name.lower().removesuffix("'s") in _NOT_NAMES or len(name) < 2:
+                    continue
+                # Typed in lower case, a name may run to three words ("the arctic monkeys as my number one"); none
+                # of them a common word ("left work early").
+                words = name.lower().split()
+                if len(words) > 1 and any(word.removesuffix("'s") in _NOT_NAMES for word in words):
                     continue
                 # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.
                 opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]

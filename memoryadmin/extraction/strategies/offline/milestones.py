@@ -12,11 +12,17 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, SENTENCE_BREAK, asks, one_of
 from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
 
+_TOGETHER = (
+    r"\bme\s+and\s+(?P<name>(?-i:[A-Z][a-z]+))\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
+    r"(?!\s+(?:again\s+)?(?:for|at|on|in|with)\b)|"
+    r"\b(?P<name2>(?-i:[A-Z][a-z]+))\s+and\s+i\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
+    r"(?!\s+(?:again\s+)?(?:for|at|on|in|with)\b)"
+)
 _PARTNERS = one_of("girlfriend | boyfriend | gf | bf | partner | wife | husband | fiance | fiancee | fiancé | fiancée")
 # (pattern, topic, attribute, what the speaker is: a template over the pattern's groups).
 MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
@@ -29,7 +35,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} is engaged",
         ),
         (
-            r"\b(?:signed|got)\s+(?:the|our)\s+divorce\s+papers\b|\bdivorce\s+(?:came|went)\s+through\b",
+            r"\b(?:signed|got)\s+(?:the|our)\s+divorce\s+papers\b|\bdivorce\s+(?:came|went)\s+through\b|"
+            r"\b(?:the|my|our)\s+divorce(?:'s|\s+is)\s+(?:final|official|through)\b",
             "relationships",
             "relationship_status",
             "{speaker} is divorced",
@@ -128,16 +135,41 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} no longer has their phone",
         ),
         (
-            r"\bi\s+(?:re)?married\b|\bi\s+got\s+remarried\b",
+            r"\bi\s+(?:re)?married\b|\bi\s+got\s+remarried\b|^(?:just\s+|finally\s+|officially\s+)?(?:got\s+)?remarried\b",
             "relationships",
             "relationship_status",
             "{speaker} is married",
         ),
         (
-            r"\bwe\s+(?:separated|split\s+up|have\s+separated|are\s+separated)\b",
+            r"\bwe\s+(?:separated|split\s+up|have\s+separated|are\s+separated)\b|"
+            r"\b(?:the|my|our)\s+separation(?:'s|\s+is)\s+(?:final|official|through)\b",
             "relationships",
             "relationship_status",
             "{speaker} is separated",
+        ),
+        (
+            # "me and Priya are official", "Sam and I are together now".
+            _TOGETHER,
+            "relationships",
+            "relationship_status",
+            "{speaker} is in a relationship",
+        ),
+        (
+            _TOGETHER,
+            "relationships",
+            "partner",
+            "{speaker}'s partner is {name}",
+        ),
+        (
+            # A favourite said without a verb: "favourite colour purple!", "fave film: Notting Hill".
+            r"^(?:my\s+)?(?:new\s+)?(?:all[- ]time\s+)?(?:fave|fav|favourite|favorite)\s+"
+            r"(?P<what>colou?r|film|movie|band|song|food|dish|meal|book|novel|show|series|game|album|artist|singer|drink|snack|sport|author)\s*[:=-]?\s+"
+            r"(?P<value>(?!is\b|has\b|was\b|of\b|ever\b|right\b|at\b|now\b)[^,.!?:;()]{2,40}?)"
+            r"\s*(?=$|[^\w\s'&-]|\s+(?:and|but|"
+            r"so|always|forever|ever|since|tbh|lol|fr|no\s+question)\b)",
+            "preferences",
+            "favourite {what}",
+            "{speaker}'s favourite {what} is {value}",
         ),
         (
             r"\bi\s+have\s+a\s+(?:girlfriend|boyfriend|partner)\s+now\b",
@@ -180,20 +212,65 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
     )
 )
+_HOME = r"(?:house|flat|apartment|place|home|condo|bungalow|cottage|pad)"
+
+
+def _place(group: str, lower_case: bool = True) -> str:
+    """A place's name in a group of that name; typed in lower case too, unless `lower_case` is False."""
+    capitalised = r"(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?"
+    return r"(?P<" + group + r">" + capitalised + (r"|[a-z][\w'-]+)" if lower_case else ")")
+
+
+# Where the speaker lives now, said in passing, in a question or a request too: "vegan places near my new apartment
+# in Denver?", "got the keys to the flat in leith!!", "first night in the Geelong house", "back in Montréal for good".
+PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), topic, attribute, template)
+    for pattern, topic, attribute, template in (
+        (
+            r"\b(?:my|our)\s+new\s+" + _HOME + r"\s+in\s+" + _place("place", lower_case=False) + r"|"
+            r"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:the|our|my)\s+(?:new\s+)?"
+            + _HOME
+            + r"\s+in\s+"
+            + _place("place2")
+            + r"|\bfirst\s+(?:night|week|weekend)\s+in\s+the\s+"
+            + _place("place3")
+            + r"\s+"
+            + _HOME
+            + r"\b|"
+            r"(?:^|[,;]\s*|\bi'm\s+|\bi\s+am\s+|\bnow\s+)back\s+in\s+"
+            + _place("place4")
+            + r"\s+(?:for\s+good|permanently)\b|"
+            r"^(?:my|our)\s+(?:home\s+)?address\s+is\s+in\s+" + _place("place5"),
+            "home",
+            "residence",
+            "{speaker} lives in {place}",
+        ),
+    )
+)
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
 _OF_ME = re.compile(r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b", re.IGNORECASE)
 _NEEDLES = [needles(pattern) for pattern, *_ in MILESTONES]
+_PASSING_NEEDLES = [needles(pattern) for pattern, *_ in PASSING]
 
 
 def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     """(topic, attribute, text) for each milestone of the speaker's own the message tells."""
     found: list[tuple[str, str, str]] = []
     milestones = [m for m, words in zip(MILESTONES, _NEEDLES, strict=True) if may_match(words, content)]
-    if not milestones:
+    passing = [m for m, words in zip(PASSING, _PASSING_NEEDLES, strict=True) if may_match(words, content)]
+    if not milestones and not passing:
         return found
-    sentences = [s for s in SENTENCE_BREAK.split(content) if s and not asks(s)]
+    every = [s for s in SENTENCE_BREAK.split(content) if s]
+    for pattern, topic, attribute, template in passing:
+        match = next(filter(None, (pattern.search(s) for s in every if not no_change_of_the_speakers(s))), None)
+        if match is not None:
+            values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
+            # A place typed in lower case is written as its name: "leith" -> "Leith".
+            values["place"] = values["place"][:1].upper() + values["place"][1:]
+            found.append((topic, attribute, template.format(speaker=speaker, **values)))
+    sentences = [s for s in every if not asks(s)]
     own = [s for s in sentences if not no_change_of_the_speakers(s)]
     text = " ".join(own)
     # "My granddaughter convinced me to go vegan": someone of the speaker's acts, the speaker changes.
@@ -213,5 +290,8 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
                 continue
             if template.endswith("diet") and values["diet"].lower() in ("vegan", "vegetarian", "pescatarian"):
                 template = "{speaker} is {diet}"
-        found.append((topic, attribute, template.format(speaker=speaker, **values)))
+        if "what" in values:
+            values["what"] = favourite_attribute(values["what"], text).removeprefix("favourite ")
+            values["value"] = values["value"].strip()
+        found.append((topic, attribute.format(**values), template.format(speaker=speaker, **values)))
     return found

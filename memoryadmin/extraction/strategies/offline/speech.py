@@ -58,7 +58,12 @@ _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|,\s+so\s+(?!(?:much|many|far|long|good|glad)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
     r"(?=(?:now\s+|then\s+)?(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
     # A subject-less clause after a comma: "my laptop died, gonna buy a new one".
-    r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to)\b)|"
+    r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to|trying\s+(?:not\s+)?to|tryna|"
+    r"never\s+thought|didn't\s+think|did\s+not\s+think)\b)|"
+    # What the speaker asks of the listener after a fact: "I'm vegan so don't suggest honey", "I drive a Civic so
+    # nothing fancy", "my bank is Chase, if you're helping with the budget".
+    r"\s+so\s+(?=(?:nothing|don't|dont|do\s+not|please|pls|plz|any|assume|go\s+easy|keep|avoid|"
+    r"bear|skip)\b)|,?\s+if\s+(?=(?:you|you're|youre|u|that|it|it's|its|needed|relevant|possible|anyone)\b)|"
     # "I'm vegetarian and allergic to peanuts" states two facts; each may be updated on its own.
     r",?\s+and\s+(?=(?:allergic|vegetarian|vegan|pescatarian|married|single|engaged|divorced)\b)",
     re.IGNORECASE,
