@@ -188,6 +188,24 @@ def attributes(content: str) -> dict[str, str]:
         ("so... me and Priya are official 🙈 three weeks now", "partner", "Pat's partner is Priya"),
         ("favourite colour purple! always has been", "favourite colour", "Pat's favourite colour is purple"),
         ("fave film: Notting Hill 🥹 I watch it every time I'm sad", "favourite movie", "is Notting Hill"),
+        # Who serves the speaker, one at a time.
+        ("got registered at the practice, my GP is Dr O'Connor now", "doctor", "Pat's GP is Dr O'Connor"),
+        ("I bank with Lloyds, have since I was 16", "bank", "Pat banks with Lloyds"),
+        ("our internet is Comcast Xfinity and I hate them", "internet_provider", "Comcast Xfinity"),
+        ("we have Virgin Media broadband and it drops every evening", "internet_provider", "Virgin Media"),
+        # Changes said in a few words.
+        ("officially a White Sox fan now, my wife's family converted me", "team", "Pat supports White Sox"),
+        ("upgraded to the s24 ultra last week, the zoom is mental", "phone", "Pat's phone is the s24 ultra"),
+        ("switched back to iphone (15 pro) because of imessage lol", "phone", "Pat's phone is the iphone 15 pro"),
+        ("how do I turn off the always on display on my pixel 8?", "phone", "Pat's phone is the pixel 8"),
+        ("GOT THE PROMOTION!!! officially Senior Analyst as of this week", "occupation", "Pat's job is Senior Analyst"),
+        ("sous chef now so i finally get to yell at people lol", "occupation", "Pat's job is sous chef"),
+        ("first term as deputy head done. I do miss my own class", "occupation", "Pat's job is deputy head"),
+        ("it's Emma Okafor now 💍 changing everything over is a nightmare", "name", "Pat's name is Emma Okafor"),
+        ("I go to UCLA, junior year", "school", "Pat goes to UCLA"),
+        ("i'm doing economics at warwick, 1st year", "course", "Pat studies economics"),
+        ("moved to the council leisure centre gym, it's half the price", "gym", "council leisure centre gym"),
+        ("moved back up to inverness to be near my parents", "residence", "inverness"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -247,6 +265,10 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "my sister's divorce is final",
         "me and Jake are together at the cinema",
         "I'll move to Berlin if they offer me the job",
+        "my mum upgraded to the iphone 15",
+        "officially the worst day ever",
+        "it's Friday now",
+        "my sister's GP is Dr Jones",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:
@@ -430,6 +452,9 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("back in chennai permanently now, dubai chapter closed", ["dubai"]),
         ("the macbook finally gave up on me last week", ["macbook"]),
         ("the asus is so much better than the chromebook could ever dream of", ["chromebook"]),
+        ("gave up on guitar, it's all about the drums now", ["guitar"]),
+        ("got rid of sky, just using freeview and iplayer now", ["sky"]),
+        ("moved everything to Starling and closed the lloyds account yesterday", ["lloyds"]),
         ("left work early today", []),
         ("goodbye everyone, see you monday", []),
         ("ok so we went to the farm today", []),
@@ -439,3 +464,11 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
 def test_what_the_speaker_says_is_gone_is_named_however_it_is_typed(content: str, names: list[str]) -> None:
     """A lead only: the run replaces the speaker's current facts that name it, nothing else."""
     assert gone_in(content) == names
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["moved to the council leisure centre gym, it's half the price", "moved over to the Slough office last month"],
+)
+def test_moving_to_a_gym_or_an_office_is_no_move_of_home(content: str) -> None:
+    assert "residence" not in attributes(content)

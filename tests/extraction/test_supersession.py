@@ -137,10 +137,10 @@ def test_forgetting_the_current_fact_leaves_the_history_as_history(offline_names
 
 
 def test_leaving_something_by_its_name_replaces_the_facts_that_name_it(offline_namespace) -> None:
-    """A bank, a doctor, an internet provider: no attribute of ours, still an update when the old one is named."""
+    """A bank moved from, named only: an update whoever the new one is ("moved my account from Barclays")."""
     say_at(offline_namespace, T0, "I bank with Barclays and I love hiking")
     barclays = Memory.objects.get(namespace=offline_namespace, text__contains="Barclays")
-    assert barclays.attribute == ""
+    assert barclays.attribute == "bank"
     run, said = say_at(
         offline_namespace, T0 + timedelta(days=30), "I've moved my current account from Barclays to Monzo"
     )

@@ -8,7 +8,8 @@ pattern recognises may still be worth keeping; the strategy decides.
 
 Attributes recognised: name, age, residence, home, origin, employer, occupation,
 relationship_status, partner, school, course, diet, car, phone, phone_number,
-email, team, instrument, computer, bicycle, motorbike and "favourite <thing>".
+email, team, instrument, computer, bicycle, motorbike, doctor, dentist, bank, internet_provider and
+"favourite <thing>".
 Other facts (trips, illnesses, pets, plans, family, preferences, opinions about
 themselves) are kept without one: a second trip does not replace the first.
 `news.py` reads the same attributes (and gym, hair colour) when they are told
@@ -30,6 +31,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     favourite_attribute,
 )
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
+from memoryadmin.extraction.strategies.offline.providers import PROVIDERS
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE, owned_thing
 from memoryadmin.memories.models import MemoryType
 
@@ -107,7 +109,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
             # A place ("moved to Paris", "just moved to cork"), not "moved to keys" or "to a new team".
-            + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
+            + r"(?:moved|relocated)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
+            # Not a gym, an office or a team ("moved to the council leisure centre gym").
+            r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
+            r"program|studio|club|league|ward|site|campus|store|role|position)\b)"
+            r"(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
             r"nights|days|part[- ]time|full[- ]time|"
             + INSTRUMENTS
             + r")\b)(?![a-z]+ing\b)|"
@@ -371,6 +377,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         ),
         Kind(MemoryType.SEMANTIC, "self"),
     ),
+    # Who or what serves the speaker, one at a time (providers.py).
+    *((_rx(pattern), Kind(MemoryType.SEMANTIC, topic, attribute)) for pattern, topic, attribute in PROVIDERS),
     (
         # "I go to Equinox", "I go to Ohio State": where the speaker goes, named; what a later "quit Equinox" ends.
         _rx(r"^(?:i|we)\s+" + _ADV + r"(?:go|still\s+go)\s+to\s+(?:the\s+)?(?-i:[A-Z])[\w'&.-]*\s*$"),

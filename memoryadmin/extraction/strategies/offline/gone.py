@@ -68,7 +68,8 @@ GONE = tuple(
         r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
         r"\b(?:broke\s+up|split\s+up|ended\s+things)\s+with\s+" + _THING + _END,
         r"\b(?:put|had)\s+" + _THING + r"\s+(?:down|put\s+down|put\s+to\s+sleep)\b",
-        r"\b(?:rehomed|re-homed|buried|sold|ditched|dumped|quit|stopped|cancell?ed|gave\s+up|given\s+up|gave\s+back|"
+        r"\b(?:rehomed|re-homed|buried|sold|ditched|dumped|quit|stopped|cancell?ed|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
+        r"got\s+rid\s+of|gotten\s+rid\s+of|gave\s+back|"
         r"handed\s+back|returned|dropped|dropped\s+out\s+of|pulled\s+out\s+of|moved\s+on\s+from|finished\s+with|"
         r"done\s+with|left|switched\s+from|moved\s+from|traded\s+in|traded|replaced)\s+" + _THING + _END,
         r"\b(?:traded|swapped|sold)\s+" + _THING + r"\s+(?:in\s+)?(?:for|on)\b",
@@ -103,7 +104,9 @@ GONE = tuple(
         r"\b(?:stop|stopped|had\s+to\s+stop|quit|given\s+up|giving\s+up)\s+(?:playing|going\s+to|using|driving)\s+"
         r"(?:the\s+)?" + _THING + _END,
         r"\b(?:gave|given|lent|sold)\s+(?:the|my)\s+" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
-        r"\b(?:ended|cancell?ed|stopped|let)\s+(?:the|my)\s+" + _THING + r"\s+(?:membership|subscription)\b",
+        r"\b(?:ended|cancell?ed|stopped|let|closed)\s+(?:the|my|our)\s+"
+        + _THING
+        + r"\s+(?:membership|subscription|account)\b",
         r"\b" + _THING + r"(?:\s+(?:centre|center|gym|club|studio))?\s+(?:membership|subscription)\s+"
         r"(?:cancell?ed|ended|over|gone)\b",
         r"\b(?:took|taken)\s+the\s+top\s+spot\s+from\s+" + _THING + _END,

@@ -23,6 +23,15 @@ _TOGETHER = (
     r"\b(?P<name2>(?-i:[A-Z][a-z]+))\s+and\s+i\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
     r"(?!\s+(?:again\s+)?(?:for|at|on|in|with)\b)"
 )
+_PHONE = (
+    r"(?:iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia|s\d{2})(?:\s*\(?\d{1,2}\)?)?"
+    r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
+)
+_TITLE = (
+    r"(?:[a-z]+\s+){0,2}?(?:manager|supervisor|lead|head|director|partner|chef|editor|captain|analyst|engineer|developer|"
+    r"designer|consultant|nurse|teacher|officer|associate|coordinator|specialist|architect|principal|vp|president|"
+    r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant)"
+)
 _PARTNERS = one_of("girlfriend | boyfriend | gf | bf | partner | wife | husband | fiance | fiancee | fiancé | fiancée")
 # (pattern, topic, attribute, what the speaker is: a template over the pattern's groups).
 MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
@@ -77,7 +86,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"\b(?:i'm|i\s+am)\s+(?:now\s+)?(?:an?\s+)(?P<field>" + FIELDS + r")\s+(?:major|student)\b|"
             r"\b(?:i'm|i\s+am)\s+doing\s+(?P<field3>" + FIELDS + r")\s+(?:instead\s+of|now)\b|"
             r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?P<field2>" + FIELDS + r")\s+(?:at|in)\s+(?:uni|university|college|"
-            r"(?-i:[A-Z])[\w&'.-]*)",
+            r"(?-i:[A-Z])[\w&'.-]*|[a-z][\w'-]+(?=\s*(?:,|$)))",
             "education",
             "course",
             "{speaker} studies {field}",
@@ -172,6 +181,50 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s favourite {what} is {value}",
         ),
         (
+            r"^(?:i'm\s+|im\s+|i\s+am\s+)?(?:officially\s+)?an?\s+(?P<team>" + NAME + r")\s+fan\s+now\b",
+            "sports",
+            "team",
+            "{speaker} supports {team}",
+        ),
+        (
+            r"\b(?:upgraded|switched(?:\s+back)?|moved|changed|went)\s+(?:over\s+)?to\s+(?:the\s+|an?\s+)?"
+            r"(?P<phone>" + _PHONE + r")",
+            "possessions",
+            "phone",
+            "{speaker}'s phone is the {phone}",
+        ),
+        (
+            # "officially Senior Analyst as of this week", "sous chef now", "first term as deputy head done".
+            r"^(?:i'm\s+|im\s+|i\s+am\s+)?officially\s+(?:an?\s+|the\s+)?(?P<title>" + _TITLE + r")\b|"
+            r"^(?P<title2>" + _TITLE + r")\s+now\b|"
+            r"^(?:(?:just\s+)?(?:finished|survived|done)\s+)?(?:my\s+)?first\s+(?:term|week|month|day|year|shift)\s+as\s+"
+            r"(?:an?\s+|the\s+)?(?P<title3>" + _TITLE + r")\b",
+            "work",
+            "occupation",
+            "{speaker}'s job is {title}",
+        ),
+        (
+            # A new surname: "it's Emma Okafor now 💍".
+            r"^(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b",
+            "identity",
+            "name",
+            "{speaker}'s name is {name}",
+        ),
+        (
+            r"^i\s+(?:go\s+to|attend)\s+(?P<school>" + NAME + r")\s*,?\s+(?:freshman|sophomore|junior|senior|first|"
+            r"second|third|fourth|final|1st|2nd|3rd|4th)\s+year\b",
+            "education",
+            "school",
+            "{speaker} goes to {school}",
+        ),
+        (
+            r"\b(?:moved|switched|changed|joined)\s+(?:over\s+)?(?:to\s+)?(?:the\s+)?(?P<gym>(?:[\w'-]+\s+){0,3}?gym)\b"
+            r"(?!\s+(?:class|session|buddy|bag|shoes|kit))",
+            "fitness",
+            "gym",
+            "{speaker} goes to the {gym}",
+        ),
+        (
             r"\bi\s+have\s+a\s+(?:girlfriend|boyfriend|partner)\s+now\b",
             "relationships",
             "relationship_status",
@@ -245,6 +298,13 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "residence",
             "{speaker} lives in {place}",
         ),
+        (
+            r"\bmy\s+(?:new\s+)?(?P<phone>(?:iphone|pixel|galaxy|oneplus|xiaomi|redmi|moto)\s*\d{1,2}"
+            r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*)\b",
+            "possessions",
+            "phone",
+            "{speaker}'s phone is the {phone}",
+        ),
     )
 )
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
@@ -267,8 +327,11 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         match = next(filter(None, (pattern.search(s) for s in every if not no_change_of_the_speakers(s))), None)
         if match is not None:
             values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
-            # A place typed in lower case is written as its name: "leith" -> "Leith".
-            values["place"] = values["place"][:1].upper() + values["place"][1:]
+            if "phone" in values:
+                values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
+            if "place" in values:
+                # A place typed in lower case is written as its name: "leith" -> "Leith".
+                values["place"] = values["place"][:1].upper() + values["place"][1:]
             found.append((topic, attribute, template.format(speaker=speaker, **values)))
     sentences = [s for s in every if not asks(s)]
     own = [s for s in sentences if not no_change_of_the_speakers(s)]
@@ -290,6 +353,8 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
                 continue
             if template.endswith("diet") and values["diet"].lower() in ("vegan", "vegetarian", "pescatarian"):
                 template = "{speaker} is {diet}"
+        if "phone" in values:
+            values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
         if "what" in values:
             values["what"] = favourite_attribute(values["what"], text).removeprefix("favourite ")
             values["value"] = values["value"].strip()
