@@ -190,6 +190,7 @@ def attributes(content: str) -> dict[str, str]:
         ("fave film: Notting Hill 🥹 I watch it every time I'm sad", "favourite movie", "is Notting Hill"),
         # Who serves the speaker, one at a time.
         ("got registered at the practice, my GP is Dr O'Connor now", "doctor", "Pat's GP is Dr O'Connor"),
+        ("Dr Shah is my GP now and she's brilliant", "doctor", "Dr Shah is Pat's GP"),
         ("I bank with Lloyds, have since I was 16", "bank", "Pat banks with Lloyds"),
         ("our internet is Comcast Xfinity and I hate them", "internet_provider", "Comcast Xfinity"),
         ("we have Virgin Media broadband and it drops every evening", "internet_provider", "Virgin Media"),
@@ -355,6 +356,8 @@ def test_an_email_address_given_in_passing_is_the_speakers(content: str, text: s
         "should I switch to j.doe@proton.me?",
         "my old number 555-0142 is gone",
         "I ran 10.5 km in 52:30 today, call it a win",
+        "add my fiancé to the calendar invite as well, he's jonas.b@gmx.de",
+        "can you text her on 0412 555 019 about the cake",
     ],
 )
 def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: str) -> None:
@@ -455,6 +458,13 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("gave up on guitar, it's all about the drums now", ["guitar"]),
         ("got rid of sky, just using freeview and iplayer now", ["sky"]),
         ("moved everything to Starling and closed the lloyds account yesterday", ["lloyds"]),
+        ("left smile studio, bright is cheaper and open till 8", ["smile studio"]),
+        ("moved to Nationwide, the natwest account's gone", ["natwest"]),
+        ("salary goes to my Kotak account now, SBI one is closed", ["SBI"]),
+        ("lebara sim came in the post. o2 is history", ["o2"]),
+        ("the Norwich house is officially ours and mill road is a distant memory", ["mill road"]),
+        ("the redmi's going in the drawer", ["redmi"]),
+        ("my F45 is closed for renos for 2 weeks", []),
         ("left work early today", []),
         ("goodbye everyone, see you monday", []),
         ("ok so we went to the farm today", []),

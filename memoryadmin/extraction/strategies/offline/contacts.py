@@ -49,6 +49,10 @@ _NOT_THE_ONE = rx(
 )
 # Said of a value to mean it is no longer the one: "the old 0803 one is gone", "my old number 555-0142".
 _OLD = rx(r"\b(?:old|former|previous|ex)\b[^.!?,:]{0,12}$")
+# Given as someone else's, right before it: "add my fiancé too, he's jonas.b@gmx.de", "text her on 0412 …".
+_THEIRS = rx(
+    r"\b(?:he's|she's|he\s+is|she\s+is|they're|they\s+are|his\s+is|hers\s+is|(?:him|her|them)\s+(?:at|on))\s*:?\s*$"
+)
 MIN_PHONE_DIGITS = 7
 MAX_PHONE_DIGITS = 15
 
@@ -65,7 +69,8 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
         if _NOT_THE_ONE.search(sentence) or (_SOMEONE_ELSES.search(sentence) and not _MINE.search(sentence)):
             continue
         for match in _EMAIL.finditer(sentence):
-            if not _OLD.search(sentence[: match.start()]):
+            before = sentence[: match.start()]
+            if not _OLD.search(before) and not _THEIRS.search(before):
                 found.append(("email", match.group().rstrip(".")))
         if not _PHONE_WORDS.search(sentence):
             continue
@@ -74,7 +79,12 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
             digits = sum(ch.isdigit() for ch in value)
             if not MIN_PHONE_DIGITS <= digits <= MAX_PHONE_DIGITS or _DATE_LIKE.match(value):
                 continue
-            if "@" in sentence[max(0, match.start() - 1) : match.end() + 1] or _OLD.search(sentence[: match.start()]):
+            before = sentence[: match.start()]
+            if (
+                "@" in sentence[max(0, match.start() - 1) : match.end() + 1]
+                or _OLD.search(before)
+                or _THEIRS.search(before)
+            ):
                 continue
             found.append(("phone_number", value))
     return found

@@ -34,7 +34,7 @@ _END = (
     r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
     r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're|was|is|were|ages|years|months|"
-    r"weeks|ago|\d+)\b))"
+    r"weeks|ago|finally|already|\d+)\b))"
 )
 # Where a clause with the thing as its subject may begin: "Since the Mazda got written off…".
 _AFTER = r"(?:\b(?:and|so|but|since|after|when|now\s+that|ever\s+since|fyi|btw|ok|okay|well)\s+|^|[,.;!(]\s*)"
@@ -57,7 +57,11 @@ GONE = tuple(
     for pattern in (
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
         _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+"
-        r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me)\b",
+        r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me|history|a\s+distant\s+memory|"
+        r"old\s+news|sold|a\s+thing\s+of\s+the\s+past|going\s+in\s+the\s+drawer)\b",
+        # An account closed, not a place closed for a while: "SBI one is closed", not "my F45 is closed for renos".
+        _AFTER + r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)\s+(?:account|one)(?:'s|\s+is|"
+        r"\s+has\s+been|\s+got)\s+(?:now\s+)?closed\b",
         _AFTER + _THING + r"\s+era\s+is\s+over\b",
         # "dubai chapter closed", "goodbye virgin, won't miss you".
         _AFTER + _THING + r"\s+(?:chapter|era|days)\s+(?:is\s+|'s\s+)?(?:closed|over|done|finished)\b",
@@ -145,6 +149,10 @@ _NOT_NAMES = (
     alone behind there here town centre center"""
     )
 )
+# What a name typed in lower case is of, not part of it: "the natwest account's gone", "SBI one is closed".
+_OF_A_NAME = word_set("account one sim contract plan membership subscription card number")
+# Common words that end a place's name typed in lower case: "smile studio", "the riverside centre".
+_ENDS_A_NAME = word_set("studio centre center club gym school college")
 # Gone for a while only: "Pepe escaped for 2 hours today!! found him in the neighbour's tree".
 _BACK = re.compile(
     r"\bfound\s+(?:him|her|it|them)\b|\b(?:came|come|is|'s|are|got)\s+(?:back|home)\b|\bback\s+home\b|"
@@ -182,11 +190,15 @@ def gone_in(content: str) -> list[str]:
                     continue
                 if name.lower().removesuffix("'s") in _NOT_NAMES or len(name) < 2:
                     continue
-                # Typed in lower case, a name may run to three words ("the arctic monkeys as my number one"); none
-                # of them a common word ("left work early").
-                words = name.lower().split()
-                if len(words) > 1 and any(word.removesuffix("'s") in _NOT_NAMES for word in words):
+                # Typed in lower case, a name may run to three words ("the arctic monkeys as my number one", "left
+                # smile studio"), never from a common word ("left work early"); what it is of goes ("natwest account").
+                words = name.split()
+                if len(words) > 1 and (
+                    words[0].lower() in _NOT_NAMES or words[-1].lower() in _NOT_NAMES - _ENDS_A_NAME - _OF_A_NAME
+                ):
                     continue
+                if len(words) > 1 and words[-1].lower() in _OF_A_NAME:
+                    name = " ".join(words[:-1])
                 # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.
                 opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]
                 if no_change_of_the_speakers((opens + sentence[match.start() + 1 : match.end()]).strip(" ,;.!")):

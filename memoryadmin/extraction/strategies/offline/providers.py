@@ -9,11 +9,18 @@ from __future__ import annotations
 
 PROVIDERS: tuple[tuple[str, str, str], ...] = (
     (
-        r"^(?:my|our)\s+(?:family\s+|new\s+)?(?:gp|doctor|physician)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|doctor\s)",
+        r"^(?:my|our)\s+(?:family\s+|new\s+)?(?:gp|doctor|physician)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|doctor\s)|"
+        # "Dr Shah is my GP now".
+        r"^dr\.?\s+(?-i:[A-Z])[\w'-]+\s+is\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?(?:gp|doctor)\b",
         "health",
         "doctor",
     ),
-    (r"^(?:my|our)\s+(?:new\s+)?dentist(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|(?-i:[A-Z]))", "health", "dentist"),
+    (
+        r"^(?:my|our)\s+(?:new\s+)?dentist(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|(?-i:[A-Z]))|"
+        r"^dr\.?\s+(?-i:[A-Z])[\w'-]+\s+is\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?dentist\b",
+        "health",
+        "dentist",
+    ),
     (
         r"^(?:my|our)\s+(?:main\s+|new\s+)?bank(?:'s|\s+is)\s+(?:now\s+)?(?-i:[A-Z])|"
         r"^(?:i|we)\s+(?:still\s+|now\s+|only\s+)?bank\s+with\s+(?-i:[A-Z])",
