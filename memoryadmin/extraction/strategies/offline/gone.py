@@ -15,7 +15,7 @@ import re
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import NAME, asks
-from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
+from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 
 # Words that join a name to what is around it and are never part of one typed in lower case.
 _GLUE = (
@@ -162,7 +162,7 @@ _BACK = re.compile(
 _CLAUSE_OPENS = re.compile(
     r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
 )
-_NEEDLES = [needles(pattern) for pattern in GONE]
+_SEARCHED = Patterns((pattern, None) for pattern in GONE)
 _WHO = re.compile(r"(?:^|[,;]\s*)(?:the\s+)?(?P<old>" + NAME + r"|[a-z][\w'-]+)\s+who\?+$", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -171,7 +171,7 @@ def gone_in(content: str) -> list[str]:
     """The names of what the speaker says is gone from their life in a message ("the ranger's gone" -> ["ranger"])."""
     names: list[str] = []
     # Most messages hold none of the words any pattern requires: nothing is searched.
-    patterns = [pattern for pattern, words in zip(GONE, _NEEDLES, strict=True) if may_match(words, content)]
+    patterns = [pattern for pattern, _ in _SEARCHED.possible(content)]
     if not patterns:
         return names
     back = bool(_BACK.search(content))

@@ -15,7 +15,7 @@ from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, SENTENCE_BREAK, asks, one_of
-from memoryadmin.extraction.strategies.offline.prefilter import may_match, needles
+from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 
 _TOGETHER = (
     r"\bme\s+and\s+(?P<name>(?-i:[A-Z][a-z]+))\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
@@ -311,15 +311,15 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
 _OF_ME = re.compile(r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b", re.IGNORECASE)
-_NEEDLES = [needles(pattern) for pattern, *_ in MILESTONES]
-_PASSING_NEEDLES = [needles(pattern) for pattern, *_ in PASSING]
+_MILESTONES = Patterns((row[0], row) for row in MILESTONES)
+_PASSING = Patterns((row[0], row) for row in PASSING)
 
 
 def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     """(topic, attribute, text) for each milestone of the speaker's own the message tells."""
     found: list[tuple[str, str, str]] = []
-    milestones = [m for m, words in zip(MILESTONES, _NEEDLES, strict=True) if may_match(words, content)]
-    passing = [m for m, words in zip(PASSING, _PASSING_NEEDLES, strict=True) if may_match(words, content)]
+    milestones = [row for _, row in _MILESTONES.possible(content)]
+    passing = [row for _, row in _PASSING.possible(content)]
     if not milestones and not passing:
         return found
     every = [s for s in SENTENCE_BREAK.split(content) if s]

@@ -64,15 +64,6 @@ def _required(items: Iterable[tuple[object, object]]) -> list[set[str]]:
     return found
 
 
-def may_match(words: frozenset[str] | None, text: str) -> bool:
-    """Whether `text` may match a pattern whose required words are `words` (`needles`); a text outside ASCII
-    always may."""
-    if words is None or not text.isascii():
-        return True
-    low = text.lower()
-    return any(word in low for word in words)
-
-
 class Patterns[T]:
     """(pattern, value) pairs, searched in their order, each skipped when its words are not in the text."""
 
@@ -80,6 +71,18 @@ class Patterns[T]:
         self.pairs: Sequence[tuple[re.Pattern[str], T]] = list(pairs)
         self.needles = [needles(pattern) for pattern, _ in self.pairs]
         self.words = frozenset().union(*(n for n in self.needles if n is not None))
+
+    def possible(self, text: str) -> list[tuple[re.Pattern[str], T]]:
+        """The pairs whose pattern may match `text`, in order: the text is lowered and its words looked for once."""
+        if not text.isascii():
+            return list(self.pairs)
+        low = text.lower()
+        present = {word for word in self.words if word in low}
+        return [
+            pair
+            for pair, words in zip(self.pairs, self.needles, strict=True)
+            if words is None or not present.isdisjoint(words)
+        ]
 
     def search(self, text: str) -> Iterator[tuple[re.Match[str], T]]:
         """Each pair whose pattern matches `text`, with its match, in order."""
