@@ -270,6 +270,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "officially the worst day ever",
         "it's Friday now",
         "my sister's GP is Dr Jones",
+        "I'm a huge Beatles fan",
+        "I'm a big Arctic Monkeys fan",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing(content: str) -> None:

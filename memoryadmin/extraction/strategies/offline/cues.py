@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.facts import Kind
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS
+from memoryadmin.extraction.strategies.offline.lexicon import BANDS_IN_PLURAL, INSTRUMENTS, PROFESSIONS
 from memoryadmin.extraction.strategies.offline.phrases import (
     ADV,
     AM,
@@ -41,11 +41,10 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"\s+fan\b|"
             # "I'm a Seahawks fan": a side named in the plural, as most are.
             + AM
-            + r"(?:a\s+|an\s+)?(?:big\s+|huge\s+|massive\s+)?(?:the\s+)?(?-i:[A-Z][a-z]+s)\s+fan\b|"
-            + AM
-            + r"(?:a|an)\s+"
-            + NAME
-            + r"\s+fan\s+(?:now|these\s+days|nowadays)\b"
+            + r"(?:a\s+|an\s+)?(?:big\s+|huge\s+|massive\s+)?(?:the\s+)?(?!"
+            + BANDS_IN_PLURAL
+            + r"\s)"
+            r"(?-i:[A-Z][a-z]+s)\s+fan\b|" + AM + r"(?:a|an)\s+" + NAME + r"\s+fan\s+(?:now|these\s+days|nowadays)\b"
         ),
         Kind(MemoryType.SEMANTIC, "sports", "team"),
     ),
