@@ -299,6 +299,14 @@ def known_facts(*, namespace_id: int, user_id: str, limit: int = MAX_KNOWN_FACTS
     )
 
 
+def _spelt(name: str) -> str:
+    """A name as a pattern both PostgreSQL and Python read, its possessive s typed either way ("golds" names
+    "Gold's Gym")."""
+    if len(name) > 3 and name[-1] in "sS" and name[-2].isalpha():
+        return re.escape(name[:-1]) + "'?" + name[-1]
+    return re.escape(name)
+
+
 def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -> dict[tuple[str, str], list[Any]]:
     """The person's current facts that name one of `names` as a word ("Pat banks with Barclays" for "Barclays"):
     (subject, name lower-cased) -> ids. What a statement that leaves the name behind replaces. A fact is a
@@ -310,7 +318,7 @@ def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -
     named = Q()
     for name in names:
         # A model's number may follow a make: "Mazda" names "Pat drives a Mazda3".
-        named |= Q(text__iregex=r"\m" + re.escape(name) + r"\d*\M")
+        named |= Q(text__iregex=r"\m" + _spelt(name) + r"\d*\M")
     rows = (
         Memory.objects.filter(
             Q(memory_type__in=(MemoryType.SEMANTIC, MemoryType.PREFERENCE)) | ~Q(attribute=""),
@@ -326,7 +334,7 @@ def memories_stating(*, namespace_id: int, user_id: str, names: Sequence[str]) -
     found: dict[tuple[str, str], list[Any]] = {}
     for pk, subject, text in rows:
         for name in names:
-            if re.search(r"\b" + re.escape(name) + r"\d*\b", text, re.IGNORECASE):
+            if re.search(r"\b" + _spelt(name) + r"\d*\b", text, re.IGNORECASE):
                 found.setdefault((subject, name.lower()), []).append(pk)
     return found
 

@@ -207,6 +207,10 @@ def attributes(content: str) -> dict[str, str]:
         ("i'm doing economics at warwick, 1st year", "course", "Pat studies economics"),
         ("moved to the council leisure centre gym, it's half the price", "gym", "council leisure centre gym"),
         ("moved back up to inverness to be near my parents", "residence", "inverness"),
+        ("went honey blonde last week and i'm obsessed", "hair colour", "Pat's hair is honey blonde"),
+        ("dyed it copper red!!! my hairdresser was more nervous than me", "hair colour", "Pat's hair is copper red"),
+        ("the blue faded to this sad green so I went back to brown", "hair colour", "Pat's hair is brown"),
+        ("my hair is jet black, very thick", "hair colour", "Pat's hair is jet black"),
     ],
 )
 def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, text: str) -> None:
@@ -271,6 +275,8 @@ def test_it_reads_the_attribute_said_in_passing(content: str, attribute: str, te
         "it's Friday now",
         "my sister's GP is Dr Jones",
         "I'm a huge Beatles fan",
+        "the leaves went red",
+        "my sister went blonde",
         "I'm a big Arctic Monkeys fan",
     ],
 )
@@ -467,6 +473,9 @@ def test_a_number_or_address_that_is_not_the_speakers_own_sets_nothing(content: 
         ("the Norwich house is officially ours and mill road is a distant memory", ["mill road"]),
         ("the redmi's going in the drawer", ["redmi"]),
         ("my F45 is closed for renos for 2 weeks", []),
+        ("handed my notice in at kwik fit and opened my own garage", ["kwik fit"]),
+        ("steam deck's all i play on now, flogged the xbox on ebay", ["xbox"]),
+        ("the PS5 loads so fast, sold the old one to my little cousin", []),
         ("left work early today", []),
         ("goodbye everyone, see you monday", []),
         ("ok so we went to the farm today", []),

@@ -254,3 +254,12 @@ def test_after_a_move_the_question_asked_as_before_finds_where_they_live_now(off
     found = current(offline_namespace, "Where does she live?")
     assert found and "Manchester" in found[0]
     assert "User lives in Leeds" not in found
+
+
+def test_a_name_typed_without_its_apostrophe_names_the_fact_that_has_it(offline_namespace) -> None:
+    """ "cancelled golds finally" ends "Gold's Gym", as chat types it."""
+    say_at(offline_namespace, T0, "my gym is Gold's Gym in Andheri, near the station")
+    golds = Memory.objects.get(namespace=offline_namespace, text__contains="Gold's Gym")
+    say_at(offline_namespace, T0 + timedelta(days=30), "cult.fit classes are way better, cancelled golds finally")
+    golds.refresh_from_db()
+    assert golds.status == MemoryStatus.SUPERSEDED

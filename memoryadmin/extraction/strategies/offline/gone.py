@@ -72,7 +72,7 @@ GONE = tuple(
         r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
         r"\b(?:broke\s+up|split\s+up|ended\s+things)\s+with\s+" + _THING + _END,
         r"\b(?:put|had)\s+" + _THING + r"\s+(?:down|put\s+down|put\s+to\s+sleep)\b",
-        r"\b(?:rehomed|re-homed|buried|sold|ditched|dumped|quit|stopped|cancell?ed|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
+        r"\b(?:rehomed|re-homed|buried|sold|flogged|ditched|dumped|quit|stopped|cancell?ed|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
         r"got\s+rid\s+of|gotten\s+rid\s+of|gave\s+back|"
         r"handed\s+back|returned|dropped|dropped\s+out\s+of|pulled\s+out\s+of|moved\s+on\s+from|finished\s+with|"
         r"done\s+with|left|switched\s+from|moved\s+from|traded\s+in|traded|replaced)\s+" + _THING + _END,
@@ -123,6 +123,7 @@ GONE = tuple(
         r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from|for\s+me)\b",
         r"\bforget\s+about\s+" + _THING + _END,
         r"\blast\s+day\s+at\s+" + _THING + _END,
+        r"\bhanded\s+(?:in\s+)?(?:my\s+)?notice\s+(?:in\s+)?(?:at|to)\s+" + _THING + _END,
         r"\bput\s+(?:the|my)\s+" + _THING + r"\s+away\b",
         r"\bswitched\s+out\s+of\s+" + _THING + _END,
         r"\b" + _THING + r"\s+number\s+(?:doesn't|does\s+not|no\s+longer)\s+work",
@@ -146,7 +147,7 @@ _NOT_NAMES = (
     boyfriend girlfriend husband wife partner dog cat pet kids kid baby mum mom dad parents family friends friend
     contract lease deal number email account membership subscription line sim diet habit hobby project degree major
     minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back open
-    alone behind there here town centre center"""
+    alone behind there here town centre center old new current previous first last"""
     )
 )
 # What a name typed in lower case is of, not part of it: "the natwest account's gone", "SBI one is closed".

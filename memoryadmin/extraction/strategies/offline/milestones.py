@@ -32,6 +32,13 @@ _TITLE = (
     r"designer|consultant|nurse|teacher|officer|associate|coordinator|specialist|architect|principal|vp|president|"
     r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant)"
 )
+_HAIR = (
+    r"(?:(?:dark|light|honey|ash|platinum|strawberry|jet|copper|bright|pastel|deep|natural|mousy|dirty)\s+)?"
+    r"(?:blonde?|brunette|brown|black|red|ginger|auburn|grey|gray|silver|white|pink|purple|blue|green|lilac|copper|"
+    r"teal|orange)"
+)
+_NAMED_FOR_HAIR = re.compile(r"\b(?:blonde?|brunette|ginger|auburn)\b", re.IGNORECASE)
+_SPEAKS_OF_HAIR = re.compile(r"\b(?:hair|dye|dyed|hairdresser|salon|faded|roots|highlights|bleach(?:ed)?)\b", re.I)
 _PARTNERS = one_of("girlfriend | boyfriend | gf | bf | partner | wife | husband | fiance | fiancee | fiancé | fiancée")
 # (pattern, topic, attribute, what the speaker is: a template over the pattern's groups).
 MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
@@ -204,6 +211,15 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s job is {title}",
         ),
         (
+            # "went honey blonde", "dyed it copper red", "my hair is jet black"; a colour that is no hair's alone
+            # ("went back to brown") only where the message speaks of hair.
+            r"\b(?:went|gone|going|dyed\s+(?:it|my\s+hair))\s+(?:back\s+)?(?:to\s+)?(?P<hair>" + _HAIR + r")\b|"
+            r"^my\s+hair(?:'s|\s+is)\s+(?:now\s+)?(?P<hair2>" + _HAIR + r")\b",
+            "appearance",
+            "hair colour",
+            "{speaker}'s hair is {hair}",
+        ),
+        (
             # A new surname: "it's Emma Okafor now 💍".
             r"^(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b",
             "identity",
@@ -355,6 +371,8 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
                 template = "{speaker} is {diet}"
         if "phone" in values:
             values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
+        if "hair" in values and not (_NAMED_FOR_HAIR.search(values["hair"]) or _SPEAKS_OF_HAIR.search(text)):
+            continue
         if "what" in values:
             values["what"] = favourite_attribute(values["what"], text).removeprefix("favourite ")
             values["value"] = values["value"].strip()
