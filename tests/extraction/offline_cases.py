@@ -39,9 +39,8 @@ CASES: list[tuple[str, str, list[str]]] = [
     (
         "plain",
         "I'm lactose intolerant so no ice cream for me",
-        [
-            "User is lactose intolerant so no ice cream for them",
-        ],
+        # The consequence that denies is read apart: the fact stands without it.
+        ["User is lactose intolerant"],
     ),
     (
         "plain",

@@ -147,9 +147,11 @@ _NOT_NAMES = (
     boyfriend girlfriend husband wife partner dog cat pet kids kid baby mum mom dad parents family friends friend
     contract lease deal number email account membership subscription line sim diet habit hobby project degree major
     minor keys key bag wallet laptop computer bike pc tv me us you myself early late out up down off over back open
-    alone behind there here town centre center old new current previous first last"""
+    alone behind there here town centre center"""
     )
 )
+# Words that may begin a name ("Old Wesley", "New Look") but are none alone: "sold the old one".
+_NOT_ALONE = word_set("old new current previous first last other")
 # What a name typed in lower case is of, not part of it: "the natwest account's gone", "SBI one is closed".
 _OF_A_NAME = word_set("account one sim contract plan membership subscription card number")
 # Common words that end a place's name typed in lower case: "smile studio", "the riverside centre".
@@ -200,6 +202,8 @@ def gone_in(content: str) -> list[str]:
                     continue
                 if len(words) > 1 and words[-1].lower() in _OF_A_NAME:
                     name = " ".join(words[:-1])
+                if name.lower() in _NOT_ALONE:
+                    continue
                 # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.
                 opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]
                 if no_change_of_the_speakers((opens + sentence[match.start() + 1 : match.end()]).strip(" ,;.!")):

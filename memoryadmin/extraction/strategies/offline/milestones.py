@@ -32,6 +32,10 @@ _TITLE = (
     r"designer|consultant|nurse|teacher|officer|associate|coordinator|specialist|architect|principal|vp|president|"
     r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant)"
 )
+_FAITHS = (
+    r"(?:catholic|anglican|protestant|christian|muslim|jewish|hindu|buddhist|sikh|atheist|agnostic|orthodox|baptist|"
+    r"methodist|mormon|pagan|jain|quaker|evangelical|lutheran|presbyterian)"
+)
 _HAIR = (
     r"(?:(?:dark|light|honey|ash|platinum|strawberry|jet|copper|bright|pastel|deep|natural|mousy|dirty)\s+)?"
     r"(?:blonde?|brunette|brown|black|red|ginger|auburn|grey|gray|silver|white|pink|purple|blue|green|lilac|copper|"
@@ -220,6 +224,20 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s hair is {hair}",
         ),
         (
+            # "I'm Anglican", "I've become a Buddhist", "I'd call myself agnostic now", "converted to Islam".
+            r"^(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:an?\s+)?(?:practising\s+|practicing\s+|devout\s+)?(?P<faith>"
+            + _FAITHS
+            + r")\b|\b(?:i've|i\s+have)\s+become\s+(?:an?\s+)?(?P<faith2>"
+            + _FAITHS
+            + r")\b|"
+            r"\b(?:i'd|i\s+would)\s+call\s+myself\s+(?:an?\s+)?(?P<faith3>" + _FAITHS + r")\b|"
+            r"\b(?:i\s+|just\s+|^)converted\s+to\s+(?P<faith4>" + _FAITHS + r"|islam|judaism|christianity|hinduism|"
+            r"buddhism|sikhism|catholicism)\b",
+            "beliefs",
+            "religion",
+            "{speaker} is {faith}",
+        ),
+        (
             # A new surname: "it's Emma Okafor now 💍".
             r"^(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b",
             "identity",
@@ -247,7 +265,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} is in a relationship",
         ),
         (
-            r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b",
+            r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b|^(?:i'm\s+|im\s+|i\s+am\s+)?(?:newly|officially|recently)\s+"
+            r"single\b",
             "relationships",
             "relationship_status",
             "{speaker} is single",

@@ -63,7 +63,11 @@ _CLAUSE_BREAK = re.compile(
     # What the speaker asks of the listener after a fact: "I'm vegan so don't suggest honey", "I drive a Civic so
     # nothing fancy", "my bank is Chase, if you're helping with the budget".
     r"\s+so\s+(?=(?:nothing|don't|dont|do\s+not|please|pls|plz|any|assume|go\s+easy|keep|avoid|"
-    r"bear|skip)\b)|,?\s+if\s+(?=(?:you|you're|youre|u|that|it|it's|its|needed|relevant|possible|anyone)\b)|"
+    r"bear|skip)\b)|"
+    # A consequence that denies or asks: "my husband Gareth is a sheep farmer so lambing season means i never
+    # see him", "my partner Jordan hates cilantro so no recipes with it please".
+    r"\s+so\s+(?!(?:much|many|far|long|good|glad|not)\b)(?=[^,.;!?]*\b(?:no|not|never|nothing|don't|dont|"
+    r"can't|cant|won't|wont|isn't|please|pls)\b)|,?\s+if\s+(?=(?:you|you're|youre|u|that|it|it's|its|needed|relevant|possible|anyone)\b)|"
     # "I'm vegetarian and allergic to peanuts" states two facts; each may be updated on its own.
     r",?\s+and\s+(?=(?:allergic|vegetarian|vegan|pescatarian|married|single|engaged|divorced)\b)",
     re.IGNORECASE,
