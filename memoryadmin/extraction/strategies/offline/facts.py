@@ -109,7 +109,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
             # A place ("moved to Paris", "just moved to cork"), not "moved to keys" or "to a new team".
-            + r"(?:moved|relocated)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
+            + r"(?:moved|relocated|shifted)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
             # Not a gym, an office or a team ("moved to the council leisure centre gym").
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
             r"program|studio|club|league|ward|site|campus|store|role|position)\b)"
@@ -120,7 +120,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"(?:live|reside)\s+(?:just\s+)?(?:outside|near|close\s+to|by)\s+(?-i:[A-Z])|"
             # "My flat in Leeds is freezing": where the speaker's home is, said in passing.
-            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?-i:[A-Z])|"
+            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?:(?-i:[A-Z])|"
+            r"(?!(?:the|a|an|town|here|there)\b)[a-z]+\s+(?:is|isn't|has|hasn't|don't|doesn't|was|got)\b)|"
             + _I
             + r"(?:rent|own|share)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}(?:place|flat|room|apartment|house|studio)"
             r"\s+in\s+(?-i:[A-Z])"

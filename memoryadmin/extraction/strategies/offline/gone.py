@@ -64,7 +64,14 @@ GONE = tuple(
         r"\s+has\s+been|\s+got)\s+(?:now\s+)?closed\b",
         _AFTER + _THING + r"\s+era\s+is\s+over\b",
         # "dubai chapter closed", "goodbye virgin, won't miss you".
-        _AFTER + _THING + r"\s+(?:chapter|era|days)\s+(?:is\s+|'s\s+)?(?:closed|over|done|finished)\b",
+        _AFTER
+        + _THING
+        + r"\s+(?:chapter|era|days)\s+(?:is\s+|'s\s+)?(?:officially\s+)?(?:closed|over|done|finished)\b",
+        # "leaving jimmy's was the right call", "handed the keys back on the bristol flat".
+        r"\bleaving\s+" + _THING + r"\s+(?:was|has\s+been|is)\b",
+        r"\bhanded\s+(?:the\s+)?keys\s+back\s+(?:on|for|to)\s+(?:the|my|our)\s+"
+        + _THING
+        + r"\s+(?:flat|house|place|apartment)\b",
         r"\b(?:goodbye|bye\s+bye|bye|farewell|so\s+long)\s+" + _THING + _END,
         _SUBJECT_GONE,
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".

@@ -30,7 +30,8 @@ _PHONE = (
 _TITLE = (
     r"(?:[a-z]+\s+){0,2}?(?:manager|supervisor|lead|head|director|partner|chef|editor|captain|analyst|engineer|developer|"
     r"designer|consultant|nurse|teacher|officer|associate|coordinator|specialist|architect|principal|vp|president|"
-    r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant)"
+    r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant|scientist|"
+    r"tester|owner|administrator|executive|technician|pharmacist)"
 )
 _FAITHS = (
     r"(?:catholic|anglican|protestant|christian|muslim|jewish|hindu|buddhist|sikh|atheist|agnostic|orthodox|baptist|"
@@ -209,7 +210,13 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"^(?:i'm\s+|im\s+|i\s+am\s+)?officially\s+(?:an?\s+|the\s+)?(?P<title>" + _TITLE + r")\b|"
             r"^(?P<title2>" + _TITLE + r")\s+now\b|"
             r"^(?:(?:just\s+)?(?:finished|survived|done)\s+)?(?:my\s+)?first\s+(?:term|week|month|day|year|shift)\s+as\s+"
-            r"(?:an?\s+|the\s+)?(?P<title3>" + _TITLE + r")\b",
+            r"(?:an?\s+|the\s+)?(?P<title3>" + _TITLE + r")\b|"
+            # "now that i'm shift manager", "started as charge nurse this week", "title's data scientist now",
+            # "moved from QA into a product owner role".
+            r"\bnow\s+that\s+(?:i'm|im|i\s+am)\s+(?:an?\s+|the\s+)?(?P<title4>" + _TITLE + r")\b|"
+            r"(?:^|\bi\s+|\bjust\s+)started\s+as\s+(?:an?\s+|the\s+)?(?P<title5>" + _TITLE + r")\b|"
+            r"\b(?:my\s+)?title(?:'s|\s+is)\s+(?:now\s+)?(?P<title6>" + _TITLE + r")\b|"
+            r"\binto\s+(?:an?|the)\s+(?P<title7>" + _TITLE + r")\s+role\b",
             "work",
             "occupation",
             "{speaker}'s job is {title}",
@@ -222,6 +229,32 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "appearance",
             "hair colour",
             "{speaker}'s hair is {hair}",
+        ),
+        (
+            # "started at google monday": a name, then when; not a place of study or a time.
+            r"(?:^|\bi\s+|\bjust\s+|\bfinally\s+)started\s+(?:work\s+|a\s+new\s+job\s+)?at\s+"
+            r"(?!(?:the|a|an|my|uni|university|school|college|home|\d)\b)(?P<employer>[\w&'.-]+(?:\s+[\w&'.-]+)?)\s+"
+            r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|this\s+week|"
+            r"last\s+week)\b",
+            "work",
+            "employer",
+            "{speaker} works at {employer}",
+        ),
+        (
+            # "started dating someone new, hannah", "started seeing Priya".
+            r"(?:^|\bi\s+|\bjust\s+|\bi've\s+)started\s+(?:dating|seeing)\s+(?:someone\s+(?:new\s*)?,?\s*)?"
+            r"(?!someone\b|a\b|an\b|the\b|this\b|my\b)(?P<name>[A-Za-z][a-z]+)\b",
+            "relationships",
+            "partner",
+            "{speaker}'s partner is {name}",
+        ),
+        (
+            # "moved into my dorm at UC Davis", "first week of uni at UNSW".
+            r"\b(?:dorm|halls|first\s+(?:week|term|semester|year)\s+of\s+(?:uni|university|college))\s+at\s+"
+            r"(?P<school>" + NAME + r")",
+            "education",
+            "school",
+            "{speaker} goes to {school}",
         ),
         (
             # "I'm Anglican", "I've become a Buddhist", "I'd call myself agnostic now", "converted to Islam".
@@ -316,6 +349,9 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
     for pattern, topic, attribute, template in (
         (
             r"\b(?:my|our)\s+new\s+" + _HOME + r"\s+in\s+" + _place("place", lower_case=False) + r"|"
+            r"\b(?:at|into|in)\s+the\s+new\s+" + _HOME + r"\s+in\s+" + _place("place6") + r"|"
+            r"\b(?:so\s+|and\s+|^)" + _place("place7") + r"\s+is\s+(?:officially\s+)?(?:my\s+)?home\s+now\b|"
+            r"\bfirst\s+(?:winter|summer|year)\s+(?:living\s+)?in\s+" + _place("place8") + r"\b(?!\s+(?:trip|holiday))|"
             r"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:the|our|my)\s+(?:new\s+)?"
             + _HOME
             + r"\s+in\s+"
@@ -345,7 +381,9 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
-_OF_ME = re.compile(r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b", re.IGNORECASE)
+_OF_ME = re.compile(
+    r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b|\b(?:made|promoted)\s+me\b", re.IGNORECASE
+)
 _MILESTONES = Patterns((row[0], row) for row in MILESTONES)
 _PASSING = Patterns((row[0], row) for row in PASSING)
 
@@ -392,6 +430,8 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
             values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
         if "hair" in values and not (_NAMED_FOR_HAIR.search(values["hair"]) or _SPEAKS_OF_HAIR.search(text)):
             continue
+        if "name" in values:
+            values["name"] = values["name"][:1].upper() + values["name"][1:]
         if "what" in values:
             values["what"] = favourite_attribute(values["what"], text).removeprefix("favourite ")
             values["value"] = values["value"].strip()
