@@ -52,6 +52,14 @@ _SUBJECT_GONE = (
     r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
     r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b"
 )
+# "goodbye virgin, won't miss you"; not a trip's farewell ("goodbye London, two weeks in Tokyo!").
+_FAREWELL = r"\b(?:goodbye|bye\s+bye|bye|farewell|so\s+long)\s+" + _THING + _END
+_TRIP = re.compile(
+    r"\b(?:holiday|holidays|vacation|trip|hols|see\s+you\s+(?:soon|next|in)|until\s+next|back\s+(?:on|in|next|soon)|"
+    r"(?:for\s+)?(?:a|the|one|two|three|four|\d+)\s+(?:night|day|week|month|weekend)s?\s+(?:in|at|away|off)|"
+    r"for\s+(?:a|the|two|three|\d+)\s+(?:night|day|week|month|weekend)s?)\b",
+    re.IGNORECASE,
+)
 GONE = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -68,11 +76,14 @@ GONE = tuple(
         + _THING
         + r"\s+(?:chapter|era|days)\s+(?:is\s+|'s\s+)?(?:officially\s+)?(?:closed|over|done|finished)\b",
         # "leaving jimmy's was the right call", "handed the keys back on the bristol flat".
-        r"\bleaving\s+" + _THING + r"\s+(?:was|has\s+been|is)\b",
+        r"\bleaving\s+"
+        + _THING
+        + r"\s+(?:was|has\s+been|is)\s+(?:the\s+)?(?:best|right)\s+(?:call|decision|choice|move|"
+        r"thing)\b",
         r"\bhanded\s+(?:the\s+)?keys\s+back\s+(?:on|for|to)\s+(?:the|my|our)\s+"
         + _THING
         + r"\s+(?:flat|house|place|apartment)\b",
-        r"\b(?:goodbye|bye\s+bye|bye|farewell|so\s+long)\s+" + _THING + _END,
+        _FAREWELL,
         _SUBJECT_GONE,
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
@@ -197,6 +208,8 @@ def gone_in(content: str) -> list[str]:
             for match in pattern.finditer(sentence):
                 name = match.group("old").rstrip(".'")
                 if back and pattern.pattern == _SUBJECT_GONE:
+                    continue
+                if pattern.pattern == _FAREWELL and _TRIP.search(content):
                     continue
                 if name.lower().removesuffix("'s") in _NOT_NAMES or len(name) < 2:
                     continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, RELATIONS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, SENTENCE_BREAK, asks, one_of
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
@@ -233,7 +233,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         (
             # "started at google monday": a name, then when; not a place of study or a time.
             r"(?:^|\bi\s+|\bjust\s+|\bfinally\s+)started\s+(?:work\s+|a\s+new\s+job\s+)?at\s+"
-            r"(?!(?:the|a|an|my|uni|university|school|college|home|\d)\b)(?P<employer>[\w&'.-]+(?:\s+[\w&'.-]+)?)\s+"
+            r"(?!(?:the|a|an|my|uni|university|school|college|home|work|noon|midnight|dawn|last|first|\d)\b)"
+            r"(?P<employer>[\w&'.-]+(?:\s+[\w&'.-]+)?)\s+"
             r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|this\s+week|"
             r"last\s+week)\b",
             "work",
@@ -242,8 +243,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             # "started dating someone new, hannah", "started seeing Priya".
-            r"(?:^|\bi\s+|\bjust\s+|\bi've\s+)started\s+(?:dating|seeing)\s+(?:someone\s+(?:new\s*)?,?\s*)?"
-            r"(?!someone\b|a\b|an\b|the\b|this\b|my\b)(?P<name>[A-Za-z][a-z]+)\b",
+            r"(?:^|\bi\s+|\bjust\s+|\bi've\s+)started\s+(?:dating|seeing)\s+(?:someone\s+(?:new\s*)?,?\s*"
+            r"(?P<name>[A-Za-z][a-z]+)|(?P<name2>(?-i:[A-Z])[a-z]+))\b",
             "relationships",
             "partner",
             "{speaker}'s partner is {name}",
@@ -334,12 +335,18 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
     )
 )
 _HOME = r"(?:house|flat|apartment|place|home|condo|bungalow|cottage|pad)"
+# Words typed in lower case where a place's name would be, that are none: "the puppy is home now", "in town".
+_NOT_A_PLACE = (
+    r"(?:the|a|an|my|our|his|her|their|it|he|she|they|we|you|everyone|everybody|baby|puppy|kitten|dog|cat|town|city|"
+    r"here|there|uni|work|school|hospital|" + "|".join(sorted(RELATIONS)) + r")"
+)
 
 
 def _place(group: str, lower_case: bool = True) -> str:
     """A place's name in a group of that name; typed in lower case too, unless `lower_case` is False."""
     capitalised = r"(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?"
-    return r"(?P<" + group + r">" + capitalised + (r"|[a-z][\w'-]+)" if lower_case else ")")
+    typed = r"|(?!" + _NOT_A_PLACE + r"\b)[a-z][\w'-]+)"
+    return r"(?P<" + group + r">" + capitalised + (typed if lower_case else ")")
 
 
 # Where the speaker lives now, said in passing, in a question or a request too: "vegan places near my new apartment
@@ -351,7 +358,9 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"\b(?:my|our)\s+new\s+" + _HOME + r"\s+in\s+" + _place("place", lower_case=False) + r"|"
             r"\b(?:at|into|in)\s+the\s+new\s+" + _HOME + r"\s+in\s+" + _place("place6") + r"|"
             r"\b(?:so\s+|and\s+|^)" + _place("place7") + r"\s+is\s+(?:officially\s+)?(?:my\s+)?home\s+now\b|"
-            r"\bfirst\s+(?:winter|summer|year)\s+(?:living\s+)?in\s+" + _place("place8") + r"\b(?!\s+(?:trip|holiday))|"
+            r"\bfirst\s+(?:winter|year)\s+(?:living\s+)?in\s+"
+            + _place("place8")
+            + r"\b(?!\s+(?:trip|holiday|was|were)\b)(?!.*\b(?:was|were)\b)|"
             r"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:the|our|my)\s+(?:new\s+)?"
             + _HOME
             + r"\s+in\s+"
