@@ -112,7 +112,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:moved|relocated|shifted)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
             # Not a gym, an office or a team ("moved to the council leisure centre gym").
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
-            r"program|studio|club|league|ward|site|campus|store|role|position)\b)"
+            r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"
             r"(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
             r"nights|days|part[- ]time|full[- ]time|"
             + INSTRUMENTS
@@ -120,8 +120,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"(?:live|reside)\s+(?:just\s+)?(?:outside|near|close\s+to|by)\s+(?-i:[A-Z])|"
             # "My flat in Leeds is freezing": where the speaker's home is, said in passing.
-            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?:(?-i:[A-Z])|"
-            r"(?!(?:the|a|an|town|here|there)\b)[a-z]+\s+(?:is|isn't|has|hasn't|don't|doesn't|was|got)\b)|"
+            r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?-i:[A-Z])|"
             + _I
             + r"(?:rent|own|share)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}(?:place|flat|room|apartment|house|studio)"
             r"\s+in\s+(?-i:[A-Z])"
@@ -442,12 +441,14 @@ _MANY_VALUED = frozenset(
         "occupation",
         "course",
         "school",
+        *("bank", "doctor", "dentist", "internet_provider"),
     }
 )
 # "second year", "the second half" say when, not one more.
 _ADDITION = re.compile(
     r"\b(?:also|too|as\s+well|another|second(?!\s+(?:year|semester|term|grade|half|round|time|week|month))|both|"
-    r"extra|spare|(?:work|company|office)\s+(?:phone|mobile|laptop|computer|car|van))\b",
+    r"extra|spare|(?:work|company|office)\s+(?:phone|mobile|laptop|computer|car|van)|for\s+(?:the\s+)?business|"
+    r"locum|for\s+today|today\s+only|for\s+\w+\s+only|only\s+for|in\s+the\s+(?:show|game|play))\b",
     re.IGNORECASE,
 )
 _PARTNER_NAMED = re.compile(

@@ -14,7 +14,7 @@ import re
 
 from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
-from memoryadmin.extraction.strategies.offline.phrases import NAME, asks
+from memoryadmin.extraction.strategies.offline.phrases import NAME, NOT_NOW, asks
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 
 # Words that join a name to what is around it and are never part of one typed in lower case.
@@ -66,7 +66,8 @@ GONE = tuple(
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
         _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+"
         r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me|history|a\s+distant\s+memory|"
-        r"old\s+news|sold|a\s+thing\s+of\s+the\s+past|going\s+in\s+the\s+drawer)\b",
+        r"old\s+news|sold|a\s+thing\s+of\s+the\s+past|going\s+in\s+the\s+drawer|going\s+on\s+(?:ebay|marketplace|"
+        r"gumtree|vinted|craigslist|facebook\s+marketplace)|up\s+for\s+sale)\b",
         # An account closed, not a place closed for a while: "SBI one is closed", not "my F45 is closed for renos".
         _AFTER + r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)\s+(?:account|one)(?:'s|\s+is|"
         r"\s+has\s+been|\s+got)\s+(?:now\s+)?closed\b",
@@ -79,7 +80,7 @@ GONE = tuple(
         r"\bleaving\s+"
         + _THING
         + r"\s+(?:was|has\s+been|is)\s+(?:the\s+)?(?:best|right)\s+(?:call|decision|choice|move|"
-        r"thing)\b",
+        r"thing)\b(?!.*\b(?:my|his|her|their|your)\s+\w+\s+(?:ever\s+)?(?:did|made)\b)",
         r"\bhanded\s+(?:the\s+)?keys\s+back\s+(?:on|for|to)\s+(?:the|my|our)\s+"
         + _THING
         + r"\s+(?:flat|house|place|apartment)\b",
@@ -87,7 +88,10 @@ GONE = tuple(
         _SUBJECT_GONE,
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
-        r"\bme\s+and\s+" + _THING + r"\s+(?:broke\s+up|split(?:\s+up)?|ended\s+things|called\s+it\s+quits)\b",
+        r"\bme\s+and\s+"
+        + _THING
+        + r"\s+(?:broke\s+up(?!\s+(?:the|a|an|some|it|my|our)\b)|split(?:\s+up)?(?!\s+(?:the|a|an|"
+        r"some|it|my|our)\b)|ended\s+things|called\s+it\s+quits)\b",
         r"\b(?:broke\s+up|split\s+up|ended\s+things)\s+with\s+" + _THING + _END,
         r"\b(?:put|had)\s+" + _THING + r"\s+(?:down|put\s+down|put\s+to\s+sleep)\b",
         r"\b(?:rehomed|re-homed|buried|sold|flogged|ditched|dumped|quit|stopped|cancell?ed|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
@@ -95,6 +99,10 @@ GONE = tuple(
         r"handed\s+back|returned|dropped|dropped\s+out\s+of|pulled\s+out\s+of|moved\s+on\s+from|finished\s+with|"
         r"done\s+with|left|switched\s+from|moved\s+from|traded\s+in|traded|replaced)\s+" + _THING + _END,
         r"\b(?:traded|swapped|sold)\s+" + _THING + r"\s+(?:in\s+)?(?:for|on)\b",
+        r"\b(?:traded|swapped|part[- ]exchanged)\s+in\s+" + _THING + r"\s+for\b",
+        r"\bmoved\s+(?:all\s+)?(?:my|our)\s+(?:\w+\s+){0,2}?(?:account|accounts|money|banking)\s+from\s+"
+        + _THING
+        + _END,
         r"\bdropped\s+" + _THING + r"\s+(?:for|down|in)\b",
         r"\bno\s+more\s+" + _THING + _END,
         r"\b(?:rip|r\.i\.p\.?)\s+(?:my\s+|our\s+|sweet\s+)?" + _THING + _END,
@@ -185,7 +193,7 @@ _CLAUSE_OPENS = re.compile(
 )
 _SEARCHED = Patterns((pattern, None) for pattern in GONE)
 _WHO = re.compile(r"(?:^|[,;]\s*)(?:the\s+)?(?P<old>" + NAME + r"|[a-z][\w'-]+)\s+who\?+$", re.IGNORECASE)
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCES = re.compile(r"(?<=[.!?;])(?<!\.\.\.)\s+|\n+")
 
 
 def gone_in(content: str) -> list[str]:
@@ -197,7 +205,7 @@ def gone_in(content: str) -> list[str]:
         return names
     back = bool(_BACK.search(content))
     for sentence in _SENTENCES.split(content):
-        if not sentence:
+        if not sentence or NOT_NOW.search(sentence):
             continue
         if asks(sentence):
             # "Radiohead who?": the one asked after is forgotten, not asked about.

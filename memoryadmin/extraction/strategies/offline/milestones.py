@@ -14,7 +14,16 @@ import re
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, RELATIONS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
-from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, SENTENCE_BREAK, asks, one_of
+from memoryadmin.extraction.strategies.offline.phrases import (
+    DIETS,
+    FIELDS,
+    NAME,
+    NOT_NOW,
+    SENTENCE_BREAK,
+    WORK_WORDS,
+    asks,
+    one_of,
+)
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 
 _TOGETHER = (
@@ -28,14 +37,17 @@ _PHONE = (
     r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
 )
 _TITLE = (
-    r"(?:[a-z]+\s+){0,2}?(?:manager|supervisor|lead|head|director|partner|chef|editor|captain|analyst|engineer|developer|"
+    r"(?:(?!(?:cat|dog|pet|home|house|plant|proud|volunteer|teacher's)\b)[a-z]+\s+){0,2}?(?:manager|supervisor|lead|head|director|partner|chef|editor|captain|analyst|engineer|developer|"
     r"designer|consultant|nurse|teacher|officer|associate|coordinator|specialist|architect|principal|vp|president|"
     r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant|scientist|"
     r"tester|owner|administrator|executive|technician|pharmacist)"
+    r"(?!'s|\s+of\s+(?:the|our|my)\b|\s+on\s+(?:the|linkedin|paper)\b)"
 )
 _FAITHS = (
     r"(?:catholic|anglican|protestant|christian|muslim|jewish|hindu|buddhist|sikh|atheist|agnostic|orthodox|baptist|"
     r"methodist|mormon|pagan|jain|quaker|evangelical|lutheran|presbyterian)"
+    # Not a faith in something else: "agnostic on pineapple pizza", "catholic in my guilt".
+    r"(?![.…]*\s+(?:on|about|when|if|for|in)\b)"
 )
 _HAIR = (
     r"(?:(?:dark|light|honey|ash|platinum|strawberry|jet|copper|bright|pastel|deep|natural|mousy|dirty)\s+)?"
@@ -77,6 +89,9 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             # "I'm back to vegetarian", "convinced me to go vegan".
             r"\b(?:i'm|i\s+am)\s+back\s+to\s+(?:being\s+)?(?P<diet3>" + DIETS + r")\b|"
             r"\b(?:i've|i\s+have)\s+gone\s+(?:plain|full|fully|strictly)\s+(?P<diet5>" + DIETS + r")\b|"
+            r"(?:^|\bi\s+|\bjust\s+|\bfinally\s+)went\s+(?:fully\s+|full\s+|strictly\s+|completely\s+)?(?P<diet6>"
+            + DIETS
+            + r")\b(?!\s+(?:for|at)\b|\s+in\s+(?:uni|school|college|my)\b)|"
             r"\b(?:convinced|persuaded|got)\s+me\s+to\s+go\s+(?P<diet4>" + DIETS + r")\b",
             "diet",
             "diet",
@@ -200,7 +215,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"\b(?:upgraded|switched(?:\s+back)?|moved|changed|went)\s+(?:over\s+)?to\s+(?:the\s+|an?\s+)?"
-            r"(?P<phone>" + _PHONE + r")",
+            r"(?P<phone>" + _PHONE + r")(?![\s\d]*\s(?:case|cover|screen|store|group|chat|charger)\b)",
             "possessions",
             "phone",
             "{speaker}'s phone is the {phone}",
@@ -231,12 +246,12 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s hair is {hair}",
         ),
         (
-            # "started at google monday": a name, then when; not a place of study or a time.
+            # "started at google monday, onboarding is a lot": a name, then when, and the message speaks of work.
             r"(?:^|\bi\s+|\bjust\s+|\bfinally\s+)started\s+(?:work\s+|a\s+new\s+job\s+)?at\s+"
             r"(?!(?:the|a|an|my|uni|university|school|college|home|work|noon|midnight|dawn|last|first|\d)\b)"
             r"(?P<employer>[\w&'.-]+(?:\s+[\w&'.-]+)?)\s+"
             r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|this\s+week|"
-            r"last\s+week)\b",
+            r"last\s+week)\b(?=.*" + WORK_WORDS + r"|.*\b(?:hours|induction|payslip|payroll|daytime|nights)\b)",
             "work",
             "employer",
             "{speaker} works at {employer}",
@@ -244,14 +259,16 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         (
             # "started dating someone new, hannah", "started seeing Priya".
             r"(?:^|\bi\s+|\bjust\s+|\bi've\s+)started\s+(?:dating|seeing)\s+(?:someone\s+(?:new\s*)?,?\s*"
-            r"(?P<name>[A-Za-z][a-z]+)|(?P<name2>(?-i:[A-Z])[a-z]+))\b",
+            r"(?P<name>[A-Za-z][a-z]+)|(?!(?:Dr|Doctor|Mr|Mrs|Ms|Miss|Someone|Friends|Marvel)\b)(?P<name2>(?-i:[A-Z])[a-z]+))\b"
+            r"(?!'s|\s+(?-i:[A-Z])|\s+(?:reruns|films?|movies?|shows?|more|every|again)\b)",
             "relationships",
             "partner",
             "{speaker}'s partner is {name}",
         ),
         (
             # "moved into my dorm at UC Davis", "first week of uni at UNSW".
-            r"\b(?:dorm|halls|first\s+(?:week|term|semester|year)\s+of\s+(?:uni|university|college))\s+at\s+"
+            r"\b(?:(?:my|our|into\s+(?:my|the))\s+(?:dorm|halls)|first\s+(?:week|term|semester|year)\s+of\s+(?:uni|university|"
+            r"college))\s+at\s+"
             r"(?P<school>" + NAME + r")",
             "education",
             "school",
@@ -266,14 +283,14 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             + r")\b|"
             r"\b(?:i'd|i\s+would)\s+call\s+myself\s+(?:an?\s+)?(?P<faith3>" + _FAITHS + r")\b|"
             r"\b(?:i\s+|just\s+|^)converted\s+to\s+(?P<faith4>" + _FAITHS + r"|islam|judaism|christianity|hinduism|"
-            r"buddhism|sikhism|catholicism)\b",
+            r"buddhism|sikhism|catholicism)\b(?!\s+(?:on|about|when|if|for)\b)",
             "beliefs",
             "religion",
             "{speaker} is {faith}",
         ),
         (
             # A new surname: "it's Emma Okafor now 💍".
-            r"^(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b",
+            r"^(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b(?!\s+(?:on|for|in)\b)",
             "identity",
             "name",
             "{speaker}'s name is {name}",
@@ -286,7 +303,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} goes to {school}",
         ),
         (
-            r"\b(?:moved|switched|changed|joined)\s+(?:over\s+)?(?:to\s+)?(?:the\s+)?(?P<gym>(?:[\w'-]+\s+){0,3}?gym)\b"
+            r"\b(?:moved|switched|changed|joined)\s+(?:over\s+)?(?:to\s+)?(?:the\s+)?(?!(?:hotel|home|office|work|school|uni)\s)"
+            r"(?P<gym>(?:[\w'-]+\s+){0,3}?gym)\b"
             r"(?!\s+(?:class|session|buddy|bag|shoes|kit))",
             "fitness",
             "gym",
@@ -300,13 +318,14 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"\b(?:being|i'm|im|i\s+am)\s+single\s+again\b|^(?:i'm\s+|im\s+|i\s+am\s+)?(?:newly|officially|recently)\s+"
-            r"single\b",
+            r"single\b(?!\s+(?:for|friends|people|mums?|dads?|parents?|life|malt|bed|room|ticket|use)\b)",
             "relationships",
             "relationship_status",
             "{speaker} is single",
         ),
         (
-            r"\b(?:i'm|i\s+am)\s+back\s+to\s+eating\s+meat\b|\bi've\s+been\s+eating\s+meat\s+(?:again|since)\b",
+            r"\b(?:i'm|i\s+am)\s+back\s+to\s+eating\s+meat\b|\bi've\s+been\s+eating\s+meat\s+(?:again|since)\b|"
+            r"\b(?:started|i'm|i\s+am|im)\s+eating\s+meat\s+again\b",
             "diet",
             "diet",
             "{speaker} eats meat",
@@ -357,7 +376,9 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         (
             r"\b(?:my|our)\s+new\s+" + _HOME + r"\s+in\s+" + _place("place", lower_case=False) + r"|"
             r"\b(?:at|into|in)\s+the\s+new\s+" + _HOME + r"\s+in\s+" + _place("place6") + r"|"
-            r"\b(?:so\s+|and\s+|^)" + _place("place7") + r"\s+is\s+(?:officially\s+)?(?:my\s+)?home\s+now\b|"
+            r"\b(?:so\s+|and\s+|^)"
+            + _place("place7")
+            + r"\s+is\s+(?:officially\s+)?(?:my\s+)?home\s+now\b(?!\s+for\b)|"
             r"\bfirst\s+(?:winter|year)\s+(?:living\s+)?in\s+"
             + _place("place8")
             + r"\b(?!\s+(?:trip|holiday|was|were)\b)(?!.*\b(?:was|were)\b)|"
@@ -404,9 +425,12 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     passing = [row for _, row in _PASSING.possible(content)]
     if not milestones and not passing:
         return found
-    every = [s for s in SENTENCE_BREAK.split(content) if s]
+    every = [s for s in SENTENCE_BREAK.split(content) if s and not NOT_NOW.search(s)]
     for pattern, topic, attribute, template in passing:
-        match = next(filter(None, (pattern.search(s) for s in every if not no_change_of_the_speakers(s))), None)
+        # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
+        # Bristol? no, still looking").
+        said = (pattern.search(s) for s in every if not no_change_of_the_speakers(s))
+        match = next((m for m in said if m and not (m.start() < 3 and asks(m.string))), None)
         if match is not None:
             values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
             if "phone" in values:

@@ -55,10 +55,31 @@ def one_of(phrases: str) -> str:
     return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in found) + ")"
 
 
-# Where a message's sentences part, for the readings that look at a whole message (contacts, milestones).
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# Where a message's sentences part, for the readings that look at a whole message (contacts, milestones); an
+# ellipsis goes on with the same thought ("paris is my home now... for the weekend lol").
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+|\n+")
 
 
 def asks(sentence: str) -> bool:
     """Whether a sentence is a question: it ends in "?", quotes and brackets aside."""
     return sentence.rstrip(" \"')").endswith("?")
+
+
+# A sentence of a whole-message reading (milestones, what is said in passing, what is gone) that tells no change
+# of the speaker's now: imagined ("if i moved", "would be nice"), for a while ("for the weekend", "until next
+# season"), on a trip ("visiting", "the airbnb"), for someone else ("for my mum", "for you"), long ago ("back in
+# 2015", "in uni"), taken back ("didn't last", "turned it down", "jk"), or done with a day's work ("after my shift").
+NOT_NOW = re.compile(
+    r"\b(?:would\s+(?!you\b|u\b)|if\s+(?:i|we)\b|someday|one\s+day|hypothetically|imagine|pretend)|"
+    r"\bfor\s+(?:the|a|one|two|three|\d+)\s+(?:weekend|week|day|night|month|bit|afternoon|evening)s?\b|"
+    r"\bfor\s+(?:today|tonight|halloween|charity|veganuary|lent|ramadan)\b|\btoday\s+only\b|\buntil\s+next\b|"
+    r"\b(?:on\s+(?:a|my|our|the)\s+(?:\w+\s+)?trip|(?:work|business|school|road)\s+trip|visiting|holiday|holidays|"
+    r"vacation|airbnb|hotel|getting\s+(?:them|it)\s+back)\b|"
+    r"\bfor\s+(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|dad|son|daughter|kids?|brother|sister|friend|mate|boss|wife|husband|"
+    r"partner|gran|nan|grandma|grandad|grandpa|nephew|niece|cousin|parents|family|student|tenant|clients?)\b|"
+    r"\bfor\s+(?:you|him|her|them)\b|"
+    r"\b(?:back\s+in\s+(?:(?:19|20)\d\d|the\s+day|uni|school|college)|years\s+ago|when\s+i\s+was|in\s+uni)\b|"
+    r"\b(?:didn't\s+last|didn't\s+work\s+out|turned\s+(?:it|them|that)\s+down|jk|just\s+kidding)\b|"
+    r"\bafter\s+(?:my|the)\s+(?:shift|class|lecture|practice|session|lesson|meeting)\b|\bafter\s+work\b",
+    re.IGNORECASE,
+)

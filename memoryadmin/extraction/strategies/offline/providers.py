@@ -31,7 +31,7 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         r"^(?:my|our)\s+(?:home\s+|new\s+)?(?:internet|broadband|wifi|wi-fi|isp)(?:\s+provider)?(?:'s|\s+is)\s+"
         r"(?:now\s+)?(?:with\s+)?(?-i:[A-Z])|"
         r"^(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got)\s+(?-i:[A-Z])[\w&'.+-]*(?:\s+(?-i:[A-Z])[\w&'.+-]*)?\s+"
-        r"(?:broadband|internet|fibre|fiber)\b",
+        r"(?:broadband|internet|fibre|fiber)\b(?!.*\bat\s+(?:the\s+)?(?:office|work)\b)",
         "home",
         "internet_provider",
     ),
