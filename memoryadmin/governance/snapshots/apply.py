@@ -62,8 +62,11 @@ class Applier:
         progress: Callable[[int], None] | None,
         committed: Committed | None = None,
         person: str | None = None,
+        vectors: tuple[str, int] | None = None,
     ) -> None:
         self.namespace = namespace
+        # The memories' own vectors are written when the configured embedder made them; else texts are embedded.
+        self.carried = memory_records.vectors_carried(vectors)
         # A person's snapshot writes into that person's sessions only.
         self.person = person
         # Memory ids another namespace holds: their records come in under new ids (the outcome must
@@ -283,9 +286,9 @@ class Applier:
             ):
                 self.outcome("memory", "skipped", f"{r['id']}: another memory already has this text", r["text"])
             else:
-                memory_records.memory_restore_update(self.namespace, r)
+                memory_records.memory_restore_update(self.namespace, r, carried=self.carried)
                 self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})", r["text"])
-        created = memory_records.memories_restore_insert(self.namespace, inserts)
+        created = memory_records.memories_restore_insert(self.namespace, inserts, carried=self.carried)
         for r in inserts:
             if r["id"] in created:
                 created.discard(r["id"])
@@ -420,7 +423,8 @@ def snapshot_restore(
             committed = Committed(namespace)
             with closing(Spool()) as spool:
                 records = snapshot_validate(namespace=namespace, source=source, committed=committed, spool=spool)
-                applier = Applier(namespace, progress, committed, person=records.header.user_id)
+                header = records.header
+                applier = Applier(namespace, progress, committed, person=header.user_id, vectors=header.vectors)
                 if outermost:
                     bulk_load_settings()
                 _apply_all(applier, spool)

@@ -17,7 +17,7 @@ from memoryadmin.governance.snapshots.format import (
     lines,
     loads,
 )
-from memoryadmin.governance.snapshots.parse import PARSERS, Fields, parse_header
+from memoryadmin.governance.snapshots.parse import PARSERS, Fields, parse_header, parse_vector
 from memoryadmin.governance.snapshots.spool import Spool
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
@@ -112,7 +112,10 @@ def snapshot_validate(
         if rank < last_rank:
             raise fail(line_no, f"{kind} records must come before {RECORD_TYPES[last_rank]} records")
         last_rank = rank
-        parsed = PARSERS[kind](Fields(raw, line_no))
+        fields = Fields(raw, line_no)
+        parsed = PARSERS[kind](fields)
+        if kind == "memory":
+            parsed["vector"] = parse_vector(fields, header)
         if header.user_id is not None and parsed.get("user_id", header.user_id) != header.user_id:
             raise fail(line_no, "a snapshot of one person may hold only that person's records", field="user_id")
         if committed is not None:
