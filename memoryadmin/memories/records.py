@@ -151,6 +151,17 @@ def tombstoned_keys(namespace: Namespace, keys: list[tuple[Any, str, str]]) -> s
         return {tag for (tag,) in cursor.fetchall()}
 
 
+def tombstone_fingerprints(namespace: Namespace, limit: int) -> set[str] | None:
+    """The fingerprints the namespace's tombstones hold, or None when they are more than `limit`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT fingerprint FROM memories_tombstone WHERE namespace_id = %s LIMIT %s",
+            [namespace.pk, limit + 1],
+        )
+        rows = cursor.fetchall()
+    return None if len(rows) > limit else {fingerprint for (fingerprint,) in rows}
+
+
 def _among(column: str, ids: Iterable[uuid.UUID]) -> RawSQL:
     """`column` is one of these memory ids: the ids travel as one array literal (`array_literal`), where
     `__in` would have psycopg quote each of a batch's thousand ids."""

@@ -282,6 +282,21 @@ def test_restore_after_forget_resurrects_nothing(api, namespace, make_person) ->
     assert not Memory.objects.filter(namespace=namespace, fingerprint=target.fingerprint).exists()
 
 
+def test_restore_after_forget_resurrects_nothing_when_the_tombstones_are_too_many_to_keep(
+    api, namespace, make_person, monkeypatch
+) -> None:
+    # Past the limit every text is looked up in the database instead of among the kept fingerprints.
+    monkeypatch.setattr("memoryadmin.governance.snapshots.validate.KEPT_TOMBSTONE_FINGERPRINTS", 1)
+    person = make_person("alice")
+    body = export(api)
+    target = person.memories[0]
+    assert api.delete(f"/api/v1/memories/{target.pk}").status_code == 204
+    assert Tombstone.objects.filter(namespace=namespace).count() > 1
+    answer = restore(api, body, dry_run=False).json()
+    assert answer["by_type"]["memory"]["suppressed"] == 1
+    assert not Memory.objects.filter(pk=target.pk).exists()
+
+
 def test_restore_after_erasure_resurrects_nothing(api, namespace, make_person) -> None:
     make_person("alice")
     bob = make_person("bob")

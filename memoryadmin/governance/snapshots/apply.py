@@ -134,7 +134,7 @@ class Applier:
             user_id = r["user_id"] if owners is None else owners.get(r["memory_id"])
             if user_id is not None:
                 keys.extend((i, user_id, fingerprint) for fingerprint in r["field_fingerprints"])
-        found = memory_records.tombstoned_keys(self.namespace, keys)
+        found = self.committed.tombstoned_keys(keys)
         found.update(i for i, user_id, fingerprint in keys if (user_id, fingerprint) in self.restored_tombstones)
         return found
 
@@ -301,8 +301,7 @@ class Applier:
         owners = {pk: user_id for pk, (user_id, _) in heads.items()}
         existing = memory_records.revisions_taken(owners)
         # A revision may hold a text that was forgotten since: it does not come back as history either.
-        forbidden = memory_records.tombstoned_keys(
-            self.namespace,
+        forbidden = self.committed.tombstoned_keys(
             [(i, owners[r["memory_id"]], r["fingerprint"]) for i, r in enumerate(batch) if r["memory_id"] in owners],
         ) | self.forgotten_in_fields(batch, owners)
         rows = []
