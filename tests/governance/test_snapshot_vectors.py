@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -57,6 +58,22 @@ def test_a_restore_writes_the_vectors_the_snapshot_carries(api, namespace, make_
     wipe(namespace)
     response = restore(api, sealed(header, records), dry_run=False)
     assert response.status_code == 200, response.content
+    assert np.array_equal(stored_vector(memory["id"]), carried)
+
+
+def test_a_newer_text_restored_over_a_memory_takes_its_carried_vector(api, namespace, make_person) -> None:
+    make_person("alice")
+    header, records = exported(api)
+    memory = first_memory(records)
+    carried = a_unit_vector(3)
+    memory.update(
+        text="alice has taken up the cello",
+        updated_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        vector=encoded(carried),
+    )
+    response = restore(api, sealed(header, records), dry_run=False)
+    assert response.status_code == 200, response.content
+    assert response.json()["by_type"]["memory"]["updated"] == 1
     assert np.array_equal(stored_vector(memory["id"]), carried)
 
 
