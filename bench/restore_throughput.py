@@ -9,11 +9,16 @@ and tombstones into a fresh namespace (memory ids mapped to new ones) with `snap
 and reports records/s, the outcome counts, and the rate of each tenth of the apply pass (a
 restore whose cost grows with what it has written slows down from tenth to tenth). The
 fresh namespace and its rows are removed afterwards.
+
+The export carries each memory's vector, which the restore writes as it is; with
+`--without-vectors` they are taken out of the file first, so the restore embeds every
+memory again (a snapshot from before vectors were carried, or from another embedder).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import resource
 import sys
 import tempfile
@@ -31,12 +36,32 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def without_vectors(path: Path) -> None:
+    """Rewrite a snapshot without its vectors (header and memory records), sealed again."""
+    import orjson
+
+    stripped = path.with_name("stripped.jsonl")
+    digest = hashlib.sha256()
+    with path.open("rb") as source, stripped.open("wb") as out:
+        for raw in source:
+            record = orjson.loads(raw)
+            if record.get("type") == "end":
+                record["sha256"] = digest.hexdigest()
+            else:
+                record.pop("vectors" if "format" in record else "vector", None)
+            line = orjson.dumps(record) + b"\n"
+            digest.update(line)
+            out.write(line)
+    stripped.replace(path)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument("--namespace", default="bench")
     parser.add_argument("--skip-restore", action="store_true")
+    parser.add_argument("--without-vectors", action="store_true", help="restore a file without the memories' vectors")
     args = parser.parse_args(argv)
     use_code("worktree")
     django_setup(args.database_url, args.redis_url)
@@ -75,6 +100,8 @@ def main(argv: list[str] | None = None) -> None:
     slug = f"bench-restore-{int(time.time())}"
     target = namespace_create(slug=slug, actor=actor)
     restore_path, restore_records = figures.restore_input(export_path, slug)
+    if args.without_vectors:
+        without_vectors(restore_path)
     marks: list[tuple[int, float]] = []
 
     def progress(done: int) -> None:

@@ -196,7 +196,7 @@ class MemoryVector(models.Model):
     """
 
     ERASURE_STORE = "vectors"
-    # Derived from the memory's text by the configured model: a restore embeds them again.
+    # Travels inside its memory's snapshot record (`vector`), not as records of its own.
     SNAPSHOT_EXPORT = False
 
     memory = models.ForeignKey(

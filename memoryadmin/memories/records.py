@@ -9,18 +9,20 @@ filter on the namespace would let the planner read every row the restore has wri
 
 from __future__ import annotations
 
+import base64
 import uuid
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
 from django.db import connection
-from django.db.models import BooleanField, Exists, F, OuterRef
+from django.db.models import BooleanField, Exists, F, OuterRef, Subquery
 from django.db.models.expressions import RawSQL
 
 from memoryadmin.core.bulk import array_literal, copy_rows, insert_rows, record_values, reusable_ids
-from memoryadmin.memories.embeddings import embed_or_none
-from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, Pin, Tombstone
+from memoryadmin.memories.embeddings import EmbeddingError, embed_or_none, get_embedder
+from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryVector, Pin, Tombstone
 from memoryadmin.memories.representations import (
     MEMORY,
     PIN,
@@ -58,7 +60,23 @@ _MEMORY_COLUMNS = (*MEMORY_FIELDS[1:], "fingerprint")
 # --- export ------------------------------------------------------------------------------------
 
 
-def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any]:
+def export_vectors(namespace: Namespace) -> tuple[str, int] | None:
+    """The model and dimension of the vectors a snapshot of this namespace carries: the configured
+    embedder's, when the namespace has vectors by it. A restore by the same embedder writes them as
+    they are instead of embedding every memory again."""
+    try:
+        model = get_embedder().model
+    except EmbeddingError:
+        return None
+    dimension = (
+        MemoryVector.objects.filter(namespace=namespace, model=model).values_list("dimension", flat=True).first()
+    )
+    return None if dimension is None else (model, dimension)
+
+
+def export_querysets(
+    namespace: Namespace, user_id: str | None, vectors: tuple[str, int] | None = None
+) -> dict[str, Any]:
     tombstones = Tombstone.objects.filter(namespace=namespace)
     memories = Memory.objects.filter(namespace=namespace)
     revisions = MemoryRevision.objects.filter(memory__namespace=namespace)
@@ -71,12 +89,17 @@ def export_querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any
         # A person's export holds only messages of their own sessions, even as evidence.
         evidence = evidence.filter(memory__user_id=user_id, message__session__user_id=user_id)
         pins = pins.filter(memory__user_id=user_id)
+    memories = memories.annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
+    if vectors is not None:
+        model, dimension = vectors
+        vector = MemoryVector.objects.filter(memory_id=OuterRef("pk"), model=model, dimension=dimension)
+        memories = memories.annotate(vector=Subquery(vector.values("embedding")[:1]))
     # Each order is unique within the namespace, so it is also the key of a keyset stream (core.streaming).
     return {
         "tombstone": tombstones.order_by("user_id", "fingerprint").values_list(*TOMBSTONE.fields, named=True),
-        "memory": memories.annotate(is_pinned=Exists(Pin.objects.filter(memory_id=OuterRef("pk"))))
-        .order_by("id")
-        .values_list(*MEMORY_FIELDS, "is_pinned", named=True),
+        "memory": memories.order_by("id").values_list(
+            *MEMORY_FIELDS, "is_pinned", *(("vector",) if vectors else ()), named=True
+        ),
         "revision": revisions.order_by("memory_id", "revision").values_list(*REVISION.fields, named=True),
         "evidence": evidence.order_by("memory_id", "message_id").values(
             "memory_id",
@@ -95,7 +118,12 @@ def export_record(kind: str, row: Any) -> dict[str, Any]:
     if kind == "tombstone":
         return {"type": kind, **tombstone_dict(row)}
     if kind == "memory":
-        return {"type": kind, **memory_dict(row, pinned=row.is_pinned)}
+        record = {"type": kind, **memory_dict(row, pinned=row.is_pinned)}
+        vector = getattr(row, "vector", None)
+        if vector is not None:
+            # Little-endian float32, as the snapshot's header names its model and dimension.
+            record["vector"] = base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()
+        return record
     if kind == "revision":
         return {"type": kind, **revision_dict(row)}
     if kind == "evidence":
@@ -121,6 +149,17 @@ def tombstoned_keys(namespace: Namespace, keys: list[tuple[Any, str, str]]) -> s
             [array_literal(tags), array_literal(users), array_literal(fingerprints), namespace.pk],
         )
         return {tag for (tag,) in cursor.fetchall()}
+
+
+def tombstone_fingerprints(namespace: Namespace, limit: int) -> set[str] | None:
+    """The fingerprints the namespace's tombstones hold, or None when they are more than `limit`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT fingerprint FROM memories_tombstone WHERE namespace_id = %s LIMIT %s",
+            [namespace.pk, limit + 1],
+        )
+        rows = cursor.fetchall()
+    return None if len(rows) > limit else {fingerprint for (fingerprint,) in rows}
 
 
 def _among(column: str, ids: Iterable[uuid.UUID]) -> RawSQL:
@@ -233,8 +272,22 @@ def tombstones_restore_insert(namespace: Namespace, records: list[dict[str, Any]
     return set(written)
 
 
-def memory_restore_update(namespace: Namespace, r: dict[str, Any]) -> None:
-    """A newer version of a stored memory of this namespace, as the snapshot has it (its vector follows its text)."""
+def vectors_carried(vectors: tuple[str, int] | None) -> bool:
+    """Whether a snapshot's vectors (model, dimension) are the configured embedder's, so a restore may write them."""
+    if vectors is None:
+        return False
+    embedder = get_embedder()
+    if embedder.model != vectors[0]:
+        return False
+    try:
+        return embedder.dimension == vectors[1]
+    except EmbeddingError:
+        return False
+
+
+def memory_restore_update(namespace: Namespace, r: dict[str, Any], *, carried: bool = False) -> None:
+    """A newer version of a stored memory of this namespace, as the snapshot has it (its vector follows its text:
+    the record's own when `carried`, see `vectors_carried`)."""
     assignments = ", ".join(f"{c} = %s::jsonb" if c == "metadata" else f"{c} = %s" for c in _MEMORY_COLUMNS)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -243,24 +296,33 @@ def memory_restore_update(namespace: Namespace, r: dict[str, Any]) -> None:
             [*record_values(r, _MEMORY_COLUMNS), r["id"], namespace.pk],
         )
         row = cursor.fetchone()
-    if row is not None and row[0] != r["text"]:
-        memories_embed([Owner(r["id"], namespace.pk, r["user_id"])], [r["text"]])
+    if row is None or row[0] == r["text"]:
+        return
+    owner = Owner(r["id"], namespace.pk, r["user_id"])
+    if carried and r.get("vector") is not None:
+        vectors_store([owner], get_embedder(), np.frombuffer(r["vector"], dtype="<f4")[None, :])
+    else:
+        memories_embed([owner], [r["text"]])
 
 
-def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]]) -> set[uuid.UUID]:
+def memories_restore_insert(
+    namespace: Namespace, records: list[dict[str, Any]], *, carried: bool = False
+) -> set[uuid.UUID]:
     """Insert new memories by COPY through a staging table; the ids written.
 
     A text the user already has (from before, or earlier in this snapshot) is not written
-    again: the unique index answers, at the cost of the insert's own probe.
+    again: the unique index answers, at the cost of the insert's own probe. With `carried`
+    (`vectors_carried`), a record's own vector is written as it is; the others are embedded.
     """
     if not records:
         return set()
     columns = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
-    # Vectors are not part of a snapshot (they are derived from the text): the restore makes them, in a
-    # thread while PostgreSQL writes the rows (the embedder and the wait for the database both let go of
-    # the GIL). A text that turns out not to be written was embedded for nothing; nothing of it is kept.
+    to_embed = [i for i, r in enumerate(records) if not carried or r.get("vector") is None]
+    # The restore embeds in a thread while PostgreSQL writes the rows (the embedder and the wait for the
+    # database both let go of the GIL). A text that turns out not to be written was embedded for nothing;
+    # nothing of it is kept.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="restore-embedding") as pool:
-        embedding = pool.submit(embed_or_none, [r["text"] for r in records])
+        embedding = pool.submit(embed_or_none, [records[i]["text"] for i in to_embed]) if to_embed else None
         with connection.cursor() as cursor:
             cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
         copy_rows(
@@ -277,12 +339,21 @@ def memories_restore_insert(namespace: Namespace, records: list[dict[str, Any]])
             # ends, and every later batch would read all of them again (a restore's cost would grow
             # with the square of its memories).
             cursor.execute(f"TRUNCATE {MEMORY_STAGE}")
-        embedded = embedding.result()
-    kept = [i for i, r in enumerate(records) if r["id"] in written]
-    if embedded is not None and kept:
-        embedder, vectors = embedded
-        owners = [Owner(records[i]["id"], namespace.pk, records[i]["user_id"]) for i in kept]
-        vectors_store(owners, embedder, vectors[kept], fresh=True)
+        embedded = embedding.result() if embedding is not None else None
+    made = dict(zip(to_embed, embedded[1], strict=True)) if embedded is not None else {}
+    owners, vectors = [], []
+    for i, r in enumerate(records):
+        if r["id"] not in written:
+            continue
+        if i in made:
+            vectors.append(made[i])
+        elif carried and r.get("vector") is not None:
+            vectors.append(np.frombuffer(r["vector"], dtype="<f4"))
+        else:
+            continue  # the embedder failed: found by full text until `embed_memories` fills it in
+        owners.append(Owner(r["id"], namespace.pk, r["user_id"]))
+    if owners:
+        vectors_store(owners, embedded[0] if embedded is not None else get_embedder(), np.stack(vectors), fresh=True)
     return written
 
 

@@ -62,8 +62,11 @@ class Applier:
         progress: Callable[[int], None] | None,
         committed: Committed | None = None,
         person: str | None = None,
+        vectors: tuple[str, int] | None = None,
     ) -> None:
         self.namespace = namespace
+        # The memories' own vectors are written when the configured embedder made them; else texts are embedded.
+        self.carried = memory_records.vectors_carried(vectors)
         # A person's snapshot writes into that person's sessions only.
         self.person = person
         # Memory ids another namespace holds: their records come in under new ids (the outcome must
@@ -131,7 +134,7 @@ class Applier:
             user_id = r["user_id"] if owners is None else owners.get(r["memory_id"])
             if user_id is not None:
                 keys.extend((i, user_id, fingerprint) for fingerprint in r["field_fingerprints"])
-        found = memory_records.tombstoned_keys(self.namespace, keys)
+        found = self.committed.tombstoned_keys(keys)
         found.update(i for i, user_id, fingerprint in keys if (user_id, fingerprint) in self.restored_tombstones)
         return found
 
@@ -283,9 +286,9 @@ class Applier:
             ):
                 self.outcome("memory", "skipped", f"{r['id']}: another memory already has this text", r["text"])
             else:
-                memory_records.memory_restore_update(self.namespace, r)
+                memory_records.memory_restore_update(self.namespace, r, carried=self.carried)
                 self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})", r["text"])
-        created = memory_records.memories_restore_insert(self.namespace, inserts)
+        created = memory_records.memories_restore_insert(self.namespace, inserts, carried=self.carried)
         for r in inserts:
             if r["id"] in created:
                 created.discard(r["id"])
@@ -298,8 +301,7 @@ class Applier:
         owners = {pk: user_id for pk, (user_id, _) in heads.items()}
         existing = memory_records.revisions_taken(owners)
         # A revision may hold a text that was forgotten since: it does not come back as history either.
-        forbidden = memory_records.tombstoned_keys(
-            self.namespace,
+        forbidden = self.committed.tombstoned_keys(
             [(i, owners[r["memory_id"]], r["fingerprint"]) for i, r in enumerate(batch) if r["memory_id"] in owners],
         ) | self.forgotten_in_fields(batch, owners)
         rows = []
@@ -420,7 +422,8 @@ def snapshot_restore(
             committed = Committed(namespace)
             with closing(Spool()) as spool:
                 records = snapshot_validate(namespace=namespace, source=source, committed=committed, spool=spool)
-                applier = Applier(namespace, progress, committed, person=records.header.user_id)
+                header = records.header
+                applier = Applier(namespace, progress, committed, person=header.user_id, vectors=header.vectors)
                 if outermost:
                     bulk_load_settings()
                 _apply_all(applier, spool)

@@ -59,10 +59,10 @@ def _consistent_read() -> Iterator[None]:
         yield
 
 
-def _querysets(namespace: Namespace, user_id: str | None) -> dict[str, Any]:
+def _querysets(namespace: Namespace, user_id: str | None, vectors: tuple[str, int] | None) -> dict[str, Any]:
     found = {
         **conversation_records.export_querysets(namespace, user_id),
-        **memory_records.export_querysets(namespace, user_id),
+        **memory_records.export_querysets(namespace, user_id, vectors),
     }
     return {kind: found[kind] for kind in RECORD_TYPES}
 
@@ -72,19 +72,21 @@ def _export_chunks(*, namespace: Namespace, user_id: str | None) -> Iterator[byt
     if user_id is not None:
         validate_app_id(user_id, "user_id")
     with _consistent_read():
-        querysets = _querysets(namespace, user_id)
+        vectors = memory_records.export_vectors(namespace)
+        querysets = _querysets(namespace, user_id, vectors)
         counts = {kind: qs.order_by().count() for kind, qs in querysets.items()}
         digest = hashlib.sha256()
-        header = line(
-            {
-                "format": FORMAT,
-                "version": VERSION,
-                "namespace": namespace.slug,
-                "user_id": user_id,
-                "created_at": rfc3339(timezone.now()),
-                "counts": counts,
-            }
-        )
+        fields = {
+            "format": FORMAT,
+            "version": VERSION,
+            "namespace": namespace.slug,
+            "user_id": user_id,
+            "created_at": rfc3339(timezone.now()),
+            "counts": counts,
+        }
+        if vectors is not None:
+            fields["vectors"] = {"model": vectors[0], "dimension": vectors[1]}
+        header = line(fields)
         digest.update(header)
         yield header
         written = 0

@@ -1,10 +1,13 @@
 """The snapshot format: JSON Lines with a header, one record a line, and a trailer.
 
 The header names the format, its version, the namespace (and the person, for a
-person's export) and the count of each record type; the trailer holds the record
+person's export), the count of each record type and, when memories carry their
+vectors, the model and dimension that made them; the trailer holds the record
 count and the SHA-256 of every byte before it. Records carry the fields of the API
 objects of their kind plus "type" and the keys that tie them together (a message's
-session_id, an evidence's memory_id).
+session_id, an evidence's memory_id); a memory may carry its "vector" (base64 of
+little-endian float32), which a restore by the same model writes instead of embedding
+the text again.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ class Header:
     user_id: str | None
     created_at: datetime
     counts: dict[str, int]
+    # (model, dimension) of the vectors the memory records carry; None when they carry none.
+    vectors: tuple[str, int] | None = None
 
 
 def line(record: dict[str, Any]) -> bytes:

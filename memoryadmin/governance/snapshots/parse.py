@@ -6,12 +6,16 @@ functions and limits apply.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, date, datetime
 from typing import Any
+
+import numpy as np
 
 from memoryadmin.conversations.models import MessageKind, Role
 from memoryadmin.core.app_ids import APP_ID_RE, validate_app_id
@@ -36,6 +40,11 @@ MEMORY_TYPES = tuple(MemoryType.values)
 DATE_PRECISIONS = tuple(DatePrecision.values)
 MEMORY_STATUSES = tuple(MemoryStatus.values)
 MEMORY_SOURCES = tuple(MemorySource.values)
+# pgvector's limit, far beyond any embedder's.
+MAX_VECTOR_DIMENSION = 16_000
+# Every embedder writes unit vectors (a text with nothing to embed gives zeros): a vector's squared length
+# is 1 within float32 rounding, or 0.
+UNIT_TOLERANCE = 1e-3
 
 
 class Fields:
@@ -363,9 +372,42 @@ def parse_header(raw: dict[str, Any]) -> Header:
     if raw.get("version") != VERSION:
         raise fail(1, f"unsupported version {raw.get('version')!r}; this server reads version {VERSION}")
     counts = f.object("counts")
+    vectors = None
+    if raw.get("vectors") is not None:
+        described = Fields(f.object("vectors"), 1)
+        vectors = (
+            described.text("model", max_len=200) or "",
+            described.number("dimension", minimum=1, maximum=MAX_VECTOR_DIMENSION),
+        )
     return Header(
         namespace=f.text("namespace", max_len=63) or "",
         user_id=f.app_id("user_id", nullable=True),
         created_at=f.when("created_at"),  # type: ignore[arg-type]
         counts={k: v for k, v in counts.items() if isinstance(v, int)},
+        vectors=vectors,
     )
+
+
+def parse_vector(f: Fields, header: Header) -> bytes | None:
+    """A memory's vector as float32 bytes, or None when it carries none. Only what an embedder could have
+    written comes in: the header's dimension, finite values, unit length (a search compares it as it is)."""
+    value = f.record.get("vector")
+    if value is None:
+        return None
+    if header.vectors is None:
+        raise fail(f.line_no, "a memory's vector needs the header's vectors (model and dimension)", field="vector")
+    dimension = header.vectors[1]
+    if not isinstance(value, str) or len(value) > 4 * dimension * 2:
+        raise fail(f.line_no, "vector must be a base64 string", field="vector")
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise fail(f.line_no, "vector must be a base64 string", field="vector") from None
+    if len(raw) != 4 * dimension:
+        raise fail(f.line_no, f"vector must hold {dimension} float32 values, as the header says", field="vector")
+    vector = np.frombuffer(raw, dtype="<f4")
+    # A NaN or an infinity makes the sum NaN or infinite, and so fails both tests.
+    length = float(np.dot(vector, vector))
+    if not (length == 0 or abs(length - 1) <= UNIT_TOLERANCE):
+        raise fail(f.line_no, "vector must be a unit vector of finite values", field="vector")
+    return raw

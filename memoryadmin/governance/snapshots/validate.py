@@ -17,13 +17,16 @@ from memoryadmin.governance.snapshots.format import (
     lines,
     loads,
 )
-from memoryadmin.governance.snapshots.parse import PARSERS, Fields, parse_header
+from memoryadmin.governance.snapshots.parse import PARSERS, Fields, parse_header, parse_vector
 from memoryadmin.governance.snapshots.spool import Spool
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
 
 # Validation looks up what the namespace already holds this many records at a time.
 LOOKUP_BATCH = 5000
+# A namespace with at most this many tombstoned texts has their fingerprints kept for the restore
+# (a few MB): only a text among them is looked up. Beyond it, every text is.
+KEPT_TOMBSTONE_FINGERPRINTS = 100_000
 
 
 @dataclass
@@ -50,6 +53,16 @@ class Committed:
         self.sessions: dict[str, int] = {}
         self._pairs: list[tuple[int, str, str]] = []
         self._session_ids: list[str] = []
+        # A real restore holds the namespace's write lock from here on, so no tombstone comes
+        # or goes before it commits; what it writes itself, the applier keeps apart.
+        self.tombstone_fingerprints = memory_records.tombstone_fingerprints(namespace, KEPT_TOMBSTONE_FINGERPRINTS)
+
+    def tombstoned_keys(self, keys: list[tuple[Any, str, str]]) -> set[Any]:
+        """Of (key, user_id, fingerprint) triples, the keys whose pair has a tombstone (`tombstoned_keys`),
+        asking the database only about fingerprints a tombstone of the namespace holds."""
+        if self.tombstone_fingerprints is not None:
+            keys = [k for k in keys if k[2] in self.tombstone_fingerprints]
+        return memory_records.tombstoned_keys(self.namespace, keys)
 
     def add(self, kind: str, line_no: int, record: dict[str, Any]) -> None:
         if kind in ("tombstone", "memory"):
@@ -67,7 +80,7 @@ class Committed:
 
     def _look_up_pairs(self) -> None:
         pairs, self._pairs = self._pairs, []
-        self.tombstoned |= memory_records.tombstoned_keys(self.namespace, pairs)
+        self.tombstoned |= self.tombstoned_keys(pairs)
 
     def _look_up_sessions(self) -> None:
         if not self._session_ids:
@@ -112,7 +125,10 @@ def snapshot_validate(
         if rank < last_rank:
             raise fail(line_no, f"{kind} records must come before {RECORD_TYPES[last_rank]} records")
         last_rank = rank
-        parsed = PARSERS[kind](Fields(raw, line_no))
+        fields = Fields(raw, line_no)
+        parsed = PARSERS[kind](fields)
+        if kind == "memory":
+            parsed["vector"] = parse_vector(fields, header)
         if header.user_id is not None and parsed.get("user_id", header.user_id) != header.user_id:
             raise fail(line_no, "a snapshot of one person may hold only that person's records", field="user_id")
         if committed is not None:
