@@ -32,12 +32,15 @@ _TOGETHER = (
     r"\b(?P<name2>(?-i:[A-Z][a-z]+))\s+and\s+i\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
     r"(?!\s+(?:again\s+)?(?:for|at|on|in|with)\b)"
 )
+# The phones named by their make or line: "Pixel 8 user", "upgraded to the s24 ultra".
+_MAKES = r"iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia"
 _PHONE = (
-    r"(?:iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia|s\d{2})(?:\s*\(?\d{1,2}\)?)?"
+    r"(?:" + _MAKES + r"|s\d{2})(?:\s*\(?\d{1,2}\)?)?"
     r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
 )
 _TITLE = (
-    r"(?:(?!(?:cat|dog|pet|home|house|plant|proud|volunteer|teacher's)\b)[a-z]+\s+){0,2}?(?:manager|supervisor|lead|head|director|partner|chef|editor|captain|analyst|engineer|developer|"
+    r"(?:(?!(?:cat|dog|pet|home|house|plant|proud|volunteer|teacher's)\b)[a-z]+\s+){0,2}?"
+    r"(?:manager|supervisor|lead|head|director|partner|chef|editor|captain|analyst|engineer|developer|"
     r"designer|consultant|nurse|teacher|officer|associate|coordinator|specialist|architect|principal|vp|president|"
     r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant|scientist|"
     r"tester|owner|administrator|executive|technician|pharmacist)"
@@ -129,7 +132,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} plays the {instrument}",
         ),
         (
-            r"^(?:an?\s+)?(?P<phone>(?:iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia)"
+            r"^(?:an?\s+)?(?P<phone>(?:" + _MAKES + r")"
             r"(?:\s+[\w+]{1,6}){0,2}?)\s+user\b",
             "possessions",
             "phone",
@@ -418,6 +421,19 @@ _MILESTONES = Patterns((row[0], row) for row in MILESTONES)
 _PASSING = Patterns((row[0], row) for row in PASSING)
 
 
+def _values(match: re.Match[str]) -> dict[str, str]:
+    """A match's named values, the alternatives' numbered groups under one name, written as they are named: a
+    phone without brackets ("iphone (15 pro" -> "iphone 15 pro"), a place or a name typed in lower case with its
+    capital ("leith" -> "Leith")."""
+    values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
+    if "phone" in values:
+        values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
+    for key in ("place", "name"):
+        if key in values:
+            values[key] = values[key][:1].upper() + values[key][1:]
+    return values
+
+
 def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     """(topic, attribute, text) for each milestone of the speaker's own the message tells."""
     found: list[tuple[str, str, str]] = []
@@ -432,13 +448,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         said = (pattern.search(s) for s in every if not no_change_of_the_speakers(s))
         match = next((m for m in said if m and not (m.start() < 3 and asks(m.string))), None)
         if match is not None:
-            values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
-            if "phone" in values:
-                values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
-            if "place" in values:
-                # A place typed in lower case is written as its name: "leith" -> "Leith".
-                values["place"] = values["place"][:1].upper() + values["place"][1:]
-            found.append((topic, attribute, template.format(speaker=speaker, **values)))
+            found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))
     sentences = [s for s in every if not asks(s)]
     own = [s for s in sentences if not no_change_of_the_speakers(s)]
     text = " ".join(own)
@@ -450,7 +460,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
             match = pattern.search(told_of_me)
         if match is None:
             continue
-        values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
+        values = _values(match)
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):
             continue
         if "diet" in values:
@@ -459,12 +469,8 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
                 continue
             if template.endswith("diet") and values["diet"].lower() in ("vegan", "vegetarian", "pescatarian"):
                 template = "{speaker} is {diet}"
-        if "phone" in values:
-            values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
         if "hair" in values and not (_NAMED_FOR_HAIR.search(values["hair"]) or _SPEAKS_OF_HAIR.search(text)):
             continue
-        if "name" in values:
-            values["name"] = values["name"][:1].upper() + values["name"][1:]
         if "what" in values:
             values["what"] = favourite_attribute(values["what"], text).removeprefix("favourite ")
             values["value"] = values["value"].strip()
