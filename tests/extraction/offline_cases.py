@@ -101,7 +101,11 @@ CASES: list[tuple[str, str, list[str]]] = [
             "User started volunteering at the animal shelter on Saturdays",
         ],
     ),
-    ("plain", "We just bought our first house in Leeds!", ["User and others just bought their first house in Leeds"]),
+    (
+        "plain",
+        "We just bought our first house in Leeds!",
+        ["User and others just bought their first house in Leeds", "User lives in Leeds"],
+    ),
     (
         "plain",
         "Me and my husband are celebrating our 10th anniversary next week",
@@ -146,11 +150,11 @@ CASES: list[tuple[str, str, list[str]]] = [
         "typos",
         "i live in toronto and i work for a small startup",
         [
-            "User lives in toronto",
+            "User lives in Toronto",
             "User works for a small startup",
         ],
     ),
-    ("typos", "im moving to porto in two months", ["User is moving to porto around May 2026"]),
+    ("typos", "im moving to porto in two months", ["User is moving to Porto around May 2026"]),
     (
         "typos",
         "ugh my lactop died again, gonna buy a new macbook this weekend",
@@ -208,7 +212,8 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("third party", "They got married last summer in Spain", []),
     # --- negations
     ("negation", "I don't have a car", []),
-    ("negation", "I'm not vegetarian anymore", []),
+    # A denial of what was true: the diet changed.
+    ("plain", "I'm not vegetarian anymore", ["User is no longer vegetarian"]),
     ("negation", "I never went to college", []),
     ("negation", "I don't live in London anymore", []),
     ("negation", "I haven't been to the gym in months", []),

@@ -48,6 +48,7 @@ from memoryadmin.extraction.strategies.offline.facts import Kind, classify, topi
 from memoryadmin.extraction.strategies.offline.gone import gone_in
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
 from memoryadmin.extraction.strategies.offline.milestones import milestones_in
+from memoryadmin.extraction.strategies.offline.names import spelt
 from memoryadmin.extraction.strategies.offline.news import (
     employer_named,
     for_a_while,
@@ -450,13 +451,15 @@ class OfflineStrategy(ChoiceStrategy):
             subject = " ".join(message.name.split())
             speaker = subject or DEFAULT_SPEAKER
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
-            readings = read_message(message.content, speaker, message.created_at.date(), self.chosen, before)
+            # Read with its names spelt as names ("moved to denver"); kept as said, as typed.
+            content = spelt(message.content)
+            readings = read_message(content, speaker, message.created_at.date(), self.chosen, before)
             if "utterances" in self.chosen:
                 asked = _question_before(earlier, message)
                 if not readings or (asked is not None and not answers(asked[1], [r.text for r in readings])):
                     readings = [*readings, *_utterance(message.content, subject, asked)]
             if readings and "facts" in self.chosen:
-                _lead_with_gone(readings, gone_in(message.content))
+                _lead_with_gone(readings, gone_in(content))
                 # What the batch's earlier messages stated counts as known too, the latest first.
                 restated(readings, [*said.get(subject, [])[::-1], *(k for k in batch.known if k.subject == subject)])
                 said.setdefault(subject, []).extend(

@@ -31,7 +31,10 @@ RELATIVE_SUBJECT = rx(
 # ThinkPad at home"): the value the speaker had stays current.
 NO_CHANGE = rx(
     r"\b(?:applied|applying|apply|application|interview(?:ed|ing)?|waiting\s+to\s+hear|shortlisted|considering|"
-    r"thinking\s+(?:about|of)|might|maybe|hoping|hope\s+to|plan(?:ning)?\s+to|want\s+to|would\s+love|still|"
+    r"thinking\s+(?:about|of)|might|maybe|hoping|hope\s+to|plan(?:ning)?\s+to|want\s+to|would\s+love|"
+    # "Still" says nothing changed, but not of the moment's aftermath: "i said yes, still shaking".
+    r"still(?!\s+(?:shaking|in\s+shock|can't\s+believe|cannot\s+believe|processing|buzzing|crying|smiling|"
+    r"pinching\s+myself|unpacking|getting\s+used|adjusting|settling\s+in|jet[- ]?lagged))|"
     # A taste of it: "tried a free class at Orangetheory".
     r"tried|trying\s+out|trial|free\s+(?:class|session|week|pass)|guest\s+pass|day\s+pass|drop-in)\b"
 )

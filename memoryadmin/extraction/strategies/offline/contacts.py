@@ -62,7 +62,10 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
     if "@" not in content and not any(ch.isdigit() for ch in content):
         return []
     found: list[tuple[str, str]] = []
+    prior = ""
     for sentence in SENTENCE_BREAK.split(content):
+        # "new number!! it's 555-0199": a short sentence before may say what the number is.
+        told, prior = prior, sentence or ""
         # A question asks, unless it carries the speaker's own ("…letting him know my number's changed to …?").
         if not sentence or (asks(sentence) and not _MINE.search(sentence)):
             continue
@@ -72,7 +75,7 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
             before = sentence[: match.start()]
             if not _OLD.search(before) and not _THEIRS.search(before):
                 found.append(("email", match.group().rstrip(".")))
-        if not _PHONE_WORDS.search(sentence):
+        if not _PHONE_WORDS.search(sentence) and not (len(told.split()) <= 4 and _PHONE_WORDS.search(told)):
             continue
         for match in _PHONE.finditer(sentence):
             value = match.group().strip()

@@ -10,6 +10,7 @@ import re
 
 from memoryadmin.extraction.strategies.offline.facts import Kind
 from memoryadmin.extraction.strategies.offline.lexicon import BANDS_IN_PLURAL, INSTRUMENTS, PROFESSIONS
+from memoryadmin.extraction.strategies.offline.names import named
 from memoryadmin.extraction.strategies.offline.phrases import (
     ADV,
     AM,
@@ -204,7 +205,8 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         rx(
-            r"^my\s+hair\s*(?:'s|is)\s+(?:now\s+)?(?:naturally\s+)?" + HAIR + r"\b|"
+            r"^my\s+hair\s*(?:'s|is)\s+(?:now\s+)?(?:naturally\s+)?(?:(?:long|short|curly|straight|wavy|thick|"
+            r"shoulder[- ]length)\s+(?:and\s+)?)*" + HAIR + r"\b|"
             r"\bdyed\s+(?:my\s+hair|it)\s+"
             + HAIR
             + r"\b|"
@@ -223,7 +225,9 @@ FIRST_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         rx(
             r"\b(?:first|second|last)\s+(?:day|week|month|semester|term|year)\s+at\s+(?:the\s+)?"
             + CAP
-            + r"(?=.*\b(?:uni|university|college|school|semester|classes|lectures|campus|course|degree|high|academy)\b)"
+            + r"(?=.*\b(?:uni|university|college|school|semester|classes|lectures|campus|course|degree|high|"
+            r"academy)\b)|"
+            r"\b(?:first|second|last)\s+(?:day|week|month|semester|term|year)\s+at\s+(?:" + named("schools") + r")"
         ),
         Kind(MemoryType.SEMANTIC, "education", "school"),
     ),

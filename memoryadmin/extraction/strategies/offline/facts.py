@@ -30,6 +30,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     TOPICS,
     favourite_attribute,
 )
+from memoryadmin.extraction.strategies.offline.plain import STATED
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.providers import PROVIDERS
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE, owned_thing
@@ -379,6 +380,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     # Who or what serves the speaker, one at a time (providers.py).
     *((_rx(pattern), Kind(MemoryType.SEMANTIC, topic, attribute)) for pattern, topic, attribute in PROVIDERS),
+    # Stated plainly, as chat types it (plain.py).
+    *((_rx(pattern), Kind(MemoryType.SEMANTIC, topic, attribute)) for pattern, topic, attribute in STATED),
     (
         # "I go to Equinox", "I go to Ohio State": where the speaker goes, named; what a later "quit Equinox" ends.
         _rx(r"^(?:i|we)\s+" + _ADV + r"(?:go|still\s+go)\s+to\s+(?:the\s+)?(?-i:[A-Z])[\w'&.-]*\s*$"),
@@ -441,7 +444,7 @@ _MANY_VALUED = frozenset(
         "occupation",
         "course",
         "school",
-        *("bank", "doctor", "dentist", "internet_provider"),
+        *("bank", "doctor", "dentist", "internet_provider", "mobile_carrier", "gym"),
     }
 )
 # "second year", "the second half" say when, not one more.

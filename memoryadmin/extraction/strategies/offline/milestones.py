@@ -12,31 +12,31 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, RELATIONS, favourite_attribute
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import (
     DIETS,
+    FAITHS,
     FIELDS,
+    HOME,
+    MAKES,
     NAME,
     NOT_NOW,
+    PHONE,
     SENTENCE_BREAK,
     WORK_WORDS,
     asks,
     one_of,
+    place,
 )
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
+from memoryadmin.extraction.strategies.offline.shorthand import SHORTHAND
 
 _TOGETHER = (
     r"\bme\s+and\s+(?P<name>(?-i:[A-Z][a-z]+))\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
     r"(?!\s+(?:again\s+)?(?:for|at|on|in|with)\b)|"
     r"\b(?P<name2>(?-i:[A-Z][a-z]+))\s+and\s+i\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
     r"(?!\s+(?:again\s+)?(?:for|at|on|in|with)\b)"
-)
-# The phones named by their make or line: "Pixel 8 user", "upgraded to the s24 ultra".
-_MAKES = r"iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia"
-_PHONE = (
-    r"(?:" + _MAKES + r"|s\d{2})(?:\s*\(?\d{1,2}\)?)?"
-    r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
 )
 _TITLE = (
     r"(?:(?!(?:cat|dog|pet|home|house|plant|proud|volunteer|teacher's)\b)[a-z]+\s+){0,2}?"
@@ -45,12 +45,6 @@ _TITLE = (
     r"ceo|cto|cfo|founder|foreman|sergeant|lecturer|professor|registrar|paralegal|solicitor|accountant|scientist|"
     r"tester|owner|administrator|executive|technician|pharmacist)"
     r"(?!'s|\s+of\s+(?:the|our|my)\b|\s+on\s+(?:the|linkedin|paper)\b)"
-)
-_FAITHS = (
-    r"(?:catholic|anglican|protestant|christian|muslim|jewish|hindu|buddhist|sikh|atheist|agnostic|orthodox|baptist|"
-    r"methodist|mormon|pagan|jain|quaker|evangelical|lutheran|presbyterian)"
-    # Not a faith in something else: "agnostic on pineapple pizza", "catholic in my guilt".
-    r"(?![.…]*\s+(?:on|about|when|if|for|in)\b)"
 )
 _HAIR = (
     r"(?:(?:dark|light|honey|ash|platinum|strawberry|jet|copper|bright|pastel|deep|natural|mousy|dirty)\s+)?"
@@ -132,7 +126,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} plays the {instrument}",
         ),
         (
-            r"^(?:an?\s+)?(?P<phone>(?:" + _MAKES + r")"
+            r"^(?:an?\s+)?(?P<phone>(?:" + MAKES + r")"
             r"(?:\s+[\w+]{1,6}){0,2}?)\s+user\b",
             "possessions",
             "phone",
@@ -218,7 +212,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"\b(?:upgraded|switched(?:\s+back)?|moved|changed|went)\s+(?:over\s+)?to\s+(?:the\s+|an?\s+)?"
-            r"(?P<phone>" + _PHONE + r")(?![\s\d]*\s(?:case|cover|screen|store|group|chat|charger)\b)",
+            r"(?P<phone>" + PHONE + r")(?![\s\d]*\s(?:case|cover|screen|store|group|chat|charger)\b)",
             "possessions",
             "phone",
             "{speaker}'s phone is the {phone}",
@@ -242,7 +236,9 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         (
             # "went honey blonde", "dyed it copper red", "my hair is jet black"; a colour that is no hair's alone
             # ("went back to brown") only where the message speaks of hair.
-            r"\b(?:went|gone|going|dyed\s+(?:it|my\s+hair))\s+(?:back\s+)?(?:to\s+)?(?P<hair>" + _HAIR + r")\b|"
+            r"\b(?:went|gone|going|dyed\s+(?:it|my\s+hair))\s+(?:back\s+)?(?:to\s+)?(?:my\s+)?(?:natural\s+)?(?P<hair>"
+            + _HAIR
+            + r")\b|"
             r"^my\s+hair(?:'s|\s+is)\s+(?:now\s+)?(?P<hair2>" + _HAIR + r")\b",
             "appearance",
             "hair colour",
@@ -280,12 +276,12 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         (
             # "I'm Anglican", "I've become a Buddhist", "I'd call myself agnostic now", "converted to Islam".
             r"^(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:an?\s+)?(?:practising\s+|practicing\s+|devout\s+)?(?P<faith>"
-            + _FAITHS
+            + FAITHS
             + r")\b|\b(?:i've|i\s+have)\s+become\s+(?:an?\s+)?(?P<faith2>"
-            + _FAITHS
+            + FAITHS
             + r")\b|"
-            r"\b(?:i'd|i\s+would)\s+call\s+myself\s+(?:an?\s+)?(?P<faith3>" + _FAITHS + r")\b|"
-            r"\b(?:i\s+|just\s+|^)converted\s+to\s+(?P<faith4>" + _FAITHS + r"|islam|judaism|christianity|hinduism|"
+            r"\b(?:i'd|i\s+would)\s+call\s+myself\s+(?:an?\s+)?(?P<faith3>" + FAITHS + r")\b|"
+            r"\b(?:i\s+|just\s+|^)converted\s+to\s+(?P<faith4>" + FAITHS + r"|islam|judaism|christianity|hinduism|"
             r"buddhism|sikhism|catholicism)\b(?!\s+(?:on|about|when|if|for)\b)",
             "beliefs",
             "religion",
@@ -356,48 +352,38 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
     )
 )
-_HOME = r"(?:house|flat|apartment|place|home|condo|bungalow|cottage|pad)"
-# Words typed in lower case where a place's name would be, that are none: "the puppy is home now", "in town".
-_NOT_A_PLACE = (
-    r"(?:the|a|an|my|our|his|her|their|it|he|she|they|we|you|everyone|everybody|baby|puppy|kitten|dog|cat|town|city|"
-    r"here|there|uni|work|school|hospital|" + "|".join(sorted(RELATIONS)) + r")"
+
+
+# Changes told in chat's shorthand (shorthand.py), read after these.
+MILESTONES += tuple(
+    (re.compile(pattern, re.IGNORECASE), topic, attribute, template)
+    for pattern, topic, attribute, template in SHORTHAND
 )
-
-
-def _place(group: str, lower_case: bool = True) -> str:
-    """A place's name in a group of that name; typed in lower case too, unless `lower_case` is False."""
-    capitalised = r"(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?"
-    typed = r"|(?!" + _NOT_A_PLACE + r"\b)[a-z][\w'-]+)"
-    return r"(?P<" + group + r">" + capitalised + (typed if lower_case else ")")
-
-
 # Where the speaker lives now, said in passing, in a question or a request too: "vegan places near my new apartment
 # in Denver?", "got the keys to the flat in leith!!", "first night in the Geelong house", "back in Montréal for good".
 PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), topic, attribute, template)
     for pattern, topic, attribute, template in (
         (
-            r"\b(?:my|our)\s+new\s+" + _HOME + r"\s+in\s+" + _place("place", lower_case=False) + r"|"
-            r"\b(?:at|into|in)\s+the\s+new\s+" + _HOME + r"\s+in\s+" + _place("place6") + r"|"
-            r"\b(?:so\s+|and\s+|^)"
-            + _place("place7")
-            + r"\s+is\s+(?:officially\s+)?(?:my\s+)?home\s+now\b(?!\s+for\b)|"
+            r"\b(?:my|our)\s+new\s+" + HOME + r"\s+in\s+" + place("place", lower_case=False) + r"|"
+            r"\b(?:at|into|in)\s+the\s+new\s+" + HOME + r"\s+in\s+" + place("place6") + r"|"
+            r"\b(?:so\s+|and\s+|^)" + place("place7") + r"\s+is\s+(?:officially\s+)?(?:my\s+)?home\s+now\b(?!\s+for\b)|"
             r"\bfirst\s+(?:winter|year)\s+(?:living\s+)?in\s+"
-            + _place("place8")
+            + place("place8")
             + r"\b(?!\s+(?:trip|holiday|was|were)\b)(?!.*\b(?:was|were)\b)|"
             r"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:the|our|my)\s+(?:new\s+)?"
-            + _HOME
+            + HOME
             + r"\s+in\s+"
-            + _place("place2")
+            + place("place2")
             + r"|\bfirst\s+(?:night|week|weekend)\s+in\s+the\s+"
-            + _place("place3")
+            + place("place3")
             + r"\s+"
-            + _HOME
+            + HOME
             + r"\b|"
             r"(?:^|[,;]\s*|\bi'm\s+|\bi\s+am\s+|\bnow\s+)back\s+in\s+"
-            + _place("place4")
+            + place("place4")
             + r"\s+(?:for\s+good|permanently)\b|"
-            r"^(?:my|our)\s+(?:home\s+)?address\s+is\s+in\s+" + _place("place5"),
+            r"^(?:my|our)\s+(?:home\s+)?address\s+is\s+in\s+" + place("place5"),
             "home",
             "residence",
             "{speaker} lives in {place}",

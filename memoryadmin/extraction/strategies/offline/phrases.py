@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS
+
 CAP = r"(?-i:[A-Z])"
 # A proper name of one to four words: "Monzo", "Planet Fitness", "The Gym Group".
 NAME = CAP + r"[\w&.'-]*(?:\s+" + CAP + r"[\w&.'-]*){0,3}"
@@ -61,8 +63,13 @@ SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+|\n+")
 
 
 def asks(sentence: str) -> bool:
-    """Whether a sentence is a question: it ends in "?", quotes and brackets aside."""
-    return sentence.rstrip(" \"')").endswith("?")
+    """Whether a sentence is a question: it ends in "?", quotes and brackets aside; "pescatarian i guess?" hedges."""
+    said = sentence.rstrip(" \"')")
+    return said.endswith("?") and not _HEDGED.search(said)
+
+
+# A statement that ends unsure of itself, not a question: "pescatarian i guess?", "it's fine i think??".
+_HEDGED = re.compile(r"\b(?:i\s+guess|i\s+think|i\s+suppose|apparently|lol|lmao|haha)\s*\?+$", re.IGNORECASE)
 
 
 # A sentence of a whole-message reading (milestones, what is said in passing, what is gone) that tells no change
@@ -83,3 +90,33 @@ NOT_NOW = re.compile(
     r"\bafter\s+(?:my|the)\s+(?:shift|class|lecture|practice|session|lesson|meeting)\b|\bafter\s+work\b",
     re.IGNORECASE,
 )
+
+
+# The phones named by their make or line: "Pixel 8 user", "upgraded to the s24 ultra".
+MAKES = r"iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia"
+PHONE = (
+    r"(?:" + MAKES + r"|s\d{2})(?:\s*\(?\d{1,2}\)?)?"
+    r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
+)
+
+FAITHS = (
+    r"(?:catholic|anglican|protestant|christian|muslim|jewish|hindu|buddhist|sikh|atheist|agnostic|orthodox|baptist|"
+    r"methodist|mormon|pagan|jain|quaker|evangelical|lutheran|presbyterian)"
+    # Not a faith in something else: "agnostic on pineapple pizza", "catholic in my guilt".
+    r"(?![.…]*\s+(?:on|about|when|if|for|in)\b)"
+)
+
+HOME = r"(?:house|flat|apartment|place|home|condo|bungalow|cottage|pad)"
+
+# Words typed in lower case where a place's name would be, that are none: "the puppy is home now", "in town".
+NOT_A_PLACE = (
+    r"(?:the|a|an|my|our|his|her|their|it|he|she|they|we|you|everyone|everybody|baby|puppy|kitten|dog|cat|town|city|"
+    r"here|there|uni|work|school|hospital|" + "|".join(sorted(RELATIONS)) + r")"
+)
+
+
+def place(group: str, lower_case: bool = True) -> str:
+    """A place's name in a group of that name; typed in lower case too, unless `lower_case` is False."""
+    capitalised = r"(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?"
+    typed = r"|(?!" + NOT_A_PLACE + r"\b)[a-z][\w'-]+)"
+    return r"(?P<" + group + r">" + capitalised + (typed if lower_case else ")")
