@@ -79,7 +79,7 @@ _HEDGED = re.compile(r"\b(?:i\s+guess|i\s+think|i\s+suppose|apparently|lol|lmao|
 NOT_NOW = re.compile(
     r"\b(?:would\s+(?!you\b|u\b)|if\s+(?:i|we)\b|someday|one\s+day|hypothetically|imagine|pretend)|"
     r"\bfor\s+(?:the|a|one|two|three|\d+)\s+(?:weekend|week|day|night|month|bit|afternoon|evening)s?\b|"
-    r"\bfor\s+(?:today|tonight|halloween|charity|veganuary|lent|ramadan)\b|\btoday\s+only\b|\buntil\s+next\b|"
+    r"\bfor\s+(?:today|tonight|halloween|charity|veganuary|lent|ramadan|christmas|easter|thanksgiving|diwali|eid)\b|\btoday\s+only\b|\buntil\s+next\b|"
     r"\b(?:on\s+(?:a|my|our|the)\s+(?:\w+\s+)?trip|(?:work|business|school|road)\s+trip|visiting|holiday|holidays|"
     r"vacation|airbnb|hotel|getting\s+(?:them|it)\s+back)\b|"
     r"\bfor\s+(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|dad|son|daughter|kids?|brother|sister|friend|mate|boss|wife|husband|"
@@ -95,7 +95,7 @@ NOT_NOW = re.compile(
 # The phones named by their make or line: "Pixel 8 user", "upgraded to the s24 ultra".
 MAKES = r"iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia"
 PHONE = (
-    r"(?:" + MAKES + r"|s\d{2})(?:\s*\(?\d{1,2}\)?)?"
+    r"(?:" + MAKES + r"|s\d{2})(?:\s*\(?[a-z]?\d{1,2}[a-z]?\)?)?"
     r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
 )
 

@@ -35,8 +35,8 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + place("place2")
         + r"|"
         + _AM
-        + r"(?:renting|sharing|in|living\s+in)\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}"
-        r"(?:room|flat|apartment|house|place|studio|condo|dorm|bedsit)\s+in\s+"
+        + r"(?:renting|sharing|in|living\s+in)\s+(?:(?:a|an|my|our)\s+(?:[\w-]+\s+){0,3}?)?"
+        r"(?:room|flat|apartment|house|place|studio|condo|dorm|bedsit|bungalow|housing|halls)\s+(?:in|at)\s+"
         + place("place3")
         + r"|"
         + _I
@@ -48,7 +48,12 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + CAP
         + r"[\w'.-]*(?:\s+"
         + CAP
-        + r"[\w'.-]*)?\b[^.!?]{0,16}?\b(?:been|lived|living)\s+here\s+(?:since|for)\b",
+        + r"[\w'.-]*)?\b[^.!?]{0,16}?\b(?:(?:been|lived|living)\s+here|have\s+been)\s+(?:since|for)\b|"
+        # "we've been in our little bungalow in harrogate for nearly twenty years".
+        r"^(?:i've|we've|i\s+have|we\s+have)\s+been\s+in\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,3}"
+        + HOME
+        + r"\s+in\s+"
+        + place("place5"),
         "home",
         "residence",
     ),
@@ -62,7 +67,11 @@ STATED: tuple[tuple[str, str, str], ...] = (
         "employer",
     ),
     (
-        r"^(?:i've|we've|i\s+have|we\s+have)\s+been\s+(?:happily\s+)?married\s+" + _HOW_LONG + r"(?:years|yrs)\b",
+        r"^(?:i've|we've|i\s+have|we\s+have)\s+been\s+(?:happily\s+)?married\s+"
+        + _HOW_LONG
+        + r"(?:years|yrs)\b|"
+        + _AM
+        + r"(?:a\s+)?(?:widow|widower|widowed)\b",
         "relationships",
         "relationship_status",
     ),
@@ -86,6 +95,12 @@ STATED: tuple[tuple[str, str, str], ...] = (
         r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?:a|an|my)\s+(?!masters|phd|degree)[\w-]+(?:\s+[\w-]+)?\s+degree\b",
         "education",
         "course",
+    ),
+    (
+        # "i'm with natwest".
+        _AM + r"with\s+(?:" + named("banks") + r")\s*$",
+        "money",
+        "bank",
     ),
     (
         # "i'm on verizon", "we're with three".

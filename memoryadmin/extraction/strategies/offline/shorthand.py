@@ -9,10 +9,14 @@ a sentence of no change now (`phrases.NOT_NOW`) gives nothing, as for every mile
 
 from __future__ import annotations
 
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS
 from memoryadmin.extraction.strategies.offline.names import named
 from memoryadmin.extraction.strategies.offline.phrases import CAP, DIETS, FAITHS, HOME, NAME, PHONE, place
 
 _BY_ME = r"(?:^|\bi\s+|\bwe\s+|\bjust\s+|\bfinally\s+|\bofficially\s+|\bso\s+)"
+_TITLES = "(?:" + PROFESSIONS + ")"
+_INSTRUMENTS = "(?:" + INSTRUMENTS + ")"
+_COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
 _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burgers|steak|animal\s+products)"
 
 SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
@@ -21,8 +25,17 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + place("place", lower_case=False)
         + r"\s+(?:person|resident|local|girl|guy|gal|family)\s+now\b|"
         r"\bmoved\s+back\s+home\s+to\s+" + place("place2") + r"|"
-        r"\b(?:bought|closed\s+on|got\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+(?:first\s+|new\s+|own\s+)?"
-        r"(?:house|home|flat|condo|place|apartment)\W{0,5}\s*in\s+" + place("place3") + r"|"
+        r"\b(?:bought|closed\s+on|got\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+(?:[\w-]+\s+){0,3}?"
+        r"(?:house|home|flat|condo|place|apartment|bungalow|cottage)\W{0,5}\s*in\s+" + place("place3") + r"|"
+        # "got a housing association flat in dunstable now", "we're in a three bed in walthamstow now".
+        r"\bgot\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|place|apartment|home|bungalow)\s+in\s+"
+        + place("place7", lower_case=False)
+        + r"\s+now\b|"
+        r"\b(?:i'm|im|we're)\s+in\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,3}?in\s+"
+        + place("place8", lower_case=False)
+        + r"\s+now\b|"
+        r"\bmoved\s+in\s+with\s+[^,.!?]{1,40}?\s+in\s+" + place("place9", lower_case=False) + r"|"
+        r"\b(?:i'm|im|i\s+am|we're)\s+back\s+home\s+in\s+" + place("place10") + r"|"
         r"\brented\s+(?:a|an|my|our)\s+(?:own\s+|actual\s+|new\s+|little\s+|small\s+|tiny\s+)?"
         r"(?:apartment|flat|house|place|studio|room)\s+in\s+" + place("place4") + r"|"
         r"\bfirst\s+(?:night|week|weekend|day|month)\s+in\s+"
@@ -71,8 +84,12 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s internet provider is {isp}",
     ),
     (
-        r"\b(?:moved|switched|transferred)\s+(?:everything|all\s+my\s+money|my\s+(?:money|savings|account|accounts|"
-        r"banking|paycheck|salary))\s+(?:over\s+)?to\s+(?P<bank>" + named("banks") + r")",
+        r"\b(?:moved|switched|transferred)\s+(?:everything|all\s+my\s+money|my\s+(?:current\s+|main\s+|savings\s+)?"
+        r"(?:money|savings|account|accounts|banking|paycheck|salary))\s+(?:over\s+)?to\s+(?P<bank>"
+        + named("banks")
+        + r")|\bswitched\s+(?:banks\s+)?to\s+(?P<bank2>"
+        + named("banks")
+        + r")",
         "money",
         "bank",
         "{speaker} banks with {bank}",
@@ -91,7 +108,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s doctor is Dr {name}",
     ),
     (
-        r"\b(?:got|bought|picked\s+up|upgraded\s+to|switched\s+to|went\s+with|treated\s+myself\s+to)\s+"
+        r"\b(?:got|bought|picked\s+up|upgraded\s+to|switched\s+to|went\s+with|went\s+for|treated\s+myself\s+to|set\s+me\s+up\s+with)\s+"
         r"(?:a|an|the|myself\s+a)\s+(?:new\s+|used\s+|refurbished\s+|shiny\s+)?(?P<phone>" + PHONE + r")",
         "possessions",
         "phone",
@@ -99,25 +116,27 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "picked up a used bolt", "bought a 2018 civic hatch".
-        r"\b(?:picked\s+up|bought|got\s+myself|went\s+with|traded\s+(?:it\s+)?in\s+for)\s+(?:a|an)\s+"
+        r"\b(?:picked\s+up|bought|got|got\s+myself|went\s+with|went\s+for|traded\s+(?:it\s+)?in\s+for)\s+(?:a|an)\s+"
         r"(?:(?:new|used|secondhand|second-hand|\d{4})\s+)*(?P<car>(?:"
         + named("cars")
-        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)",
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)"
+        r"(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|for|with|today|yesterday|last|this|now)\b))",
         "possessions",
         "car",
         "{speaker} drives a {car}",
     ),
     (
         # "3 weeks no cigs!!!", "quit smoking", "i'm sober now, 30 days today".
-        r"\b(?:quit|stopped|gave\s+up)\s+(?:smoking|cigs|cigarettes|vaping)\b|\b(?:\d+|one|two|three|four|a\s+few)\s+"
-        r"(?:days|weeks|months)\s+(?:smoke[- ]free|no\s+(?:cigs|cigarettes|smokes|smoking|vaping))\b",
+        r"\b(?:quit|stopped|gave\s+up)\s+(?:smoking|cigs|cigarettes|vaping)\b|\b" + _COUNT + r"\s+"
+        r"(?:days|weeks|months)\s+(?:smoke[- ]free|no\s+(?:cigs|cigarettes|smokes|smoking|vaping)|"
+        r"off\s+the\s+(?:fags|baccy|cigs|cigarettes|smokes))\b",
         "health",
         "smoking",
         "{speaker} quit smoking",
     ),
     (
         r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking|alcohol|booze)\b|"
-        r"\b(?:\d+|one|two|three|a\s+few)\s+(?:days|weeks|months)\s+sober\b",
+        r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b",
         "health",
         "drinking",
         "{speaker} is sober",
@@ -125,7 +144,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         # "company forced us back to the office", "they made my role fully remote".
         r"\b(?:forced|called|ordered|brought)\s+(?:us|everyone)\s+back\s+(?:in)?to\s+the\s+office\b|"
-        r"\bback\s+in\s+the\s+office\s+(?:full[- ]time|\d\s+days)\b",
+        r"\bback\s+in\s+the\s+office\s+(?:full[- ]time|\d\s+days)\b|"
+        r"\b(?:wants|want|needs|made|making)\s+us\s+(?:back\s+)?(?:in|into\s+the\s+office)\s+(?:\w+\s+)?days\s+a\s+week\b",
         "work",
         "work mode",
         "{speaker} works in the office",
@@ -137,8 +157,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works remotely",
     ),
     (
-        r"\b(?:moved|switched|transferred)\s+(?:me\s+)?to\s+(?P<shift>day|days|night|nights|morning|evening|the\s+day|the\s+night)"
-        r"(?:\s+shifts?)\b",
+        r"\b(?:moved|switched|transferred|put)\s+(?:me\s+)?(?:on)?to\s+(?P<shift>days|nights)\b"
+        r"(?!\s+(?:inn|of|ago|later|before|after|off|in\s+advance)\b)|"
+        r"\b(?:moved|switched|transferred|put)\s+(?:me\s+)?(?:on)?to\s+(?:the\s+)?(?P<shift2>day|night|morning|evening|"
+        r"early|late)\s+shifts?\b",
         "work",
         "shift",
         "{speaker} works {shift} shifts",
@@ -183,6 +205,53 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "education",
         "school",
         "{speaker} dropped out of {school}",
+    ),
+    (
+        r"\b(?:i've\s+|i\s+)?left\s+(?P<school>college|uni|university|sixth\s+form)\b(?!\s+(?:at|early|for)\b)",
+        "education",
+        "school",
+        "{speaker} left {school}",
+    ),
+    (
+        r"\bfinished\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?P<course>degree|masters|master's|phd|apprenticeship|course|"
+        r"training|a-levels)\b",
+        "education",
+        "course",
+        "{speaker} finished their {course}",
+    ),
+    (
+        # "first week as headteacher", "proper solicitor now", "inspector as of monday".
+        r"\bfirst\s+(?:day|week|shift|month)\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<title>" + _TITLES + r")\b|"
+        r"\b(?:proper|fully\s+qualified|qualified|officially\s+an?)\s+(?P<title2>" + _TITLES + r")\s+now\b|"
+        r"(?:^|\.\s+)(?P<title3>" + _TITLES + r")\s+as\s+of\s+(?:today|monday|tuesday|wednesday|thursday|friday|"
+        r"saturday|sunday|this\s+week|now)\b",
+        "work",
+        "occupation",
+        "{speaker} is a {title}",
+    ),
+    (
+        r"\b(?:had\s+to\s+|i've\s+|i\s+)?(?:give|gave|given)\s+up\s+(?:the|my)\s+(?P<instrument>"
+        + _INSTRUMENTS
+        + r")\b",
+        "music",
+        "instrument",
+        "{speaker} no longer plays the {instrument}",
+    ),
+    (
+        r"\b(?:i'm|im|i\s+am)\s+not\s+single\s+any\s*more\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is in a relationship",
+    ),
+    (
+        # Not asked or rumoured: "people keep asking if Priya and I broke up".
+        r"(?<!\bif\s)(?<!\bwhether\s)(?<!\bthat\s)(?<!\bthink\s)"
+        r"\b(?:(?-i:[A-Z][a-z]+)\s+and\s+i|me\s+and\s+(?-i:[A-Z][a-z]+))\s+(?:have\s+|'ve\s+)?(?:separated|split\s+up|"
+        r"broken\s+up|broke\s+up|called\s+it\s+(?:a\s+day|quits)|are\s+(?:done|finished|over))\b|"
+        r"\bdecree\s+absolute\s+(?:came|went|has\s+come)\s+through\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is no longer with their partner",
     ),
     (
         # "graduated!!!", "officially graduated 🎓"; not long ago ("graduated in 2009", "graduated years ago").
