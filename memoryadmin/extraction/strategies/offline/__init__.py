@@ -183,6 +183,8 @@ def read_message(
     `before` holds the noun phrases of the message before this one, worded as the speaker would say
     them: what a pronoun at the start of this one may stand for (`antecedents`).
     """
+    # Names typed in lower case are read as names ("moved to denver"); spelt twice, a text is the same.
+    content = spelt(content)
     facts: list[Reading] = []
     # What "it" and "them" may stand for, nearest last: the message before, then this one's earlier clauses.
     seen: list[Phrase] = list(before or [])
@@ -451,8 +453,7 @@ class OfflineStrategy(ChoiceStrategy):
             subject = " ".join(message.name.split())
             speaker = subject or DEFAULT_SPEAKER
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
-            # Read with its names spelt as names ("moved to denver"); kept as said, as typed.
-            content = spelt(message.content)
+            content = spelt(message.content)  # the names in it spelt as names; an utterance is kept as typed
             readings = read_message(content, speaker, message.created_at.date(), self.chosen, before)
             if "utterances" in self.chosen:
                 asked = _question_before(earlier, message)

@@ -27,7 +27,7 @@ _SOMEONE_ELSES = re.compile(
     r"\b(?!my\b|our\b)(?:[a-z]+'s|his|her|their|your)\s+(?:\w+\s+){0,2}?" + _WHAT + r"\b|"
     r"\b(?:for|to|with)\s+(?:my|our|his|her)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")\b|"
     # "My husband's set himself up an email at last: …".
-    r"^\W*(?:my|our)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")(?:'s)?\s+(?!and\s+i\b)"
+    r"^\W*(?i:my|our)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS)) + r")(?:'s)?\s+(?!and\s+i\b)"
 )
 # The speaker's own, said so right before it: "letting my landlord know my number's changed to (415) 555-0196".
 _MINE = rx(

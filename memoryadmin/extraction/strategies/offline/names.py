@@ -21,6 +21,8 @@ _INTRODUCES = re.compile(
     r"(?:(?:new|used|old|little|\d{4})\s+)?)$",
     re.IGNORECASE,
 )
+# "a bolt of lightning", "a chase of sorts": an everyday word, whatever came before it.
+_OF = re.compile(r"\s+of\b", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*,\s*")
 
 
@@ -54,7 +56,7 @@ def _lexicon() -> tuple[re.Pattern[str], dict[str, str], frozenset[str]]:
                 everyday.add(plain.lower())
             spelling.setdefault(plain.lower(), plain)
     alternatives = sorted((re.escape(name) for name in spelling), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w&'+-])(?:" + "|".join(alternatives) + r")(?![\w&+-]|'\w)", re.IGNORECASE)
+    pattern = re.compile(r"(?<![\w&'+@./-])(?:" + "|".join(alternatives) + r")(?![\w&+@-]|'\w|\.\w)", re.IGNORECASE)
     return pattern, spelling, frozenset(everyday)
 
 
@@ -70,7 +72,9 @@ def spelt(text: str) -> str:
         if not typed.islower():
             continue
         low = typed.lower()
-        if low in everyday and not _INTRODUCES.search(text[max(0, match.start() - 20) : match.start()]):
+        if low in everyday and (
+            not _INTRODUCES.search(text[max(0, match.start() - 20) : match.start()]) or _OF.match(text, match.end())
+        ):
             continue
         name = spelling[low]
         if len(name) != len(typed):

@@ -97,12 +97,6 @@ STATED: tuple[tuple[str, str, str], ...] = (
         "course",
     ),
     (
-        # "i'm with natwest".
-        _AM + r"with\s+(?:" + named("banks") + r")\s*$",
-        "money",
-        "bank",
-    ),
-    (
         # "i'm on verizon", "we're with three".
         _AM + r"(?:on|with)\s+(?:" + named("carriers") + r")(?!\s+(?:wifi|broadband|internet|fibre|fiber)\b)",
         "contact",
@@ -151,7 +145,7 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + ADV
         + r"(?:have|drive|own|got)\s+(?:a|an|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:"
         + named("cars")
-        + r")",
+        + r")(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|which|that|i|it|with|for|lol|now)\b|\s+(?-i:[A-Z0-9])))",
         "possessions",
         "car",
     ),

@@ -13,7 +13,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFE
 from memoryadmin.extraction.strategies.offline.names import named
 from memoryadmin.extraction.strategies.offline.phrases import CAP, DIETS, FAITHS, HOME, NAME, PHONE, place
 
-_BY_ME = r"(?:^|\bi\s+|\bwe\s+|\bjust\s+|\bfinally\s+|\bofficially\s+|\bso\s+)"
+_BY_ME = r"(?:^|[,;]\s*|\bi\s+|\bwe\s+|\bjust\s+|\bfinally\s+|\bofficially\s+|\bso\s+)"
 _TITLES = "(?:" + PROFESSIONS + ")"
 _INSTRUMENTS = "(?:" + INSTRUMENTS + ")"
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
