@@ -270,6 +270,29 @@ def audit_observe(observer: AuditObserver) -> None:
         _observers.append(observer)
 
 
+def _lock_chains(chains: Sequence[int | None]) -> dict[int | None, str]:
+    """Lock each chain (in the order given), then read the digest of its last event: one round trip."""
+    table = AuditEvent._meta.db_table
+    statements = ["SELECT pg_advisory_xact_lock(%s)"] * len(chains)
+    params: list[object] = [_chain_lock_key(namespace_id) for namespace_id in chains]
+    for namespace_id in chains:
+        if namespace_id is None:
+            statements.append(f"SELECT hash FROM {table} WHERE namespace_id IS NULL ORDER BY id DESC LIMIT 1")
+        else:
+            statements.append(f"SELECT hash FROM {table} WHERE namespace_id = %s ORDER BY id DESC LIMIT 1")
+            params.append(namespace_id)
+    heads: dict[int | None, str] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(";\n".join(statements), params)
+        for _ in chains:
+            cursor.nextset()
+        for namespace_id in chains:
+            row = cursor.fetchone()
+            heads[namespace_id] = (row[0] if row else "") or GENESIS
+            cursor.nextset()
+    return heads
+
+
 def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
     """Append several events, in order, inside the caller's transaction: what `audit_record` does for each.
 
@@ -288,18 +311,7 @@ def audit_record_many(entries: Sequence[AuditEntry]) -> list[AuditEvent]:
     events: list[AuditEvent] = []
     # Without a savepoint: an event that cannot be written fails the caller's whole change.
     with transaction.atomic(savepoint=False):
-        with connection.cursor() as cursor:
-            for namespace_id in chains:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_chain_lock_key(namespace_id)])
-        heads: dict[int | None, str] = {}
-        for namespace_id in chains:
-            last = (
-                AuditEvent.objects.filter(namespace_id=namespace_id)
-                .order_by("-id")
-                .values_list("hash", flat=True)
-                .first()
-            )
-            heads[namespace_id] = last or GENESIS
+        heads = _lock_chains(chains)
         created_at = timezone.now()
         for entry in entries:
             subject_hash = entry.subject_hash

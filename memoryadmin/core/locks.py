@@ -54,16 +54,25 @@ def lock_namespace_writes(namespace_id: int, *, exclusive: bool = False) -> None
 def lock_texts(namespace_id: int, texts: Iterable[tuple[str, str]], *, with_namespace: bool = True) -> None:
     """Text locks for (user_id, fingerprint) pairs, after the shared namespace write lock unless it is held already."""
     _require_transaction()
+    texts = list(texts)
+    if not texts and not with_namespace:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(*text_locks_sql(namespace_id, texts, with_namespace=with_namespace))
+
+
+def text_locks_sql(
+    namespace_id: int, texts: Iterable[tuple[str, str]], *, with_namespace: bool = True
+) -> tuple[str, dict[str, object]]:
+    """The statement `lock_texts` runs and its named parameters, for a caller that sends it together with the
+    reads it guards (one row: how many locks it took). Run it inside a transaction."""
     # A fingerprint has a fixed length, so the key is unambiguous whatever the user id holds.
     keys = sorted({f"{namespace_id}:{user_id}:{fingerprint}" for user_id, fingerprint in texts})
-    if not keys and not with_namespace:
-        return
-    params = {
+    params: dict[str, object] = {
         "namespace_class": _NAMESPACE_WRITES,
         "namespace_id": namespace_id,
         "with_namespace": with_namespace,
         "text_class": _TEXT,
         "keys": keys,
     }
-    with connection.cursor() as cursor:
-        cursor.execute(_LOCKS, params)
+    return _LOCKS, params

@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 
 from memoryadmin.audit.checkpoints import CheckpointInvalid, anchors_in, checkpoint_write
 from memoryadmin.audit.models import AuditEvent
-from memoryadmin.audit.services import GENESIS, audit_record, digest_of, stored_json, verify_audit_chain
+from memoryadmin.audit.services import (
+    GENESIS,
+    AuditEntry,
+    audit_record,
+    audit_record_many,
+    digest_of,
+    stored_json,
+    verify_audit_chain,
+)
 from memoryadmin.audit.tasks import write_audit_checkpoint
 from tests.conftest import SYSTEM
 
@@ -58,6 +66,22 @@ def test_events_link_to_the_previous_event_of_their_namespace(namespace, other_n
     assert first_a.prev_hash == GENESIS
     assert a[1].prev_hash == a[0].hash
     assert b[0].prev_hash == AuditEvent.objects.filter(namespace=other_namespace).order_by("id").first().hash
+    assert verify_audit_chain().ok
+
+
+def test_one_batch_of_events_of_several_chains_links_each_to_its_own_chain(namespace, other_namespace) -> None:
+    before = {ns: AuditEvent.objects.filter(namespace_id=ns).order_by("-id").first() for ns in (namespace.pk, None)}
+    entries = [
+        AuditEntry(actor=SYSTEM, action="test.event", namespace_id=ns, target_id=str(i))
+        for i, ns in enumerate([namespace.pk, None, other_namespace.pk, namespace.pk, None])
+    ]
+    with transaction.atomic():
+        written = audit_record_many(entries)
+    assert [e.namespace_id for e in written] == [e.namespace_id for e in entries]
+    assert written[0].prev_hash == before[namespace.pk].hash
+    assert written[1].prev_hash == (before[None].hash if before[None] else GENESIS)
+    assert written[3].prev_hash == written[0].hash
+    assert written[4].prev_hash == written[1].hash
     assert verify_audit_chain().ok
 
 

@@ -14,7 +14,7 @@ from memoryadmin.core.errors import InvalidInput, NotFound
 from memoryadmin.core.pagination import InvalidCursor
 from memoryadmin.memories.embeddings import WordLlamaEmbedder
 from memoryadmin.memories.models import Memory, MemoryStatus
-from memoryadmin.memories.queries import Recency, memories_page, memories_search, memory_get
+from memoryadmin.memories.queries import Recency, known_facts, memories_page, memories_search, memory_get
 from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.search import scoring
 from memoryadmin.memories.search.scoring import FEEDBACK_WEIGHT
@@ -386,3 +386,23 @@ def test_the_query_vector_is_moved_towards_its_best_hits(namespace) -> None:
         assert hit.explain["vector_query"] == pytest.approx(float(vectors[hit.memory.text] @ query_vector), abs=5e-3)
         assert hit.explain["vector"] == pytest.approx(float(vectors[hit.memory.text] @ fed_back), abs=5e-3)
         assert hit.explain["vector"] != pytest.approx(hit.explain["vector_query"], abs=1e-3)
+
+
+def test_known_facts_are_the_persons_active_statements_of_an_attribute_newest_said_first(namespace) -> None:
+    now = timezone.now()
+    said = now - timedelta(days=3)
+    old = remember(namespace, "Alice lives in Lyon", subject="alice", attribute="home", stated_at=said)
+    job = remember(namespace, "Alice works at Acme", subject="alice", attribute="employer")
+    remember(namespace, "Alice likes green tea")
+    remember(namespace, "Bob lives in Oslo", user_id="bob", subject="bob", attribute="home")
+    gone = remember(namespace, "Alice drives a Civic", subject="alice", attribute="car")
+    Memory.objects.filter(pk=gone.pk).update(status=MemoryStatus.SUPERSEDED)
+    Memory.objects.filter(pk=job.pk).update(stated_at=None, created_at=now - timedelta(days=1))
+
+    facts = known_facts(namespace_id=namespace.pk, user_id="alice")
+
+    assert facts == [
+        (job.pk, "Alice works at Acme", "alice", "employer"),
+        (old.pk, "Alice lives in Lyon", "alice", "home"),
+    ]
+    assert known_facts(namespace_id=namespace.pk, user_id="alice", limit=1) == facts[:1]

@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,8 @@ from memoryadmin.audit.services import Actor, audit_record, audit_record_many
 from memoryadmin.core.bulk import insert_json_rows, json_rows
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.fingerprints import text_fingerprints
-from memoryadmin.core.locks import lock_texts
+from memoryadmin.core.locks import lock_texts, text_locks_sql
+from memoryadmin.core.rows import RowLoader
 from memoryadmin.memories.embeddings import embed_or_none
 from memoryadmin.memories.models import (
     Memory,
@@ -261,6 +263,38 @@ def memory_create_many(
     return results  # type: ignore[return-value]
 
 
+@cache
+def _memory_loader() -> RowLoader[Memory]:
+    return RowLoader(Memory, Memory._meta.concrete_fields)
+
+
+def _lock_and_read(
+    namespace_id: int, readings: list[tuple[str, str]], users: set[str], fingerprints: set[str]
+) -> tuple[set[tuple[str, str]], list[Memory]]:
+    """Take the text locks of a batch's readings (user, fingerprint), then read which of them a tombstone
+    forbids and the memories that store its texts already: one round trip, each read after the locks."""
+    lock_sql, params = text_locks_sql(namespace_id, readings)
+    loader = _memory_loader()
+    params.update(users=sorted(users), readings=sorted({f for _, f in readings}), fingerprints=sorted(fingerprints))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            {lock_sql};
+            SELECT user_id, fingerprint FROM {Tombstone._meta.db_table}
+            WHERE namespace_id = %(namespace_id)s AND user_id = ANY(%(users)s::text[])
+              AND fingerprint = ANY(%(readings)s::text[]);
+            SELECT {", ".join(loader.columns("m"))} FROM {Memory._meta.db_table} m
+            WHERE m.namespace_id = %(namespace_id)s AND m.user_id = ANY(%(users)s::text[])
+              AND m.fingerprint = ANY(%(fingerprints)s::text[])
+            """,
+            params,
+        )
+        cursor.nextset()
+        forbidden = {(user_id, fingerprint) for user_id, fingerprint in cursor.fetchall()}
+        cursor.nextset()
+        return forbidden, [loader.load(row) for row in cursor.fetchall()]
+
+
 def _near_target(
     near: BatchNearDuplicates, semantic: BatchSemanticDuplicates | None, item: Planned
 ) -> uuid.UUID | Planned | None:
@@ -282,19 +316,13 @@ def _create_planned(
     # A text may also be read as another (a space splitting a word): its other fingerprints are locked and
     # checked against the tombstones too, and a text forbidden under one of them is forbidden.
     readings = {item.key: [(item.new.user_id, f) for f in text_fingerprints(item.text)] for _, item in planned}
-    lock_texts(namespace.pk, [pair for pairs in readings.values() for pair in pairs])
     users = {item.new.user_id for _, item in planned}
     fingerprints = {item.fingerprint for _, item in planned}
-    forbidden = set(
-        Tombstone.objects.filter(
-            namespace=namespace, user_id__in=users, fingerprint__in={f for pairs in readings.values() for _, f in pairs}
-        ).values_list("user_id", "fingerprint")
+    forbidden, stored = _lock_and_read(
+        namespace.pk, [pair for pairs in readings.values() for pair in pairs], users, fingerprints
     )
     tombstoned = {key for key, pairs in readings.items() if any(pair in forbidden for pair in pairs)}
-    known: dict[tuple[str, str], Memory] = {
-        (m.user_id, m.fingerprint): m
-        for m in Memory.objects.filter(namespace=namespace, user_id__in=users, fingerprint__in=fingerprints)
-    }
+    known: dict[tuple[str, str], Memory] = {(m.user_id, m.fingerprint): m for m in stored}
     near = None
     if merge_near_duplicates:
         settled = tombstoned | known.keys()
