@@ -91,7 +91,9 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"\bsigned\s+(?:a|the)\s+lease\s+in\s+" + CAP + r"|"
             r"\b(?:rent|own|share)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}(?:studio|flat|apartment|house|condo|room)\s+in\s+"
             + CAP
-            + r"|^(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:house|flat|apartment|place|home|condo|studio)\s+in\s+"
+            + r"|^(?:my|our)\s+"
+            r"(?!(?:beach|holiday|summer|vacation|old|former|previous|second|weekend|country|lake|ski)\b)"
+            r"(?:[\w-]+\s+){0,2}(?:house|flat|apartment|place|home|condo|studio)\s+in\s+"
             + CAP
             + r"|^(?:my\s+)?home\s+(?:is|'s)\s+(?:in\s+)?"
             + CAP
@@ -198,7 +200,10 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         rx(
             r"^my\s+gym\s+(?:is|'s)\s+\w|\bswitched\s+gyms\b|"
             r"\b(?:lift|train|work\s+out|go|going|joined|signed\s+up\s+(?:at|with|for)|cancell?ed|quit|left)\s+"
-            r"(?:at\s+|to\s+)?(?:the\s+)?" + GYM_NAME + r"|\bmember\s+(?:of|at)\s+(?:the\s+)?" + GYM_NAME + r"|"
+            r"(?:at\s+|to\s+)?(?:the\s+)?"
+            + GYM_NAME
+            + r"(?!\s+(?:now\s+and\s+then|sometimes|occasionally|once\s+in\s+a))|"
+            r"\bmember\s+(?:of|at)\s+(?:the\s+)?" + GYM_NAME + r"|"
             r"\b(?:lift|train)\s+at\s+" + CAP + r"|\bmembership\s+(?:over\s+)?to\s+(?:the\s+)?" + CAP
         ),
         Kind(MemoryType.SEMANTIC, "fitness", "gym"),

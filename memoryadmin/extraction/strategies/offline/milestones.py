@@ -13,6 +13,7 @@ import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
+from memoryadmin.extraction.strategies.offline.names import canonical
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import (
     DIETS,
@@ -30,7 +31,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
     place,
 )
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
-from memoryadmin.extraction.strategies.offline.shorthand import SHORTHAND
+from memoryadmin.extraction.strategies.offline.shorthand import LET_OUT, SHORTHAND, by_the_speaker
 
 _TOGETHER = (
     r"\bme\s+and\s+(?P<name>(?-i:[A-Z][a-z]+))\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
@@ -168,13 +169,13 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} no longer has their phone",
         ),
         (
-            r"\bi\s+(?:re)?married\b|\bi\s+got\s+remarried\b|^(?:just\s+|finally\s+|officially\s+)?(?:got\s+)?remarried\b",
+            r"\bi\s+(?:re)?married\b(?!\s+(?:them|him|her|a\s+couple|my\s+(?:friends|brother|sister|cousin)))|\bi\s+got\s+remarried\b|^(?:just\s+|finally\s+|officially\s+)?(?:got\s+)?remarried\b",
             "relationships",
             "relationship_status",
             "{speaker} is married",
         ),
         (
-            r"\bwe\s+(?:separated|split\s+up|have\s+separated|are\s+separated)\b|"
+            r"\bwe\s+(?:separated|split\s+up|have\s+separated|are\s+separated)\b(?!\s+(?:the|into|our|my|them|it|a|an)\b)|"
             r"\b(?:the|my|our)\s+separation(?:'s|\s+is)\s+(?:final|official|through)\b",
             "relationships",
             "relationship_status",
@@ -304,7 +305,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         (
             r"\b(?:moved|switched|changed|joined)\s+(?:over\s+)?(?:to\s+)?(?:the\s+)?(?!(?:hotel|home|office|work|school|uni)\s)"
             r"(?P<gym>(?:[\w'-]+\s+){0,3}?gym)\b"
-            r"(?!\s+(?:class|session|buddy|bag|shoes|kit))",
+            r"(?!\s+(?:class|session|buddy|bag|shoes|kit|playlist|days?|routine|schedule|time|times|clothes|music|plan))"
+            r"(?<!\bmy\sgym)",
             "fitness",
             "gym",
             "{speaker} goes to the {gym}",
@@ -359,6 +361,7 @@ MILESTONES += tuple(
     (re.compile(pattern, re.IGNORECASE), topic, attribute, template)
     for pattern, topic, attribute, template in SHORTHAND
 )
+_OF_SHORTHAND = frozenset(row[0] for row in MILESTONES[-len(SHORTHAND) :])
 # Where the speaker lives now, said in passing, in a question or a request too: "vegan places near my new apartment
 # in Denver?", "got the keys to the flat in leith!!", "first night in the Geelong house", "back in Montréal for good".
 PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
@@ -414,9 +417,9 @@ def _values(match: re.Match[str]) -> dict[str, str]:
     values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
     if "phone" in values:
         values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
-    for key in ("place", "name"):
+    for key in ("place", "name", "org", "bank", "carrier", "isp", "gym", "school", "car"):
         if key in values:
-            values[key] = values[key][:1].upper() + values[key][1:]
+            values[key] = canonical(values[key], capital=key in ("place", "name"))
     return values
 
 
@@ -444,7 +447,9 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         match = next(filter(None, map(pattern.search, own)), None) or pattern.search(text)
         if match is None and told_of_me:
             match = pattern.search(told_of_me)
-        if match is None:
+        if match is None or (pattern in _OF_SHORTHAND and not by_the_speaker(match)):
+            continue
+        if attribute == "residence" and pattern in _OF_SHORTHAND and LET_OUT.search(content):
             continue
         values = _values(match)
         if "age" in values and _LONG_AGO.search(text[max(0, match.start() - _NEAR) : match.end() + _NEAR]):

@@ -21,8 +21,16 @@ _INTRODUCES = re.compile(
     r"(?:(?:new|used|old|little|\d{4})\s+)?)$",
     re.IGNORECASE,
 )
-# "a bolt of lightning", "a chase of sorts": an everyday word, whatever came before it.
-_OF = re.compile(r"\s+of\b", re.IGNORECASE)
+# Where a name that is an everyday word ends its phrase: "with chase.", "to reading in june", not "a bolt of
+# lightning", "crunch bars", "mint tea".
+_OF = re.compile(
+    r"(?!\s*(?:[^\w\s]|$|\s+(?:in|for|and|now|since|so|but|because|from|last|this|today|lol|tho|instead|too|as|"
+    r"yet|again|anymore|then|when|after|before|at|on|with|is|was|are|were|has|had|fan|fans|game|games)\b))",
+    re.IGNORECASE,
+)
+# An employer's name is spelt only where work is at it: "a cashier at kroger", "drive for uber"; "joined netflix" and
+# "uber took me the long way" name a service.
+_AT_WORK = re.compile(r"\b(?:at|for|with|by)\s+(?:the\s+)?$", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*,\s*")
 
 
@@ -38,49 +46,82 @@ def groups() -> dict[str, tuple[str, ...]]:
     return found
 
 
-def named(*labels: str) -> str:
-    """A pattern matching any name of the groups, as a whole word, longest first: "(?:Bank of America|Chase|...)"."""
-    names = {name.removeprefix("?") for label in labels for name in groups()[label]}
-    alternatives = sorted((re.escape(name).replace(r"\ ", r"\s+") for name in names), key=len, reverse=True)
+@cache
+def _spellings() -> dict[str, str]:
+    return {name.removeprefix("?").lower(): name.removeprefix("?") for names in groups().values() for name in names}
+
+
+def canonical(value: str, capital: bool = False) -> str:
+    """A value named in a message, as its name is spelt ("fedex" -> "FedEx"); unknown, as typed, or with its capital
+    if `capital` (a place's, a person's)."""
+    return _spellings().get(value.lower()) or (value[:1].upper() + value[1:] if capital else value)
+
+
+def named(*labels: str, everyday: bool = True) -> str:
+    """A pattern matching any name of the groups, as a whole word, longest first: "(?:Bank of America|Chase|...)".
+
+    A name that is also an everyday word matches only as spelt ("Chase", not "chase"), or not at all without
+    `everyday`."""
+    names = {name for label in labels for name in groups()[label] if everyday or not name.startswith("?")}
+    alternatives = sorted(
+        (
+            ("(?-i:" + re.escape(name[1:]) + ")" if name.startswith("?") else re.escape(name)).replace(r"\ ", r"\s+")
+            for name in names
+        ),
+        key=len,
+        reverse=True,
+    )
     return r"(?<![\w&'+-])(?:" + "|".join(alternatives) + r")(?![\w&+-])"
 
 
 @cache
-def _lexicon() -> tuple[re.Pattern[str], dict[str, str], frozenset[str]]:
+def _lexicon() -> tuple[dict[str, tuple[tuple[str, str], ...]], frozenset[str], frozenset[str]]:
+    """Each name's first word -> (the name in lower case, as spelt), longest first; the everyday words; and the
+    names that are only employers'."""
     spelling: dict[str, str] = {}
     everyday: set[str] = set()
-    for listed in groups().values():
+    employers: set[str] = set()
+    for label, listed in groups().items():
         for name in listed:
             plain = name.removeprefix("?")
             if name.startswith("?"):
                 everyday.add(plain.lower())
+            if label == "employers" and plain.lower() not in spelling:
+                employers.add(plain.lower())
             spelling.setdefault(plain.lower(), plain)
-    alternatives = sorted((re.escape(name) for name in spelling), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w&'+@./-])(?:" + "|".join(alternatives) + r")(?![\w&+@-]|'\w|\.\w)", re.IGNORECASE)
-    return pattern, spelling, frozenset(everyday)
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    for low, name in spelling.items():
+        if len(name) == len(low):
+            by_first.setdefault(_WORD.match(low).group(0).rstrip("'"), []).append((low, name))
+    ordered = {first: tuple(sorted(names, key=lambda n: -len(n[0]))) for first, names in by_first.items()}
+    return ordered, frozenset(everyday), frozenset(employers)
+
+
+# A word typed in lower case, where a name may start; and what may not follow a name's last letter.
+_WORD = re.compile(r"(?<![\w&'+@./-])[a-z0-9][a-z0-9&'+-]*")
+_ENDS = re.compile(r"(?![\w&+@-]|'\w|\.\w)")
 
 
 def spelt(text: str) -> str:
     """The text with the lexicon's names typed in lower case spelt as names; the same length."""
-    if not any(c.islower() for c in text):
-        return text
-    pattern, spelling, everyday = _lexicon()
+    by_first, everyday, employers = _lexicon()
     parts: list[str] = []
     last = 0
-    for match in pattern.finditer(text):
-        typed = match.group(0)
-        if not typed.islower():
+    for word in _WORD.finditer(text):
+        start = word.start()
+        if start < last:
             continue
-        low = typed.lower()
-        if low in everyday and (
-            not _INTRODUCES.search(text[max(0, match.start() - 20) : match.start()]) or _OF.match(text, match.end())
-        ):
-            continue
-        name = spelling[low]
-        if len(name) != len(typed):
-            continue
-        parts += [text[last : match.start()], name]
-        last = match.end()
+        for low, name in by_first.get(word.group(0).rstrip("'"), ()):
+            end = start + len(low)
+            if text[start:end] != low or not _ENDS.match(text, end):
+                continue
+            if low in everyday and (not _INTRODUCES.search(text[max(0, start - 20) : start]) or _OF.match(text, end)):
+                break
+            if low in employers and not _AT_WORK.search(text[max(0, start - 12) : start]):
+                break
+            parts += [text[last:start], name]
+            last = end
+            break
     if not parts:
         return text
     parts.append(text[last:])

@@ -69,7 +69,7 @@ def asks(sentence: str) -> bool:
 
 
 # A statement that ends unsure of itself, not a question: "pescatarian i guess?", "it's fine i think??".
-_HEDGED = re.compile(r"\b(?:i\s+guess|i\s+think|i\s+suppose|apparently|lol|lmao|haha)\s*\?+$", re.IGNORECASE)
+_HEDGED = re.compile(r"\b(?:i\s+guess|i\s+think|i\s+suppose)\s*\?+$", re.IGNORECASE)
 
 
 # A sentence of a whole-message reading (milestones, what is said in passing, what is gone) that tells no change
@@ -82,9 +82,14 @@ NOT_NOW = re.compile(
     r"\bfor\s+(?:today|tonight|halloween|charity|veganuary|lent|ramadan|christmas|easter|thanksgiving|diwali|eid)\b|\btoday\s+only\b|\buntil\s+next\b|"
     r"\b(?:on\s+(?:a|my|our|the)\s+(?:\w+\s+)?trip|(?:work|business|school|road)\s+trip|visiting|holiday|holidays|"
     r"vacation|airbnb|hotel|getting\s+(?:them|it)\s+back)\b|"
-    r"\bfor\s+(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|dad|son|daughter|kids?|brother|sister|friend|mate|boss|wife|husband|"
+    r"\bfor\s+(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|dad|son|daughter|kids?|brother|sister|friend|mate|boss|wife|husband|lad|lass|boy|girl|"
     r"partner|gran|nan|grandma|grandad|grandpa|nephew|niece|cousin|parents|family|student|tenant|clients?)\b|"
-    r"\bfor\s+(?:you|him|her|them)\b|"
+    r"\bfor\s+(?:you|him|her|them|mum|mom|dad|nan|gran|grandma|grandad)\b|"
+    r"\b(?:till|til|until)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tmrw|the\s+weekend|"
+    r"next\s+\w+|the\s+snow|it's\s+fixed)\b|"
+    r"\b(?:conference|convention|in\s+my\s+head|daydream\w*|courtesy\s+car|rental\s+car|hire\s+car|loaner)\b|"
+    r"\bafter\s+(?:one|a|1|two)\s+(?:weekend|week|day|trip|visit)\b|\bafter\s+(?:college|uni|graduation|school)\b|"
+    r"\bfor\s+\w+\s+weekend\b|"
     r"\b(?:back\s+in\s+(?:(?:19|20)\d\d|the\s+day|uni|school|college)|years\s+ago|when\s+i\s+was|in\s+uni)\b|"
     r"\b(?:didn't\s+last|didn't\s+work\s+out|turned\s+(?:it|them|that)\s+down|jk|just\s+kidding)\b|"
     r"\bafter\s+(?:my|the)\s+(?:shift|class|lecture|practice|session|lesson|meeting)\b|\bafter\s+work\b",

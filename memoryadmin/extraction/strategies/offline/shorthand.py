@@ -9,13 +9,41 @@ a sentence of no change now (`phrases.NOT_NOW`) gives nothing, as for every mile
 
 from __future__ import annotations
 
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS
+import re
+
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS, word_set
 from memoryadmin.extraction.strategies.offline.names import named
 from memoryadmin.extraction.strategies.offline.phrases import CAP, DIETS, FAITHS, HOME, NAME, PHONE, place
 
-_BY_ME = r"(?:^|[,;]\s*|\bi\s+|\bwe\s+|\bjust\s+|\bfinally\s+|\bofficially\s+|\bso\s+)"
+_HOME_SIZE = (
+    r"(?:(?:first|new|own|little|small|tiny|big|dream|forever|actual|lovely|gorgeous|proper|ground[- ]floor|"
+    r"(?:one|two|three|four|1|2|3|4)[- ]bed(?:room)?|housing\s+association|council|rented|semi|detached|terraced)\s+)"
+)
+_BY_ME = r"(?:^|(?<=[,;]\s)|(?<=[,;])|\bi\s+|\bwe\s+|\bjust\s+|\bfinally\s+|\bofficially\s+|\bso\s+)"
 _TITLES = "(?:" + PROFESSIONS + ")"
 _INSTRUMENTS = "(?:" + INSTRUMENTS + ")"
+# Where a name ends its phrase: "switched to ally, chase fees…", not "switched to ally's team" or "to chase sapphire".
+_ENDS = (
+    r"(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|now|today|finally|instead|because|cause|cuz|lol|tho|though|from|"
+    r"after|last|this|for\s+(?:the\s+)?[£$\d])\b))"
+)
+# The words that may stand before a change told by the speaker, in its clause: "ok so i", "update: finally".
+_OWN_OPENING = word_set(
+    """i we i've we've ive weve i'm im we're i'd just finally so and now officially ok okay update lol well guess
+    what actually also then yeah yep ugh omg welp btw anyway today yesterday recently literally basically last
+    week month year night tbh big news have has had been got already kinda sorta oh hey hi hello good great sad
+    wow really don't"""
+)
+# Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
+_CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
+# The speaker as the one it happens to: "fedex hired me", "forced us back", "made my role fully remote".
+_TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position))\b", re.IGNORECASE)
+_WORDS = re.compile(r"[a-z']+")
+# Told of a home that is not the speaker's to live in: let out, an investment, a second home.
+LET_OUT = re.compile(
+    r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
+)
+_NOT_LIVED_IN = r"(?![^\n]{0,60}\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|airbnb|rental|let\s+out)\b)"
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
 _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burgers|steak|animal\s+products)"
 
@@ -23,23 +51,30 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:officially\s+|now\s+)?an?\s+"
         + place("place", lower_case=False)
-        + r"\s+(?:person|resident|local|girl|guy|gal|family)\s+now\b|"
-        r"\bmoved\s+back\s+home\s+to\s+" + place("place2") + r"|"
-        r"\b(?:bought|closed\s+on|got\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+(?:[\w-]+\s+){0,3}?"
-        r"(?:house|home|flat|condo|place|apartment|bungalow|cottage)\W{0,5}\s*in\s+" + place("place3") + r"|"
+        + r"\s+(?:person|resident|local)\s+now\b|"
+        r"\bmoved\s+back\s+home\s+to\s+" + place("place2", lower_case=False) + r"|"
+        r"\b(?:bought|closed\s+on|got\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+" + _HOME_SIZE + r"{0,3}"
+        r"(?:house|home|flat|condo|place|apartment|bungalow|cottage)\W{0,5}\s*in\s+"
+        + place("place3", lower_case=False)
+        + _NOT_LIVED_IN
+        + r"|"
         # "got a housing association flat in dunstable now", "we're in a three bed in walthamstow now".
-        r"\bgot\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|place|apartment|home|bungalow)\s+in\s+"
+        r"\bgot\s+(?:a|an|our|my)\s+"
+        + _HOME_SIZE
+        + r"{0,3}(?:flat|house|place|apartment|home|bungalow)\s+in\s+"
         + place("place7", lower_case=False)
         + r"\s+now\b|"
-        r"\b(?:i'm|im|we're)\s+in\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,3}?in\s+"
+        r"\b(?:i'm|im|we're)\s+in\s+(?:a|an|our|my)\s+"
+        + _HOME_SIZE
+        + r"{1,3}in\s+"
         + place("place8", lower_case=False)
         + r"\s+now\b|"
         r"\bmoved\s+in\s+with\s+[^,.!?]{1,40}?\s+in\s+" + place("place9", lower_case=False) + r"|"
-        r"\b(?:i'm|im|i\s+am|we're)\s+back\s+home\s+in\s+" + place("place10") + r"|"
-        r"\brented\s+(?:a|an|my|our)\s+(?:own\s+|actual\s+|new\s+|little\s+|small\s+|tiny\s+)?"
-        r"(?:apartment|flat|house|place|studio|room)\s+in\s+" + place("place4") + r"|"
+        r"\b(?:i'm|im|i\s+am|we're)\s+back\s+home\s+in\s+" + place("place10", lower_case=False) + r"|"
+        r"\brented\s+(?:a|an|my|our)\s+" + _HOME_SIZE + r"{0,2}"
+        r"(?:apartment|flat|house|place|studio|room)\s+in\s+" + place("place4", lower_case=False) + r"|"
         r"\bfirst\s+(?:night|week|weekend|day|month)\s+in\s+"
-        + place("place5")
+        + place("place5", lower_case=False)
         + r"\s+(?:and|&)\s+(?:the|our|my)\s+(?:new\s+)?"
         + HOME
         + r"\b|"
@@ -53,81 +88,99 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "fedex hired me as a courier", "guess who's a zara employee now", "joined wipro from this month".
-        r"(?:^|,\s*|\band\s+)(?P<org>" + NAME + r")\s+(?:hired|took)\s+me\b(?!\s+(?:on\s+)?(?:for|to)\b)|"
+        r"(?:^|(?<=,\s)|(?<=,)|(?<=\band\s))(?P<org>"
+        + NAME
+        + r"|"
+        + named("employers")
+        + r")\s+(?:hired\s+me|took\s+me\s+on)\b(?!\s+(?:for|to)\b)|"
         r"\b(?:i'm|im|i\s+am|who's)\s+(?:a|an)\s+(?P<org2>"
         + NAME
+        + r"|"
+        + named("employers")
         + r")\s+(?:employee|staffer|hire|intern)\s+now\b|"
         + _BY_ME
         + r"joined\s+(?P<org3>"
         + named("employers")
-        + r")|\bfirst\s+shift\s+at\s+(?P<org4>"
-        + NAME
-        + r")",
+        + r")(?=[^.!?]{0,40}\b(?:team|as\s+an?|role|job|office|from\s+this\s+month|package|salary|notice|hired)\b)|"
+        r"\bfirst\s+shift\s+at\s+(?P<org4>" + NAME + r"|" + named("employers") + r")",
         "work",
         "employer",
         "{speaker} works at {org}",
     ),
     (
-        r"\b(?:switched|moved|ported|went)\s+(?:over\s+)?(?:my\s+(?:number|phone|plan)\s+)?to\s+(?P<carrier>"
+        r"\b(?:switched|moved|ported)\s+(?:over\s+)?(?:my\s+(?:number|phone|plan)\s+)?to\s+(?P<carrier>"
         + named("carriers")
-        + r")(?!\s+(?:wifi|broadband|internet|fibre|fiber)\b)",
+        + r")"
+        + _ENDS,
         "contact",
         "mobile_carrier",
         "{speaker}'s mobile carrier is {carrier}",
     ),
     (
         r"\b(?:got|switched\s+to|have|went\s+with)\s+(?:fiber|fibre|broadband|internet)\s+(?:from|with|through)\s+"
-        r"(?P<isp>" + named("isps") + r")|\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
-        r"(?P<isp2>" + named("isps") + r")",
+        r"(?P<isp>"
+        + named("isps")
+        + r")"
+        + _ENDS
+        + r"|\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
+        r"(?P<isp2>" + named("isps") + r")" + _ENDS,
         "home",
         "internet_provider",
         "{speaker}'s internet provider is {isp}",
     ),
     (
         r"\b(?:moved|switched|transferred)\s+(?:everything|all\s+my\s+money|my\s+(?:current\s+|main\s+|savings\s+)?"
-        r"(?:money|savings|account|accounts|banking|paycheck|salary))\s+(?:over\s+)?to\s+(?P<bank>"
+        r"(?:money|account|accounts|banking|paycheck|salary))\s+(?:over\s+)?to\s+(?P<bank>"
         + named("banks")
-        + r")|\bswitched\s+(?:banks\s+)?to\s+(?P<bank2>"
+        + r")"
+        + _ENDS
+        + r"|\bswitched\s+(?:banks\s+)?to\s+(?P<bank2>"
         + named("banks")
-        + r")",
+        + r")"
+        + _ENDS,
         "money",
         "bank",
         "{speaker} banks with {bank}",
     ),
     (
-        r"\bi\s+(?:do|go\s+to|use|train\s+at)\s+(?:the\s+)?(?P<gym>" + named("gyms") + r")\s+now\b|"
-        r"\b(?:joined|switched\s+to|moved\s+to)\s+(?:the\s+)?(?P<gym2>" + named("gyms") + r")",
+        r"\bi\s+(?:do|go\s+to|use|train\s+at)\s+(?:the\s+)?(?P<gym>" + named("gyms") + r")\s+now\b(?!\s+and\s+then)|"
+        r"\b(?:joined|switched\s+to|moved\s+to)\s+(?:the\s+)?(?P<gym2>" + named("gyms") + r")" + _ENDS,
         "fitness",
         "gym",
         "{speaker} goes to {gym}",
     ),
     (
-        r"\b(?:moved|switched|transferred|assigned)\s+(?:over\s+)?to\s+dr\.?\s+(?P<name>[a-z][\w'-]+)",
+        r"\b(?:moved|switched|transferred|assigned)\s+(?:over\s+)?to\s+dr\.?\s+(?P<name>[a-z][\w'-]+)" + _ENDS,
         "health",
         "doctor",
         "{speaker}'s doctor is Dr {name}",
     ),
     (
-        r"\b(?:got|bought|picked\s+up|upgraded\s+to|switched\s+to|went\s+with|went\s+for|treated\s+myself\s+to|set\s+me\s+up\s+with)\s+"
-        r"(?:a|an|the|myself\s+a)\s+(?:new\s+|used\s+|refurbished\s+|shiny\s+)?(?P<phone>" + PHONE + r")",
+        r"\b(?:got|bought|picked\s+up|upgraded\s+to|switched\s+to|went\s+with|went\s+for|treated\s+myself\s+to|"
+        r"set\s+me\s+up\s+with)\s+"
+        r"(?:a|an|the|myself\s+a)\s+(?:new\s+|used\s+|refurbished\s+|shiny\s+)?(?P<phone>"
+        + PHONE
+        + r")(?![^.!?]{0,30}\b(?:for\s+(?:on\s+call|work)|work\s+phone|company\s+phone)\b)",
         "possessions",
         "phone",
         "{speaker}'s phone is the {phone}",
     ),
     (
         # "picked up a used bolt", "bought a 2018 civic hatch".
-        r"\b(?:picked\s+up|bought|got|got\s+myself|went\s+with|went\s+for|traded\s+(?:it\s+)?in\s+for)\s+(?:a|an)\s+"
+        r"\b(?:picked\s+up|bought|got|got\s+myself|went\s+with|traded\s+(?:it\s+)?in\s+for)\s+(?:a|an)\s+"
         r"(?:(?:new|used|secondhand|second-hand|\d{4})\s+)*(?P<car>(?:"
-        + named("cars")
+        + named("cars", everyday=False)
         + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)"
-        r"(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|for|with|today|yesterday|last|this|now)\b))",
+        r"(?=\s*(?:[.!?;)]|$|\s+(?:and|so|but|now)\b))",
         "possessions",
         "car",
         "{speaker} drives a {car}",
     ),
     (
         # "3 weeks no cigs!!!", "quit smoking", "i'm sober now, 30 days today".
-        r"\b(?:quit|stopped|gave\s+up)\s+(?:smoking|cigs|cigarettes|vaping)\b|\b" + _COUNT + r"\s+"
+        r"\b(?:quit|stopped|gave\s+up)\s+(?:smoking|cigs|cigarettes|vaping)\b(?!\s+(?:in|inside|indoors|around|near|at)\b)|\b"
+        + _COUNT
+        + r"\s+"
         r"(?:days|weeks|months)\s+(?:smoke[- ]free|no\s+(?:cigs|cigarettes|smokes|smoking|vaping)|"
         r"off\s+the\s+(?:fags|baccy|cigs|cigarettes|smokes))\b",
         "health",
@@ -135,7 +188,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} quit smoking",
     ),
     (
-        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking|alcohol|booze)\b|"
+        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
         r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b",
         "health",
         "drinking",
@@ -143,9 +196,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "company forced us back to the office", "they made my role fully remote".
-        r"\b(?:forced|called|ordered|brought)\s+(?:us|everyone)\s+back\s+(?:in)?to\s+the\s+office\b|"
-        r"\bback\s+in\s+the\s+office\s+(?:full[- ]time|\d\s+days)\b|"
-        r"\b(?:wants|want|needs|made|making)\s+us\s+(?:back\s+)?(?:in|into\s+the\s+office)\s+(?:\w+\s+)?days\s+a\s+week\b",
+        r"\b(?:forced|ordered)\s+(?:us|everyone)\s+back\s+(?:in)?to\s+the\s+office\b(?![^.!?]{0,30}\bfor\s+(?:the|a)\b)|"
+        r"\bback\s+in\s+the\s+office\s+(?:full[- ]time|\d\s+days)\b"
+        r"(?![^.!?]{0,25}\b(?:this\s+week|for\s+training|then\s+home|just\s+for))|"
+        r"\b(?:made|making|forcing)\s+us\s+(?:back\s+)?(?:in|into\s+the\s+office)\s+(?:\w+\s+)?days\s+a\s+week\b",
         "work",
         "work mode",
         "{speaker} works in the office",
@@ -157,8 +211,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works remotely",
     ),
     (
+        r"(?![^.!?]*\b(?:for\s+cover|just\s+the\s+one|just\s+for|this\s+(?:sat|sun|week|weekend)|tomorrow|tonight)\b)"
         r"\b(?:moved|switched|transferred|put)\s+(?:me\s+)?(?:on)?to\s+(?P<shift>days|nights)\b"
         r"(?!\s+(?:inn|of|ago|later|before|after|off|in\s+advance)\b)|"
+        r"(?![^.!?]*\b(?:for\s+cover|just\s+the\s+one|just\s+for|this\s+(?:sat|sun|week|weekend)|tomorrow|tonight)\b)"
         r"\b(?:moved|switched|transferred|put)\s+(?:me\s+)?(?:on)?to\s+(?:the\s+)?(?P<shift2>day|night|morning|evening|"
         r"early|late)\s+shifts?\b",
         "work",
@@ -201,7 +257,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + CAP
         + r"[\w'.&-]*(?:\s+"
         + CAP
-        + r"[\w'.&-]*){0,3}))\b",
+        + r"[\w'.&-]*){0,3}))\b(?!'s|\s+(?:group|chat|course|class|club|society|team|league|program|programme|"
+        r"app|race|competition|tournament))",
         "education",
         "school",
         "{speaker} dropped out of {school}",
@@ -213,16 +270,18 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} left {school}",
     ),
     (
-        r"\bfinished\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?P<course>degree|masters|master's|phd|apprenticeship|course|"
-        r"training|a-levels)\b",
+        r"\bfinished\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?P<course>degree|masters|master's|phd|apprenticeship|"
+        r"a-levels)\b(?!\s+(?:of|in\s+(?:first|cpr)))",
         "education",
         "course",
         "{speaker} finished their {course}",
     ),
     (
         # "first week as headteacher", "proper solicitor now", "inspector as of monday".
-        r"\bfirst\s+(?:day|week|shift|month)\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<title>" + _TITLES + r")\b|"
-        r"\b(?:proper|fully\s+qualified|qualified|officially\s+an?)\s+(?P<title2>" + _TITLES + r")\s+now\b|"
+        r"\bfirst\s+(?:day|week|shift|month)\s+as\s+(?:a\s+|an\s+|the\s+)?(?!student|volunteer)(?P<title>"
+        + _TITLES
+        + r")\b(?!\s+(?:of|for|again|at\s+(?:the\s+)?(?:party|club|quiz)))|"
+        r"\b(?:fully\s+qualified|qualified|newly\s+qualified)\s+(?P<title2>" + _TITLES + r")\s+now\b|"
         r"(?:^|\.\s+)(?P<title3>" + _TITLES + r")\s+as\s+of\s+(?:today|monday|tuesday|wednesday|thursday|friday|"
         r"saturday|sunday|this\s+week|now)\b",
         "work",
@@ -232,7 +291,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         r"\b(?:had\s+to\s+|i've\s+|i\s+)?(?:give|gave|given)\s+up\s+(?:the|my)\s+(?P<instrument>"
         + _INSTRUMENTS
-        + r")\b",
+        + r")\b(?![^.!?]{0,30}\b(?:room|space|sofa|couch|move|moving|sell|selling)\b)",
         "music",
         "instrument",
         "{speaker} no longer plays the {instrument}",
@@ -247,7 +306,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         # Not asked or rumoured: "people keep asking if Priya and I broke up".
         r"(?<!\bif\s)(?<!\bwhether\s)(?<!\bthat\s)(?<!\bthink\s)"
         r"\b(?:(?-i:[A-Z][a-z]+)\s+and\s+i|me\s+and\s+(?-i:[A-Z][a-z]+))\s+(?:have\s+|'ve\s+)?(?:separated|split\s+up|"
-        r"broken\s+up|broke\s+up|called\s+it\s+(?:a\s+day|quits)|are\s+(?:done|finished|over))\b|"
+        r"broken\s+up|broke\s+up|called\s+it\s+(?:a\s+day|quits)|are\s+(?:done|finished|over))\b"
+        r"(?!\s+(?:the|into|in|a|an|our|my|their|it|them|with\s+(?:the|work|it))\b)|"
         r"\bdecree\s+absolute\s+(?:came|went|has\s+come)\s+through\b",
         "relationships",
         "relationship_status",
@@ -255,10 +315,21 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "graduated!!!", "officially graduated 🎓"; not long ago ("graduated in 2009", "graduated years ago").
-        _BY_ME + r"graduated\b(?![^.!?]{0,40}\b(?:in|back\s+in)\s+(?:19|20)\d\d|[^.!?]{0,30}\byears\s+ago)"
+        _BY_ME + r"graduated(?=\s*(?:[^\w\s]|$|\s+(?:from\s+(?:uni|university|college|law\s+school|med\s+school|"
+        r"grad\s+school|(?-i:[A-Z]))|today|yesterday|last|this|finally|at\s+last|with|and|so)\b))\b(?![^.!?]{0,40}\b(?:in|back\s+in)\s+(?:19|20)\d\d|[^.!?]{0,30}\byears\s+ago)"
         r"(?![^.!?]{0,30}\b(?:high\s+school|kindergarten|preschool)\b)",
         "education",
         "school",
         "{speaker} graduated",
     ),
 )
+
+
+def by_the_speaker(match: re.Match[str]) -> bool:
+    """Whether a change's clause opens with the speaker, said or left out ("ok so i moved…", "finally moved…"), not
+    with someone else ("jake finally moved…", "tyler's first winter in boston") or a doubt ("almost ported…")."""
+    if _TO_THE_SPEAKER.search(match.group(0)):
+        return True
+    before = match.string[: match.start()]
+    opening = _CLAUSE_BREAK.sub("", before, count=1) if _CLAUSE_BREAK.match(before) else before
+    return all(word in _OWN_OPENING for word in _WORDS.findall(opening.lower()))
