@@ -11,7 +11,7 @@ length, so positions found in it hold in the message. A name that is also an eve
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 LEXICON = Path(__file__).with_name("names.txt")
@@ -102,6 +102,7 @@ _WORD = re.compile(r"(?<![\w&'+@./-])[a-z0-9][a-z0-9&'+-]*")
 _ENDS = re.compile(r"(?![\w&+@-]|'\w|\.\w)")
 
 
+@lru_cache(maxsize=1024)
 def spelt(text: str) -> str:
     """The text with the lexicon's names typed in lower case spelt as names; the same length."""
     by_first, everyday, employers = _lexicon()
