@@ -68,6 +68,10 @@ def test_names_typed_in_lower_case_are_spelt_as_names(typed: str, spelt_as: str)
         ("i work nights at the hospital", "shift", "works nights"),
         ("I'm a widower, have been for six years.", "relationship_status", "widower"),
         ("my hair is long and brown, like down to my waist", "hair colour", "brown"),
+        ("I follow a pescatarian diet", "diet", "pescatarian"),
+        ("I'm on nights at the hospital", "shift", "nights"),
+        ("I'm in the office every day", "work mode", "office"),
+        ("doing a part-time MBA at Warwick", "school", "Warwick"),
     ],
 )
 def test_a_fact_stated_plainly_as_chat_types_it_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -116,6 +120,16 @@ def test_a_fact_stated_plainly_as_chat_types_it_sets_its_attribute(content: str,
         ("Lisa and I have separated.", "relationship_status", "Pat is no longer with their partner"),
         ("Well, I'm not single anymore. Met him on a walking holiday.", "relationship_status", "in a relationship"),
         ("new number!! it's 555-0199, the old one got spammed to death", "phone_number", "555-0199"),
+        ("Update for anyone who cares: we've made the jump to Adelaide.", "residence", "Pat lives in Adelaide"),
+        ("work's been insane, and we finally finished the move to Raleigh.", "residence", "Pat lives in Raleigh"),
+        ("the traffic near Whitefield where I live now is something else", "residence", "Pat lives in Whitefield"),
+        ("gave up on being veggie tbh, had a burger last week", "diet", "Pat is no longer veggie"),
+        ("ok I've officially converted to the Canucks since moving out west", "team", "Pat supports the Canucks"),
+        ("switched fully to vaping, haven't had an actual cigarette in 3 weeks", "smoking", "Pat quit smoking"),
+        ("We've gone fully remote! They gave up the lease.", "work mode", "Pat works remotely"),
+        ("company's making us go back to the office 5 days a week", "work mode", "Pat works in the office"),
+        ("switched banks to Tangerine, the TD fees were a joke", "bank", "Pat banks with Tangerine"),
+        ("had to drop out of the MBA, couldn't manage it with the new baby", "school", "Pat dropped out of MBA"),
     ],
 )
 def test_a_change_told_in_shorthand_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -138,6 +152,7 @@ def test_a_change_told_in_shorthand_sets_its_attribute(content: str, attribute: 
         "My husband's set himself up an email at last: dennis.wright@talktalk.net",
         "chase me later about the invoice",
         "left uni at 5 and went straight to the pub",
+        "I drink like 4 coffees a day",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing_new(content: str) -> None:
@@ -150,6 +165,7 @@ def test_what_is_no_change_of_the_speakers_own_sets_nothing_new(content: str) ->
         "diet",
         "email",
         "bank",
+        "drinking",
     }, found
 
 

@@ -48,7 +48,7 @@ LEFT_OUT = (
         rx(
             r"^(?:(?:just|finally|now|currently|still)\s+)*"
             r"(?:living|based|settling|working|studying|majoring|dating|seeing|renting|using|driving|riding|starting|"
-            r"supporting|learning|going|training|playing)\b"
+            r"supporting|learning|going|training|playing|doing\s+(?:a|an|my)\s)\b"
         ),
         "I'm ",
     ),

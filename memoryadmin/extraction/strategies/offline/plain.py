@@ -9,7 +9,7 @@ so a later change of it ("switched to mint mobile", "dropped out of kcl") has so
 from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.names import named
-from memoryadmin.extraction.strategies.offline.phrases import ADV, CAP, HOME, NAME, place
+from memoryadmin.extraction.strategies.offline.phrases import ADV, CAP, DIETS, HOME, NAME, place
 
 _I = r"^(?:i|we)\s+(?:still\s+)?" + ADV
 _AM = r"^(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:still\s+)?" + ADV
@@ -109,7 +109,10 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + _SCHOOL
         + r")(?!\s+(?:for|to|with)\s+(?:a|an|the|my)\b)"
         r"(?![^.!?]{0,20}\b(?:this\s+week|today|tonight|for\s+the|conference|visiting|weekend)\b)|"
-        r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?:my|a|an)\s+" + _DEGREE + r"\s+at\s+" + CAP,
+        r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?:my|a|an)\s+(?:part[- ]time\s+|full[- ]time\s+|online\s+)?"
+        + _DEGREE
+        + r"\s+at\s+"
+        + CAP,
         "education",
         "school",
     ),
@@ -155,7 +158,24 @@ STATED: tuple[tuple[str, str, str], ...] = (
         "health",
         "smoking",
     ),
-    (r"^i\s+(?:still\s+)?drink\s+(?:most|every|a\s+lot|like|on|pretty\s+much)\b", "health", "drinking"),
+    (
+        r"^i\s+(?:still\s+)?drink\s+(?:most|every|a\s+lot|like|on|pretty\s+much)\b"
+        r"(?![^.!?]{0,20}\b(?:coffees?|teas?|water|sodas?|juice|milk|smoothies?|energy\s+drinks?)\b)",
+        "health",
+        "drinking",
+    ),
+    (
+        # "I follow a pescatarian diet", "i'm on a vegan diet".
+        r"^(?:i|we)\s+(?:follow|eat|keep)\s+(?:a|an)\s+(?:strict\s+|mostly\s+)?"
+        + DIETS
+        + r"\s+diet\b|"
+        + _AM
+        + r"on\s+(?:a|an)\s+(?:strict\s+)?"
+        + DIETS
+        + r"\s+diet\b",
+        "diet",
+        "diet",
+    ),
     (
         r"^i\s+(?:still\s+)?"
         + ADV
@@ -166,7 +186,13 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + r"(?:fully\s+)?remote\b"
         + _NOW_AND_THEN
         + r"|"
-        r"^i\s+(?:still\s+)?" + ADV + r"work\s+(?:in|at)\s+the\s+office\b" + _NOW_AND_THEN,
+        r"^i\s+(?:still\s+)?"
+        + ADV
+        + r"work\s+(?:in|at)\s+the\s+office\b"
+        + _NOW_AND_THEN
+        + r"|"
+        + _AM
+        + r"in\s+the\s+office\s+(?:every\s+day|full[- ]time|five\s+days|5\s+days)\b",
         "work",
         "work mode",
     ),
@@ -174,6 +200,10 @@ STATED: tuple[tuple[str, str, str], ...] = (
         r"^i\s+(?:still\s+)?"
         + ADV
         + r"work\s+(?:nights|days|the\s+(?:night|day)\s+shift|night\s+shifts?)\b"
+        + _NOW_AND_THEN
+        + r"|"
+        + _AM
+        + r"on\s+(?:nights|days|the\s+(?:night|day)\s+shift)\b"
         + _NOW_AND_THEN,
         "work",
         "shift",

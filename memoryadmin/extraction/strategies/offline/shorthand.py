@@ -36,8 +36,9 @@ _OWN_OPENING = word_set(
 )
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
-# The speaker as the one it happens to: "fedex hired me", "forced us back", "made my role fully remote".
-_TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position))\b", re.IGNORECASE)
+# The speaker named in the change itself: as the one it happens to ("fedex hired me", "forced us back", "made my
+# role fully remote"), or as its subject ("whitefield where i live now").
+_TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position)|i\s+live)\b", re.IGNORECASE)
 _WORDS = re.compile(r"[a-z']+")
 # Told of a home that is not the speaker's to live in: let out, an investment, a second home.
 LET_OUT = re.compile(
@@ -81,7 +82,14 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"\bmoved\s+(?:off\s+campus\s+)?into\s+(?:a|an|my|our|the)\s+(?:new\s+)?"
         + HOME
         + r"\b[^.!?]{0,40}?\s+in\s+"
-        + place("place6", lower_case=False),
+        + place("place6", lower_case=False)
+        + r"|\b(?:made|finished|did|completed)\s+the\s+(?:jump|move|big\s+move)\s+(?:over\s+|down\s+|up\s+)?to\s+"
+        + place("place11", lower_case=False)
+        + r"|(?:^|\b(?:in|near|around|by)\s+)"
+        + place("place12", lower_case=False)
+        + r"\s+where\s+i\s+live\s+now\b|\bliving\s+with\s+[^,.!?]{1,30}?\s+in\s+"
+        + place("place13", lower_case=False)
+        + r"\s+now\b",
         "home",
         "residence",
         "{speaker} lives in {place}",
@@ -199,6 +207,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"\b(?:forced|ordered)\s+(?:us|everyone)\s+back\s+(?:in)?to\s+the\s+office\b(?![^.!?]{0,30}\bfor\s+(?:the|a)\b)|"
         r"\bback\s+in\s+the\s+office\s+(?:full[- ]time|\d\s+days)\b"
         r"(?![^.!?]{0,25}\b(?:this\s+week|for\s+training|then\s+home|just\s+for))|"
+        r"\b(?:made|making|forcing|forced|ordered)\s+us\s+(?:to\s+)?(?:go\s+|come\s+)?back\s+(?:in)?to\s+the\s+office\b|"
         r"\b(?:made|making|forcing)\s+us\s+(?:back\s+)?(?:in|into\s+the\s+office)\s+(?:\w+\s+)?days\s+a\s+week\b",
         "work",
         "work mode",
@@ -226,9 +235,9 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + DIETS
         + r")\s+(?:any\s*more|now)\b|\bno\s+longer\s+(?P<diet2>"
         + DIETS
-        + r")\b|\bquit\s+being\s+(?P<diet3>"
+        + r")\b|\b(?:quit|gave\s+up(?:\s+on)?|stopped)\s+being\s+(?:a\s+)?(?P<diet3>"
         + DIETS
-        + r")\b",
+        + r"|veggie)\b",
         "diet",
         "diet",
         "{speaker} is no longer {diet}",
@@ -251,7 +260,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         _BY_ME
-        + r"dropped\s+out\s+of\s+(?P<school>(?:uni|university|college|school|grad\s+school|"
+        + r"(?:had\s+to\s+)?(?:dropped|drop)\s+out\s+of\s+(?:the\s+|my\s+)?(?P<school>(?:uni|university|college|school|"
+        r"grad\s+school|mba|masters|master's|phd|degree|course|"
         + named("schools")
         + r"|"
         + CAP
@@ -321,6 +331,47 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "education",
         "school",
         "{speaker} graduated",
+    ),
+    (
+        # "officially converted to the Canucks", "switched to the Chiefs".
+        r"\b(?:converted|switched|changed)\s+(?:allegiance\s+)?to\s+(?:the\s+)?(?P<team>" + named("teams") + r")\b",
+        "sports",
+        "team",
+        "{speaker} supports the {team}",
+    ),
+    (
+        r"\bconverted\s+to\s+(?P<faith>islam|christianity|catholicism|judaism|buddhism|hinduism|sikhism)\b|"
+        r"\btook\s+my\s+shahada\b",
+        "beliefs",
+        "religion",
+        "{speaker} converted to {faith}",
+    ),
+    (
+        # "haven't had an actual cigarette in 3 weeks".
+        r"\bhaven't\s+(?:had|smoked)\s+(?:a|an|one)\s+(?:actual\s+|single\s+)?(?:cigarette|cig|smoke|fag)\s+in\s+"
+        + _COUNT
+        + r"\s+(?:days|weeks|months)\b",
+        "health",
+        "smoking",
+        "{speaker} quit smoking",
+    ),
+    (
+        r"\b(?:we've|we\s+have|i've|i\s+have)\s+(?:gone|moved)\s+(?:fully\s+|100%\s+)?remote\b",
+        "work",
+        "work mode",
+        "{speaker} works remotely",
+    ),
+    (
+        r"\bswitched\s+banks\s+to\s+(?P<bank>" + NAME + r")",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+    (
+        r"\b(?:my|a)\s+new\s+(?:doctor|gp)\s*,?\s+(?:is\s+|called\s+)?dr\.?\s+(?P<name>[a-z][\w'-]+)",
+        "health",
+        "doctor",
+        "{speaker}'s doctor is Dr {name}",
     ),
 )
 
