@@ -71,13 +71,22 @@ class Patterns[T]:
         self.pairs: Sequence[tuple[re.Pattern[str], T]] = list(pairs)
         self.needles = [needles(pattern) for pattern, _ in self.pairs]
         self.words = frozenset().union(*(n for n in self.needles if n is not None))
+        # Each word under its first three letters: a text's own three-letter runs say which words to look for.
+        self._by_start: dict[str, tuple[str, ...]] = {}
+        for word in sorted(self.words):
+            self._by_start[word[:MIN_NEEDLE]] = (*self._by_start.get(word[:MIN_NEEDLE], ()), word)
+
+    def _present(self, low: str) -> set[str]:
+        """The words of the list that `low` holds."""
+        starts = {low[i : i + MIN_NEEDLE] for i in range(len(low) - MIN_NEEDLE + 1)}
+        by_start = self._by_start
+        return {word for start in starts & by_start.keys() for word in by_start[start] if word in low}
 
     def possible(self, text: str) -> list[tuple[re.Pattern[str], T]]:
         """The pairs whose pattern may match `text`, in order: the text is lowered and its words looked for once."""
         if not text.isascii():
             return list(self.pairs)
-        low = text.lower()
-        present = {word for word in self.words if word in low}
+        present = self._present(text.lower())
         return [
             pair
             for pair, words in zip(self.pairs, self.needles, strict=True)
@@ -87,8 +96,7 @@ class Patterns[T]:
     def search(self, text: str) -> Iterator[tuple[re.Match[str], T]]:
         """Each pair whose pattern matches `text`, with its match, in order."""
         if text.isascii():
-            low = text.lower()
-            present = {word for word in self.words if word in low}
+            present = self._present(text.lower())
             for (pattern, value), words in zip(self.pairs, self.needles, strict=True):
                 if words is not None and present.isdisjoint(words):
                     continue
