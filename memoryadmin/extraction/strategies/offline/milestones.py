@@ -444,7 +444,9 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     # "My granddaughter convinced me to go vegan": someone of the speaker's acts, the speaker changes.
     told_of_me = " ".join(s for s in sentences if _OF_ME.search(s) and not NO_CHANGE.search(s))
     for pattern, topic, attribute, template in milestones:
-        match = next(filter(None, map(pattern.search, own)), None) or pattern.search(text)
+        match = next(filter(None, map(pattern.search, own)), None)
+        if match is None and len(own) > 1:
+            match = pattern.search(text)
         if match is None and told_of_me:
             match = pattern.search(told_of_me)
         if match is None or (pattern in _OF_SHORTHAND and not by_the_speaker(match)):

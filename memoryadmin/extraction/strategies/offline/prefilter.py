@@ -76,6 +76,8 @@ class Patterns[T]:
         for word in sorted(self.words):
             self._by_start[word[:MIN_NEEDLE]] = (*self._by_start.get(word[:MIN_NEEDLE], ()), word)
 
+        self._unfiltered = [pair for pair, words in zip(self.pairs, self.needles, strict=True) if words is None]
+
     def _present(self, low: str) -> set[str]:
         """The words of the list that `low` holds."""
         starts = {low[i : i + MIN_NEEDLE] for i in range(len(low) - MIN_NEEDLE + 1)}
@@ -87,6 +89,8 @@ class Patterns[T]:
         if not text.isascii():
             return list(self.pairs)
         present = self._present(text.lower())
+        if not present:
+            return list(self._unfiltered)
         return [
             pair
             for pair, words in zip(self.pairs, self.needles, strict=True)
