@@ -5,9 +5,27 @@ from __future__ import annotations
 
 import pytest
 
+from memoryadmin.extraction.strategies.offline import read_message
 from memoryadmin.extraction.strategies.offline.names import spelt
-from tests.extraction.test_offline_news import attributes
+from tests.extraction.test_offline_news import TODAY, attributes
 from tests.extraction.test_updates import measure
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("My husband and I are moving to Leeds", "Pat and their husband are moving to Leeds"),
+        ("My fiancé and I are planning a wedding for next June", "Pat and their fiancé are planning a wedding"),
+        ("my wife and i were in paris last week", "Pat and their wife were in Paris"),
+    ],
+)
+def test_a_subject_of_two_is_read_whole(content: str, text: str) -> None:
+    """ "My husband and I are…" is one subject: no "Pat ares…", and what they do together sets no status."""
+    readings = read_message(content, "Pat", TODAY)
+    assert any(text in r.text for r in readings), [r.text for r in readings]
+    assert not any(" ares " in r.text for r in readings)
+    if "fiancé" not in content:
+        assert not any(r.attribute == "relationship_status" for r in readings)
 
 
 @pytest.mark.parametrize(
@@ -62,6 +80,15 @@ STATED = [
     ("I'm on nights at the hospital", "shift", "nights"),
     ("I'm in the office every day", "work mode", "office"),
     ("doing a part-time MBA at Warwick", "school", "Warwick"),
+    ("can you help me budget? rent here in austin is $1800", "residence", "Austin"),
+    ("just finished unpacking, manchester flat is finally feeling like home lol", "residence", "Manchester"),
+    ("I'm renting a flat above the chippy on the high street in Luton", "residence", "Luton"),
+    ("we rent a 2 bed in Clontarf", "residence", "Clontarf"),
+    ("My fiancé and I are planning a wedding for next June", "relationship_status", "fiancé"),
+    ("Girlfriend's name is Ella, she's a vet", "partner", "Ella"),
+    ("I've been seeing a lovely chap called Roger from the bowls club.", "partner", "Roger"),
+    ("I'm registered with the Church Street surgery.", "doctor", "Church Street surgery"),
+    ("drive a honda accord 2008, she's old but reliable", "car", "Honda"),
 ]
 # Changes told in shorthand (shorthand.py).
 SHORTHAND = [

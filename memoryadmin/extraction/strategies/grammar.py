@@ -106,7 +106,7 @@ _CONTRACTED = {
     "we'd": ("would", "would"),
 }
 _PARTICIPLE_HINT = word_set("been gone done seen had got made taken given known")
-_MY_X_AND_I = re.compile(r"\b(my|our)\s+((?:[a-z]+\s+)?[a-z]+)\s+and\s+I\b", re.IGNORECASE)
+_MY_X_AND_I = re.compile(r"\b(my|our)\s+((?:[^\W\d_]+\s+)?[^\W\d_]+)\s+and\s+I\b", re.IGNORECASE)
 _ME_AND_MY_X = re.compile(r"\bme\s+and\s+(my|our)\b", re.IGNORECASE)
 
 

@@ -53,6 +53,7 @@ LEFT_OUT = (
         "I'm ",
     ),
     (rx(r"^(?:just\s+|finally\s+)?(?:quit|split\s+up|broke\s+up|joined|started\s+at|transferred|signed)\b"), "I "),
+    (rx(r"^(?:still\s+)?(?:drive|own)\s+(?:a|an)\s"), "I "),
     (
         rx(
             r"^(?:a\s+|current\s+)?(?:freshman|sophomore|junior|senior|"
@@ -197,7 +198,8 @@ RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
 
 
 DATING = rx(
-    r"\b(?:dating|seeing)\s+(?:(?:a\s+(?:guy|girl|man|woman|boy)|someone|somebody)\s+(?:named|called)\s+)?"
+    r"\b(?:dating|seeing)\s+(?:(?:a\s+(?:[\w-]+\s+){0,2}?(?:guy|girl|man|woman|boy|chap|lad|lady|fella|bloke)|someone|"
+    r"somebody)\s+(?:named|called)\s+)?"
     r"(?P<name>(?-i:[A-Z][a-z]+))\b"
 )
 

@@ -54,7 +54,11 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"\b(?:split\s+up|broke\s+up)\s+with\b|\btied\s+the\s+knot\b|\b(?:been|started)\s+dating\s+\w|"
             r"\bdivorce\s+(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through)\b|"
             r"^(?:my\s+(?:boyfriend|girlfriend|bf|gf|partner|husband|wife)\s+and\s+i|"
-            r"me\s+and\s+my\s+(?:boyfriend|girlfriend|bf|gf|partner))\s+(?:have\s+been|'ve\s+been|are|were)\b"
+            r"me\s+and\s+my\s+(?:boyfriend|girlfriend|bf|gf|partner))\s+(?:have\s+been|'ve\s+been|are|were)\s+"
+            # Of the two of them, not of what they do together ("my wife and i were in paris").
+            r"(?:now\s+|officially\s+|finally\s+|happily\s+)?(?:together|engaged|married|getting\s+(?:married|divorced)|"
+            r"dating|a\s+couple|separated|separating|divorced|splitting|done|over|official|an\s+item|seeing\s+each\s+other|"
+            r"(?:doing\s+)?long[- ]distance|living\s+together|moving\s+in\s+together)\b"
         ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status", negation_ok=True),
     ),
@@ -212,7 +216,7 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
         rx(
             r"^my\s+hair\s*(?:'s|is)\s+(?:now\s+)?(?:naturally\s+)?(?:(?:long|short|curly|straight|wavy|thick|"
             r"shoulder[- ]length)\s+(?:and\s+)?)*" + HAIR + r"\b|"
-            r"\bdyed\s+(?:my\s+hair|it)\s+"
+            r"\b(?:dyed|dye)\s+(?:my\s+hair|it)\s+"
             + HAIR
             + r"\b|"
             + AM

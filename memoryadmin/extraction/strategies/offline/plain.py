@@ -81,6 +81,31 @@ STATED: tuple[tuple[str, str, str], ...] = (
         "residence",
     ),
     (
+        # "renting a flat above the chippy on the high street in Luton", "we rent a 2 bed in Clontarf".
+        _AM
+        + r"renting\s+(?:a|an)\s+(?:room|flat|apartment|house|studio)\b[^,.!?]{0,40}?\s+in\s+"
+        + place("place8", lower_case=False)
+        + r"|"
+        + _I
+        + r"(?:rent|own)\s+(?:a|an|our|my)\s+(?:one|two|three|four|1|2|3|4)[- ]bed(?:room)?\s+in\s+"
+        + place("place9", lower_case=False),
+        "home",
+        "residence",
+    ),
+    (
+        # "my fiancé and I are planning a wedding": engaged.
+        r"^(?:my|our)\s+(?:fianc[eé]e?)\b(?!'s\s+(?:brother|sister|mum|mom|dad|family|parents))",
+        "relationships",
+        "relationship_status",
+    ),
+    (
+        # "I'm registered with the Church Street surgery".
+        _AM + r"registered\s+(?:with|at)\s+(?:the\s+)?(?:[\w'-]+\s+){1,3}"
+        r"(?:surgery|practice|medical\s+centre|health\s+centre)\b",
+        "health",
+        "doctor",
+    ),
+    (
         # "i drive for uber full time", "i work retail at h&m", "my job is in infosys, bangalore office".
         _I + r"(?:drive|deliver|ride)\s+for\s+" + CAP + r"|"
         r"^i\s+" + ADV + r"work\s+(?!out\b)(?:[a-z-]+\s+){1,2}(?:at|for)\s+(?:the\s+)?" + CAP + r"|"

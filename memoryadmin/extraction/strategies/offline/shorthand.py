@@ -368,10 +368,39 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} banks with {bank}",
     ),
     (
+        r"\bregistered\s+(?:at|with)\s+(?:the|a)\s+new\s+(?:gp\s+)?(?P<gp>surgery|practice|gp|doctor'?s?)\b",
+        "health",
+        "doctor",
+        "{speaker} is registered with a new {gp}",
+    ),
+    (
         r"\b(?:my|a)\s+new\s+(?:doctor|gp)\s*,?\s+(?:is\s+|called\s+)?dr\.?\s+(?P<name>[a-z][\w'-]+)",
         "health",
         "doctor",
         "{speaker}'s doctor is Dr {name}",
+    ),
+    (
+        # "rent here in austin is $1800", "manchester flat is finally feeling like home".
+        r"(?:^|\b(?:rent|rates|the\s+(?:weather|winters?|summers?|traffic|rent|schools)|living)\s+)"
+        r"(?:out\s+|over\s+|up\s+|down\s+)?here\s+in\s+"
+        + place("place", lower_case=False)
+        + r"(?![^.!?]{0,40}\b(?:for\s+(?:the|a|one|two|\d+)\s+\w+|visiting|trip|holiday|vacation|conference)\b)|"
+        r"(?:^|(?<=[,;:]\s)|\b(?:the|my|our)\s+)"
+        + place("place2", lower_case=False)
+        + r"\s+(?:flat|house|apartment|place)\s+(?:is|has)\s+(?:finally\s+|now\s+)?(?:feeling|starting\s+to\s+feel)\s+"
+        r"like\s+home\b",
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        # "Girlfriend's name is Ella", "I've been seeing a lovely chap called Roger".
+        r"^(?:my\s+)?(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?)(?:'s\s+name\s+is|\s+is\s+called)\s+"
+        r"(?P<name>(?-i:[A-Z][a-z]+))\b|"
+        r"\b(?:i've|i\s+have)\s+been\s+seeing\s+(?:a\s+)?(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?P<name2>(?-i:[A-Z][a-z]+))\b",
+        "relationships",
+        "partner",
+        "{speaker}'s partner is {name}",
     ),
 )
 

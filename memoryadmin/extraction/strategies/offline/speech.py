@@ -56,7 +56,8 @@ _SENTENCE_BREAK_IN_LINE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
 ABBREVIATIONS = word_set("st dr mr mrs ms prof jr sr mt ft e.g i.e etc vs inc ltd co corp approx dept univ ave rd blvd")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|\s+[-–—]+\s+|\s*\.\.\.+\s*|,\s+(?=(?:it's|it\s+is|it\s+was|that's|which\s+is)\b)|,\s+so\s+(?!(?:much|many|far|long|good|glad)\b)|(?<!\bme),?\s+(?:and|but|so|plus|also|then|while|whereas|though|although)\s+"
-    r"(?=(?:now\s+|then\s+)?(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
+    # Not a subject of two: "my husband and I are moving".
+    r"(?!i\s+(?:are|were)\b)(?=(?:now\s+|then\s+)?(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|[,:]\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b)|"
     # A subject-less clause after a comma: "my laptop died, gonna buy a new one".
     r",\s+(?=(?:gonna|going\s+to|planning\s+to|thinking\s+of|hoping\s+to|trying\s+(?:not\s+)?to|tryna|"
     r"never\s+thought|didn't\s+think|did\s+not\s+think)\b)|"
