@@ -1,7 +1,6 @@
 """The cues `news` reads in a clause that has the speaker as its subject, each with the attribute it sets.
 
-`CUES` are read in order, with `FIRST_CUES` before them and `LATER_CUES` after; the first that matches
-decides.
+`CUES` are read in order, with `FIRST_CUES` before them and `LATER_CUES` after; the first that matches decides.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
     ADV,
     AM,
     CAP,
+    COUPLE_STATES,
     DIETS,
     FIELDS,
     GYM_NAME,
@@ -27,7 +27,6 @@ from memoryadmin.extraction.strategies.offline.phrases import (
 )
 from memoryadmin.memories.models import MemoryType
 
-# (pattern, kind) in order; the first that matches decides.
 CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         # "…the football is just more fun to watch": a fan of a named side, told with its sport.
@@ -55,10 +54,7 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"\bdivorce\s+(?:was|is|got|has\s+been)\s+(?:finali[sz]ed|final|through)\b|"
             r"^(?:my\s+(?:boyfriend|girlfriend|bf|gf|partner|husband|wife)\s+and\s+i|"
             r"me\s+and\s+my\s+(?:boyfriend|girlfriend|bf|gf|partner))\s+(?:have\s+been|'ve\s+been|are|were)\s+"
-            # Of the two of them, not of what they do together ("my wife and i were in paris").
-            r"(?:now\s+|officially\s+|finally\s+|happily\s+)?(?:together|engaged|married|getting\s+(?:married|divorced)|"
-            r"dating|a\s+couple|separated|separating|divorced|splitting|done|over|official|an\s+item|seeing\s+each\s+other|"
-            r"(?:doing\s+)?long[- ]distance|living\s+together|moving\s+in\s+together)\b"
+            + COUPLE_STATES
         ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status", negation_ok=True),
     ),

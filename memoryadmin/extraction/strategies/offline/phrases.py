@@ -30,6 +30,13 @@ FIELDS = (
     r"data\s+science|neuroscience|biochemistry|genetics|agriculture|classics|theology|communications|psych|econ|"
     r"poli\s+sci|comp\s+sci|ece|mass\s+comm|informatics|media\s+studies|sports\s+science|physiotherapy)"
 )
+# What a couple is, not what the two of them do together ("my wife and i were in paris"): "my boyfriend and i are
+# engaged", "me and my gf are doing long distance".
+COUPLE_STATES = (
+    r"(?:now\s+|officially\s+|finally\s+|happily\s+)?(?:together|engaged|married|getting\s+(?:married|divorced)|"
+    r"dating|a\s+couple|separated|separating|divorced|splitting|done|over|official|an\s+item|seeing\s+each\s+other|"
+    r"(?:doing\s+)?long[- ]distance|living\s+together|moving\s+in\s+together)\b"
+)
 DIETS = r"(?:vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant[- ]based|gluten[- ]free|low[- ]carb|carnivore)"
 HAIR = r"(?:black|brown|dark\s+brown|light\s+brown|blonde?|platinum(?:\s+blonde?)?|red|ginger|auburn|grey|gray|"
 HAIR += r"white|silver|pink|purple|blue|green|teal|orange|brunette)"
