@@ -103,6 +103,8 @@ SHORTHAND = [
     ("guess who's a zara employee now 😎", "employer", "Pat works at Zara"),
     ("first shift at mercy general done today", "employer", "Pat works at Mercy General"),
     ("joined wipro from this month, package is better", "employer", "Wipro"),
+    ("Anyway I'm at Wealthsimple now, the Shopify layoffs got me", "employer", "Pat works at Wealthsimple"),
+    ("Long story but I'm now with Seplat, the offer was too good.", "employer", "Pat works at Seplat"),
     ("switched to mint mobile, saving $40 a month", "mobile_carrier", "Pat's mobile carrier is Mint Mobile"),
     ("cancelled xfinity!! we got fiber from at&t", "internet_provider", "Pat's internet provider is AT&T"),
     ("moved everything to ally, chase fees were literal robbery", "bank", "Pat banks with Ally"),
@@ -166,6 +168,8 @@ def test_a_fact_stated_plainly_or_a_change_told_in_shorthand_sets_its_attribute(
         "chase me later about the invoice",
         "left uni at 5 and went straight to the pub",
         "I drink like 4 coffees a day",
+        "I'm at Starbucks now, come join",
+        "bought a flat in leeds to rent out",
     ],
 )
 def test_what_is_no_change_of_the_speakers_own_sets_nothing_new(content: str) -> None:
@@ -179,6 +183,7 @@ def test_what_is_no_change_of_the_speakers_own_sets_nothing_new(content: str) ->
         "email",
         "bank",
         "drinking",
+        "employer",
     }, found
 
 

@@ -44,7 +44,7 @@ _WORDS = re.compile(r"[a-z']+")
 LET_OUT = re.compile(
     r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
 )
-_NOT_LIVED_IN = r"(?![^\n]{0,60}\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|airbnb|rental|let\s+out)\b)"
+_NOT_LIVED_IN = r"(?![^\n]{0,60}" + LET_OUT.pattern + ")"
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
 _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burgers|steak|animal\s+products)"
 
@@ -110,7 +110,15 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + r"joined\s+(?P<org3>"
         + named("employers")
         + r")(?=[^.!?]{0,40}\b(?:team|as\s+an?|role|job|office|from\s+this\s+month|package|salary|notice|hired)\b)|"
-        r"\bfirst\s+shift\s+at\s+(?P<org4>" + NAME + r"|" + named("employers") + r")",
+        r"\bfirst\s+shift\s+at\s+(?P<org4>" + NAME + r"|" + named("employers") + r")|"
+        # "I'm at Wealthsimple now, the Shopify layoffs got me", "I'm now with Seplat, the offer was too good": where
+        # the speaker is now, in a message of a job changed.
+        r"\b(?:i'm|im|i\s+am)\s+(?:now\s+(?:at|with)\s+(?P<org5>"
+        + NAME
+        + r")|(?:at|with)\s+(?P<org6>"
+        + NAME
+        + r")\s+now)\b(?=[^\n]*\b(?:offer|layoffs?|laid\s+off|hired|new\s+(?:job|role)|relocation|notice|resigned|"
+        r"package|onboarding|contract|switched\s+jobs|changed\s+jobs)\b)",
         "work",
         "employer",
         "{speaker} works at {org}",
