@@ -263,3 +263,34 @@ def test_a_name_typed_without_its_apostrophe_names_the_fact_that_has_it(offline_
     say_at(offline_namespace, T0 + timedelta(days=30), "cult.fit classes are way better, cancelled golds finally")
     golds.refresh_from_db()
     assert golds.status == MemoryStatus.SUPERSEDED
+
+
+def test_a_relationship_that_ends_ends_the_partner_and_a_partner_named_ends_being_single(offline_namespace) -> None:
+    """Facts of two attributes: "we broke up" makes "User's partner is Jake" history, as a new partner named makes
+    "User is single" history; a status that keeps the partner ("we got engaged") leaves them current."""
+
+    def stated_by(message, attribute: str) -> set:
+        return set(
+            Memory.objects.filter(
+                namespace=offline_namespace, attribute=attribute, evidence__message=message
+            ).values_list("pk", flat=True)
+        )
+
+    say_at(offline_namespace, T0, "My boyfriend is called Jake, we met at uni.")
+    jake = Memory.objects.get(namespace=offline_namespace, attribute="partner", status=MemoryStatus.ACTIVE)
+    say_at(offline_namespace, T0 + timedelta(days=10), "We got engaged last weekend!")
+    jake.refresh_from_db()
+    assert jake.status == MemoryStatus.ACTIVE
+    _, ended_by = say_at(offline_namespace, T0 + timedelta(days=40), "I'm single again, we broke up last month.")
+    jake.refresh_from_db()
+    assert jake.status == MemoryStatus.SUPERSEDED
+    assert jake.superseded_by in stated_by(ended_by, "relationship_status")
+    single = Memory.objects.get(
+        namespace=offline_namespace, attribute="relationship_status", status=MemoryStatus.ACTIVE
+    )
+    _, named = say_at(offline_namespace, T0 + timedelta(days=90), "My girlfriend is called Maya, she's lovely.")
+    single.refresh_from_db()
+    maya = Memory.objects.get(namespace=offline_namespace, attribute="partner", status=MemoryStatus.ACTIVE)
+    assert "Maya" in maya.text
+    assert single.status == MemoryStatus.SUPERSEDED
+    assert single.superseded_by in stated_by(named, "partner")

@@ -58,7 +58,7 @@ from memoryadmin.extraction.strategies.offline.news import (
     retires,
     speaker_left_out,
 )
-from memoryadmin.extraction.strategies.offline.restated import restated
+from memoryadmin.extraction.strategies.offline.restated import also_ends, restated
 from memoryadmin.extraction.strategies.offline.speech import (
     addresses_listener,
     content_words,
@@ -492,6 +492,7 @@ class OfflineStrategy(ChoiceStrategy):
                     event_date_precision=reading.date_span,
                     stated_at=message.created_at,
                     leaves=reading.leaves,
+                    replaces=also_ends(reading.attribute, reading.text, subject, batch.known),
                 )
         return list(by_text.values())
 

@@ -57,3 +57,28 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
             if again or (named and values and values == _value_words(fact.text)):
                 reading.text = fact.text
                 break
+
+
+# A status without a partner: what a relationship that ends says, and what a partner named makes untrue.
+_NO_PARTNER = re.compile(
+    r"\b(?:single|divorced|separated|widow(?:ed|er)?|no\s+longer\s+with|split\s+up|broke\s+up|broken\s+up|"
+    r"called\s+it\s+(?:a\s+day|quits))\b",
+    re.IGNORECASE,
+)
+
+
+def also_ends(attribute: str, text: str, subject: str, known: Sequence[KnownFact]) -> list[str]:
+    """The held facts of another attribute a change makes untrue: "we split up" ends "Pat's partner is Jake", and
+    "Pat's partner is Maya" ends "Pat is single". Ids of the person's current facts only (`Batch.known`)."""
+    if attribute == "relationship_status" and _NO_PARTNER.search(text):
+        return [k.memory_id for k in known if k.memory_id and k.subject == subject and k.attribute == "partner"]
+    if attribute == "partner":
+        return [
+            k.memory_id
+            for k in known
+            if k.memory_id
+            and k.subject == subject
+            and k.attribute == "relationship_status"
+            and _NO_PARTNER.search(k.text)
+        ]
+    return []
