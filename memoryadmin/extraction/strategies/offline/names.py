@@ -48,7 +48,12 @@ def groups() -> dict[str, tuple[str, ...]]:
 
 @cache
 def _spellings() -> dict[str, str]:
-    return {name.removeprefix("?").lower(): name.removeprefix("?") for names in groups().values() for name in names}
+    """Each name in lower case -> as spelt, the first group's where two groups hold it."""
+    spelling: dict[str, str] = {}
+    for names in groups().values():
+        for name in names:
+            spelling.setdefault(name.removeprefix("?").lower(), name.removeprefix("?"))
+    return spelling
 
 
 def canonical(value: str, capital: bool = False) -> str:
@@ -78,19 +83,17 @@ def named(*labels: str, everyday: bool = True) -> str:
 def _lexicon() -> tuple[dict[str, tuple[tuple[str, str], ...]], frozenset[str], frozenset[str]]:
     """Each name's first word -> (the name in lower case, as spelt), longest first; the everyday words; and the
     names that are only employers'."""
-    spelling: dict[str, str] = {}
     everyday: set[str] = set()
-    employers: set[str] = set()
+    first_group: dict[str, str] = {}
     for label, listed in groups().items():
         for name in listed:
-            plain = name.removeprefix("?")
+            low = name.removeprefix("?").lower()
             if name.startswith("?"):
-                everyday.add(plain.lower())
-            if label == "employers" and plain.lower() not in spelling:
-                employers.add(plain.lower())
-            spelling.setdefault(plain.lower(), plain)
+                everyday.add(low)
+            first_group.setdefault(low, label)
+    employers = {low for low, label in first_group.items() if label == "employers"}
     by_first: dict[str, list[tuple[str, str]]] = {}
-    for low, name in spelling.items():
+    for low, name in _spellings().items():
         if len(name) == len(low):
             by_first.setdefault(_WORD.match(low).group(0).rstrip("'"), []).append((low, name))
     ordered = {first: tuple(sorted(names, key=lambda n: -len(n[0]))) for first, names in by_first.items()}
