@@ -8,8 +8,8 @@ pattern recognises may still be worth keeping; the strategy decides.
 
 Attributes recognised: name, age, residence, home, origin, employer, occupation,
 relationship_status, partner, school, course, diet, car, phone, phone_number,
-email, team, instrument, computer, bicycle, motorbike, doctor, dentist, bank, internet_provider and
-"favourite <thing>".
+email, team, instrument, computer, bicycle, motorbike, doctor, dentist, therapist, hairdresser, vet, bank,
+internet_provider, mobile_carrier, supermarket and "favourite <thing>".
 Other facts (trips, illnesses, pets, plans, family, preferences, opinions about
 themselves) are kept without one: a second trip does not replace the first.
 `news.py` reads the same attributes (and gym, hair colour) when they are told
@@ -444,7 +444,8 @@ _MANY_VALUED = frozenset(
         "occupation",
         "course",
         "school",
-        *("bank", "doctor", "dentist", "internet_provider", "mobile_carrier", "gym"),
+        *("bank", "doctor", "dentist", "internet_provider", "mobile_carrier", "gym", "therapist", "hairdresser"),
+        *("vet", "supermarket"),
     }
 )
 # "second year", "the second half" say when, not one more.

@@ -43,7 +43,7 @@ _SUBJECT_GONE = (
     _AFTER
     + _THING
     + r"\s+(?:finally\s+|just\s+)?(?:died|passed\s+away|passed|escaped|ran\s+away|flew\s+off|flew\s+away|"
-    r"went\s+missing|moved\s+out|didn't\s+survive|did\s+not\s+survive|went\s+to\s+(?:a|the)\s+(?:\w+\s+)?"
+    r"went\s+missing|moved\s+out|moved\s+away|didn't\s+survive|did\s+not\s+survive|went\s+to\s+(?:a|the)\s+(?:\w+\s+)?"
     r"(?:rescue|shelter|sanctuary|farm|new\s+home)|"
     r"went\s+to\s+live\s+with|got\s+stolen|"
     r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
@@ -64,7 +64,7 @@ GONE = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
-        _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+"
+        _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+(?:finally\s+|long\s+|officially\s+|now\s+)?"
         r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me|history|a\s+distant\s+memory|"
         r"old\s+news|sold|a\s+thing\s+of\s+the\s+past|going\s+in\s+the\s+drawer|going\s+on\s+(?:ebay|marketplace|"
         r"gumtree|vinted|craigslist|facebook\s+marketplace)|up\s+for\s+sale)\b",
@@ -110,7 +110,8 @@ GONE = tuple(
         + _THING
         + r"\s+(?:are\s+(?:done|over|finished|through)(?!\s+\w+ing)|called\s+it\s+(?:off|quits))\b",
         r"\b(?:had\s+to\s+)?(?:rehome|re-home)\s+" + _THING + _END,
-        r"\b(?:don't|do\s+not|no\s+longer)\s+(?:play|drive|use|go\s+to|support|eat|have|own|ride)\s+(?:the\s+)?"
+        r"\b(?:don't|do\s+not|no\s+longer)\s+(?:play|drive|use|go\s+to|support|eat|have|own|ride|work\s+(?:at|for)|"
+        r"shop\s+at|bank\s+with|live\s+in|train\s+at|study\s+at|attend|see)\s+(?:the\s+)?"
         + _THING
         + r"\s+(?:anymore|any\s+more)\b",
         r"\b(?:ripped\s+up|tore\s+up|didn't\s+renew|did\s+not\s+renew)\s+(?:my\s+|the\s+)?" + _THING + _END,
@@ -131,7 +132,8 @@ GONE = tuple(
         r"dropped\s+out|resigned)\s+from\s+" + _THING + _END,
         r"\b(?:since|after)\s+(?:leaving|quitting|dropping|selling|losing)\s+" + _THING + _END,
         r"\bthings\s+with\s+" + _THING + r"\s+(?:are|is)\s+over\b",
-        r"\b(?:stop|stopped|had\s+to\s+stop|quit|given\s+up|giving\s+up)\s+(?:playing|going\s+to|using|driving)\s+"
+        r"\b(?:stop|stopped|had\s+to\s+stop|quit|given\s+up|giving\s+up)\s+(?:playing|going\s+to|using|driving|doing|"
+        r"shopping\s+at|banking\s+with|seeing|following|supporting)\s+"
         r"(?:the\s+)?" + _THING + _END,
         r"\b(?:gave|given|lent|sold)\s+(?:the|my)\s+" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
         r"\b(?:ended|cancell?ed|stopped|let|closed)\s+(?:the|my|our)\s+"
@@ -156,6 +158,17 @@ GONE = tuple(
         r"\b(?:taken|took)\s+" + _THING + r"(?:'s)?\s+place\b",
         r"\bruined\s+" + _THING + r"\s+for\s+me\b",
         r"\bwent\s+off\s+" + _THING + _END,
+        # Not there any more: "I'm not at Ambev anymore", "no longer with Vodafone".
+        r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+not\s+(?:at|with|on|in)\s+" + _THING + r"\s+(?:anymore|any\s+more)\b",
+        r"\bno\s+longer\s+(?:at|with|on|in)\s+" + _THING + _END,
+        # Moved from it, whatever was moved: "moved everything from TD to Tangerine", "converted from tennis"; not
+        # money moved between accounts ("transferred $200 from Chase").
+        r"\b(?:switched|moved|converted|transferred|defected|ported|changed)\s+(?!(?:money|cash|funds|\$|\d)\b)"
+        r"(?:(?!(?:money|cash|funds)\b)[\w']+\s+){0,2}?from\s+" + _THING + _END,
+        # Chosen over it: "I'm learning piano now instead of guitar", "Storm score alerts instead of Broncos".
+        r"\binstead\s+of\s+" + _THING + _END,
+        # A home whose lease ended: "my Singapore lease ended".
+        r"\b" + _THING + r"\s+(?:lease|tenancy|rental)\s+(?:ended|ran\s+out|is\s+up|expired|finished)\b",
         # A membership that ended: "my YMCA membership ran out".
         r"\b" + _THING + r"\s+(?:membership|subscription|contract)\s+(?:ran\s+out|expired|lapsed|ended)\b",
     )
@@ -205,7 +218,7 @@ def gone_in(content: str) -> list[str]:
         return names
     back = bool(_BACK.search(content))
     for sentence in _SENTENCES.split(content):
-        if not sentence or NOT_NOW.search(sentence):
+        if not sentence:
             continue
         if asks(sentence):
             # "Radiohead who?": the one asked after is forgotten, not asked about.
@@ -224,8 +237,11 @@ def gone_in(content: str) -> list[str]:
                 # Typed in lower case, a name may run to three words ("the arctic monkeys as my number one", "left
                 # smile studio"), never from a common word ("left work early"); what it is of goes ("natwest account").
                 words = name.split()
-                if len(words) > 1 and (
-                    words[0].lower() in _NOT_NAMES or words[-1].lower() in _NOT_NAMES - _ENDS_A_NAME - _OF_A_NAME
+                # Spelt as a name ("Home Depot", "Great Clips"), it is one whatever its words.
+                if (
+                    len(words) > 1
+                    and not all(w[:1].isupper() for w in words)
+                    and (words[0].lower() in _NOT_NAMES or words[-1].lower() in _NOT_NAMES - _ENDS_A_NAME - _OF_A_NAME)
                 ):
                     continue
                 if len(words) > 1 and words[-1].lower() in _OF_A_NAME:
@@ -234,6 +250,10 @@ def gone_in(content: str) -> list[str]:
                     continue
                 # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.
                 opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]
+                # "Ditched Spotify, just for a month": for a while from its clause on; not "Remind me tomorrow, I
+                # switched from Home Depot", whose earlier clause is another matter.
+                if NOT_NOW.search(sentence[match.start() + 1 - len(opens) :]):
+                    continue
                 if no_change_of_the_speakers((opens + sentence[match.start() + 1 : match.end()]).strip(" ,;.!")):
                     continue
                 names.append(name.removesuffix("'s"))

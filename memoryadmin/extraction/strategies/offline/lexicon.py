@@ -45,7 +45,9 @@ REACTION_STARTS = (
     "your|keep it up|keep me posted|keep up|good luck|take care|have fun|enjoy|see you|talk soon|bye|"
     "let me know|let's|lets|here's|here is|check it out|check out|look at|take a look|glad to hear|"
     "sorry to hear|happy to hear|nice to hear|good to know|i know right|i hear you|i feel you|i get it|"
-    "i see|i bet|bet|i agree|i guess so|i think so|i hope so|i know|me neither|can't wait|cannot wait|"
+    # "I see", not "I see Dr Nowak for my diabetes", "I see a therapist named Rachel".
+    "i see(?!\\s+(?:a|an|dr)\\b|\\s+(?-i:[A-Z]))|i bet|bet|i agree|i guess so|i think so|i hope so|i know|"
+    "me neither|can't wait|cannot wait|"
     "i (?:totally |completely |really |definitely |fully |so )?(?:agree|understand|appreciate that)"
 )
 

@@ -84,7 +84,7 @@ _HEDGED = re.compile(r"\b(?:i\s+guess|i\s+think|i\s+suppose)\s*\?+$", re.IGNOREC
 # season"), on a trip ("visiting", "the airbnb"), for someone else ("for my mum", "for you"), long ago ("back in
 # 2015", "in uni"), taken back ("didn't last", "turned it down", "jk"), or done with a day's work ("after my shift").
 NOT_NOW = re.compile(
-    r"\b(?:would\s+(?!you\b|u\b)|if\s+(?:i|we)\b|someday|one\s+day|hypothetically|imagine|pretend)|"
+    r"\b(?:would\s+(?!you\b|u\b)|if\s+(?:i|we)\b|(?:i|we)\s+wish\b|someday|one\s+day|hypothetically|imagine|pretend)|"
     r"\bfor\s+(?:the|a|one|two|three|\d+)\s+(?:weekend|week|day|night|month|bit|afternoon|evening)s?\b|"
     r"\bfor\s+(?:today|tonight|halloween|charity|veganuary|lent|ramadan|christmas|easter|thanksgiving|diwali|eid)\b|\btoday\s+only\b|\buntil\s+next\b|"
     r"\b(?:on\s+(?:a|my|our|the)\s+(?:\w+\s+)?trip|(?:work|business|school|road)\s+trip|visiting|holiday|holidays|"

@@ -1,11 +1,16 @@
 """Who or what serves the speaker, one at a time: a doctor, a dentist, a bank, an internet provider.
 
-"My GP is Dr Patel", "I bank with Lloyds", "our broadband is with Virgin Media": each names the one the speaker
-has now, so a later "my GP is Dr O'Connor now" replaces it. (pattern, topic, attribute), read by `facts` in its
+"My GP is Dr Patel", "I bank with Lloyds", "our broadband is with Virgin Media", "my operator is Vivo", "I see a
+therapist named Rachel", "I do my weekly shop at Tesco": each names the one the speaker has now, so a later "my GP is
+Dr O'Connor now" replaces it. (pattern, topic, attribute), read by `facts` in its
 order; a pattern is searched case-insensitively, the name after it must be capitalised.
 """
 
 from __future__ import annotations
+
+# Seeing someone for care: "I see Dr Nowak for my diabetes", "I see a therapist named Rachel on BetterHelp".
+_SEE = r"^(?:i|we)\s+(?:still\s+|now\s+|regularly\s+|usually\s+)?see\s+"
+_NAMED = r"(?:\s+(?:named|called))?\s+(?:dr\.?\s+)?(?-i:[A-Z])"
 
 PROVIDERS: tuple[tuple[str, str, str], ...] = (
     (
@@ -14,6 +19,66 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         r"^dr\.?\s+(?-i:[A-Z])[\w'-]+\s+is\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?(?:gp|doctor)\b",
         "health",
         "doctor",
+    ),
+    (
+        # "I see Dr Goldberg for my teeth": a dentist before a doctor.
+        _SEE
+        + r"(?:a\s+dentist"
+        + _NAMED
+        + r"|dr\.?\s+(?-i:[A-Z])[\w'-]+\s+for\s+(?:my\s+)?(?:teeth|tooth|dental|cleanings?|"
+        r"check-?ups?\s+at\s+the\s+dentist))",
+        "health",
+        "dentist",
+    ),
+    (
+        _SEE
+        + r"(?:a\s+(?:gp|doctor|physician)"
+        + _NAMED
+        + r"|dr\.?\s+(?-i:[A-Z])[\w'-]+(?:\s*$|\s+(?:for|at|about|every|once|twice)\b))",
+        "health",
+        "doctor",
+    ),
+    (
+        r"^(?:my|our)\s+(?:new\s+|current\s+)?(?:therapist|counsell?or|psychologist|psychiatrist)(?:'s|\s+is)\s+"
+        r"(?:now\s+)?(?:dr\.?\s+)?(?-i:[A-Z])|"
+        + _SEE
+        + r"(?:a\s+)?(?:therapist|counsell?or|psychologist|psychiatrist)"
+        + _NAMED,
+        "health",
+        "therapist",
+    ),
+    (
+        r"^(?:my|our)\s+(?:new\s+|regular\s+|usual\s+)?(?:hairdresser|hair\s+stylist|stylist|barber)(?:'s|\s+is)\s+"
+        r"(?:now\s+)?(?-i:[A-Z])|"
+        + _SEE
+        + r"(?:a\s+(?:hairdresser|stylist|barber)"
+        + _NAMED
+        + r"|(?-i:[A-Z])[\w'-]+\s+at\s+(?-i:[A-Z])[\w'& -]{0,30}?\b(?:salon|barbers?|barbershop|hair\w*|cuts|clips|"
+        r"blowout))\b",
+        "appearance",
+        "hairdresser",
+    ),
+    (
+        r"^(?:my|our)\s+(?:new\s+|regular\s+)?(?:vet|vets|veterinarian)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s+)?(?-i:[A-Z])",
+        "pets",
+        "vet",
+    ),
+    (
+        # "my operator is Vivo", "my carrier is Telcel prepaid", "my network's O2".
+        r"^(?:my|our)\s+(?:main\s+|current\s+|new\s+|mobile\s+|phone\s+|cell\s+)?(?:carrier|operator|network|"
+        r"mobile\s+provider|phone\s+provider|cell\s+provider|sim|provider)(?:'s|\s+is)\s+(?:now\s+)?(?:with\s+)?"
+        r"(?-i:[A-Z])",
+        "contact",
+        "mobile_carrier",
+    ),
+    (
+        # "I do my weekly shop at Tesco", "we do our groceries at Aldi".
+        r"^(?:i|we)\s+(?:usually\s+|always\s+|now\s+|mostly\s+)?do\s+(?:my|our|the)\s+(?:weekly\s+|big\s+|grocery\s+|food\s+)?"
+        r"(?:shop|shopping|groceries|grocery\s+shopping)\s+(?:at|in)\s+(?-i:[A-Z])|"
+        r"^(?:my|our)\s+(?:usual\s+|regular\s+|main\s+)?(?:supermarket|grocery\s+store|grocer)(?:'s|\s+is)\s+(?:now\s+)?"
+        r"(?-i:[A-Z])",
+        "home",
+        "supermarket",
     ),
     (
         r"^(?:my|our)\s+(?:new\s+)?dentist(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|(?-i:[A-Z]))|"
