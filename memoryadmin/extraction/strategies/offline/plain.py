@@ -154,7 +154,13 @@ STATED: tuple[tuple[str, str, str], ...] = (
         _AM
         + r"(?:on|with)\s+(?:"
         + named("carriers")
-        + r")(?=\s*(?:[,.!]|$|\s+(?:and|now|since|for\s+(?:years|ages))\b))",
+        + r")(?=\s*(?:[,.!]|$|\s+(?:and|now|since|for\s+(?:years|ages))\b))|"
+        # Any name, with what it is for: "I'm with Optus on a postpaid plan", "I'm using Jio sim in my phone".
+        + _AM
+        + r"(?:on|with|using)\s+(?:the\s+)?"
+        + NAME
+        + r"(?=[^.!?\n]{0,30}\b(?:network|sim|prepaid|postpaid|pre-paid|post-paid|line|(?:phone|mobile|data|unlimited|"
+        r"monthly|family|cell|pay\s+as\s+you\s+go)\s+(?:plan|contract|deal)|plan\s+for\s+(?:my\s+)?(?:phone|number))\b)",
         "contact",
         "mobile_carrier",
     ),

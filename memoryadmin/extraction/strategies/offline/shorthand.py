@@ -370,6 +370,28 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works remotely",
     ),
     (
+        # Whatever its name, told by what was moved or what it is for: "ported my number to Airtel", "switched to Glo
+        # for the data bundle", "moved my salary account to HDFC", "switched to ING no fees".
+        r"\b(?:ported|port)\s+(?:my\s+(?:number|sim|line)\s+)?(?:over\s+)?to\s+(?P<carrier>" + NAME + r")|"
+        r"\b(?:switched|moved|changed)\s+(?:my\s+(?:number|sim|line|mobile|phone\s+plan)\s+)(?:over\s+)?to\s+"
+        r"(?P<carrier2>" + NAME + r")|"
+        r"\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?P<carrier3>" + NAME + r")(?=[^.!?\n]{0,40}\b(?:data|signal|"
+        r"sim|network|coverage|bundle|prepaid|postpaid|pre-paid|post-paid|minutes|5g|4g)\b)",
+        "contact",
+        "mobile_carrier",
+        "{speaker}'s mobile carrier is {carrier}",
+    ),
+    (
+        r"\b(?:moved|switched|transferred|shifted)\s+(?:everything|my\s+(?:current\s+|main\s+|savings\s+|salary\s+|"
+        r"checking\s+|chequing\s+)?(?:account|accounts|banking|paycheck|salary|money))\s+(?:over\s+)?to\s+"
+        r"(?P<bank>" + NAME + r")|"
+        r"\bswitched\s+(?:over\s+)?to\s+(?P<bank2>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:fees|account|banking|savings|"
+        r"overdraft|debit\s+card|interest)\b)",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+    (
         r"\bswitched\s+banks\s+to\s+(?P<bank>" + NAME + r")",
         "money",
         "bank",

@@ -495,5 +495,26 @@ def is_negated(text: str, words: frozenset[str]) -> bool:
         bool(words & _NEGATION_WORDS)
         or "n't" in low
         or "no longer" in low
-        or ("no" in words and bool(_NO_THING.search(low)))
+        or ("no" in words and any(not _appended(text, match.start()) for match in _NO_THING.finditer(text)))
     )
+
+
+# What "no …" may follow as a fragment of its own: "switched to ING no fees", "I eat everything no restriction".
+_APPENDED_AFTER = re.compile(r"(?:\b(?-i:[A-Z])[\w&'.-]*|\beverything|\banything)\s+$", re.IGNORECASE)
+
+
+def _appended(text: str, start: int) -> bool:
+    """Whether the "no …" at `start` is a fragment said after the clause ("…to Tirupati no meat no egg now"), not
+    its negation ("I have no car"): it follows a name, or "everything", or another such fragment."""
+    if re.match(r"no\s+(?:more|longer)\b", text[start:], re.IGNORECASE):
+        return False  # "I go to Equinox no more"
+    before = text[:start]
+    while True:
+        fragment = _NO_THING_END.search(before)
+        if fragment is None:
+            break
+        before = before[: fragment.start()]
+    return bool(before.strip()) and bool(_APPENDED_AFTER.search(before)) and not before.strip().endswith(("I", "I'm"))
+
+
+_NO_THING_END = re.compile(r"\bno\s+\w+\s+$", re.IGNORECASE)
