@@ -1,0 +1,139 @@
+"""Changes told by what the speaker left ("I switched from Home Depot", "Comcast is finally gone"), providers named
+plainly ("my operator is Vivo", "I see a therapist named Rachel"), and chat typed as it is dictated ("switched to ING
+no fees"): read from one message, and the updates they make, end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryadmin.extraction.strategies.offline import read_message
+from memoryadmin.extraction.strategies.offline.gone import gone_in
+from tests.extraction.test_offline_news import TODAY, attributes
+from tests.extraction.test_updates import measure
+
+
+@pytest.mark.parametrize(
+    ("content", "names"),
+    [
+        # A name spelt as one is one, whatever its words ("home" is no name alone).
+        ("I switched from Home Depot last week.", ["Home Depot"]),
+        ("Add a reminder for my cut with Tony, I stopped going to Great Clips.", ["Great Clips"]),
+        # A while said in another, earlier clause is that clause's.
+        ("Remind me to bring my ID tomorrow, I switched from Home Depot last week.", ["Home Depot"]),
+        ("Comcast is finally gone.", ["Comcast"]),
+        ("New boyfriend, Liam's long gone.", ["Liam"]),
+        ("I've stopped doing Tesco, Lidl's half the price.", ["Tesco"]),
+        ("fyi I don't work at Target anymore, I'm at Costco now.", ["Target"]),
+        ("um so news I'm not at Ambev anymore I am at Mercado Livre now", ["Ambev"]),
+        ("I moved everything from TD to Tangerine.", ["TD"]),
+        ("I've fully converted from tennis.", ["tennis"]),
+        ("I'm learning piano now instead of guitar", ["guitar"]),
+        ("I relocated for work and my Singapore lease ended.", ["Singapore"]),
+        ("we moved him there from Bright Horizons.", ["Bright Horizons"]),
+    ],
+)
+def test_what_the_speaker_left_is_named(content: str, names: list[str]) -> None:
+    assert gone_in(content) == names
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I transferred $200 from Chase to savings",
+        "Ditched Spotify, just for a month",
+        "sometimes i wish I was a chef instead of engineer lol",
+        "my sister moved away from Leeds",
+        "I go to Equinox no more? who told you that",
+        "left work early",
+    ],
+)
+def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content: str) -> None:
+    assert gone_in(content) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute", "text"),
+    [
+        ("I see a therapist named Rachel on BetterHelp.", "therapist", "Pat sees a therapist named Rachel"),
+        ("I see Dr Nowak for my diabetes", "doctor", "Pat sees Dr Nowak"),
+        ("I see Dr. Goldberg for my teeth.", "dentist", "Pat sees Dr. Goldberg for their teeth"),
+        ("I see Kelly at Great Clips", "hairdresser", "Pat sees Kelly at Great Clips"),
+        ("my hairdresser is Ate Joy in our barangay", "hairdresser", "Pat's hairdresser is Ate Joy"),
+        ("my vet is Riverside Animal Clinic", "vet", "Pat's vet is Riverside Animal Clinic"),
+        ("my operator is Vivo, the chip I have since 2015", "mobile_carrier", "Pat's operator is Vivo"),
+        ("I'm with Optus on a postpaid plan.", "mobile_carrier", "Pat is with Optus on a postpaid plan"),
+        ("I'm using Jio sim in my phone", "mobile_carrier", "Pat is using Jio sim"),
+        ("I do my weekly shop at Tesco.", "supermarket", "Pat does their weekly shop at Tesco"),
+        ("ported my number to Airtel, the network was so bad", "mobile_carrier", "Pat's mobile carrier is Airtel"),
+        ("I moved my salary account to HDFC, the branch was too crowded", "bank", "Pat banks with HDFC"),
+        # "no fees" is said after the change, not of it.
+        ("switched to ING no fees, sparkasse was charging me every month", "bank", "Pat banks with ING"),
+    ],
+)
+def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, attribute: str, text: str) -> None:
+    found = attributes(content)
+    assert attribute in found, found
+    assert text in found[attribute]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I see what you mean",
+        "I see. That makes sense",
+        "I see Tom at Starbucks Coffee",
+        "I'm with Sarah on the project plan",
+        "my sister switched to Vodafone for the data",
+        "I switched to Spotify for the music",
+        "I go to Equinox no more",
+    ],
+)
+def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:
+    found = attributes(content)
+    assert not set(found) & {"therapist", "hairdresser", "mobile_carrier", "bank", "gym", "doctor"}, found
+
+
+def test_no_before_the_fact_still_negates_it() -> None:
+    assert read_message("I have no car", "Pat", TODAY) == []
+    assert read_message("I have no idea", "Pat", TODAY) == []
+
+
+PAIRS = [
+    {"update": True, "before": "I work at the Home Depot in Mesa.", "after": "I switched from Home Depot last week."},
+    {
+        "update": True,
+        "before": "I do my weekly shop at Tesco.",
+        "after": "Can you plan meals around Lidl's weekly offers? I've stopped doing Tesco, Lidl's half the price.",
+    },
+    {
+        "update": True,
+        "before": "I see a therapist named Rachel on BetterHelp.",
+        "after": "Remind me about my Thursday session with Dr. Iyer, I left BetterHelp and found someone local.",
+    },
+    {
+        "update": True,
+        "before": "my operator is Vivo, the chip I have since 2015",
+        "after": "I left vivo, now I'm on Claro, they gave me better plan for same price",
+    },
+    {"update": True, "before": "I bank with Access Bank", "after": "switched to Kuda no fees, so much better"},
+    {"update": True, "before": "I'm using Jio sim in my phone", "after": "ported my number to Airtel last week"},
+    {
+        "update": True,
+        "before": "I work at Target, in the Fresno store.",
+        "after": "fyi I don't work at Target anymore, I'm at Costco now.",
+    },
+    {"update": False, "before": "I bank with Chase.", "after": "I transferred $200 from Chase to my savings"},
+    {"update": False, "before": "I do my weekly shop at Tesco.", "after": "Tesco was packed today, ugh"},
+    {"update": False, "before": "I'm on Vodafone, unlimited plan.", "after": "my sister switched to O2 for the data"},
+    {
+        "update": False,
+        "before": "I work as mechanical engineer designing pumps",
+        "after": "sometimes i wish I was a chef instead of engineer lol cooking is my therapy",
+    },
+]
+
+
+def test_what_the_speaker_left_supersedes_and_what_is_no_change_does_not(offline_namespace) -> None:
+    figures = measure(offline_namespace, PAIRS)
+    assert figures["false_updates"] == []
+    assert figures["missed"] == []
