@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memoryadmin.extraction.strategies.offline import read_message
+from memoryadmin.extraction.strategies.offline.dictated import undictated
 from memoryadmin.extraction.strategies.offline.gone import gone_in
 from tests.extraction.test_offline_news import TODAY, attributes
 from tests.extraction.test_updates import measure
@@ -68,6 +69,17 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("I moved my salary account to HDFC, the branch was too crowded", "bank", "Pat banks with HDFC"),
         # "no fees" is said after the change, not of it.
         ("switched to ING no fees, sparkasse was charging me every month", "bank", "Pat banks with ING"),
+        ("I work afternoon shift 2 to 10 at the factory", "shift", "Pat works afternoon shift"),
+        ("they put me on night shift from this month 10 to 6", "shift", "Pat works night shifts"),
+        ("I work in office full time", "work mode", "Pat works in office full time"),
+        ("I drink beer on weekends only", "drinking", "Pat drinks beer on weekends only"),
+        ("I go to gym called Body Line in Ikeja", "gym", "Pat goes to gym called Body Line"),
+        ("um yeah so the move is done I'm in Hamburg now Altona neighborhood", "residence", "Pat lives in Hamburg"),
+        ("so i moved back w my parents in monterrey last week", "residence", "Pat lives in Monterrey"),
+        ("so I switched to KIT Karlsruhe for my masters, most credits transferred", "school", "Pat studies at KIT"),
+        ("changed school this year I'm at Modern School now because of my dads posting", "school", "Modern School"),
+        # Punctuation said aloud ends the clause it closes.
+        ("bike got stolen period now I have a Honda Activa", "car", "Pat has a Honda Activa"),
     ],
 )
 def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -91,6 +103,24 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:
     found = attributes(content)
     assert not set(found) & {"therapist", "hairdresser", "mobile_carrier", "bank", "gym", "doctor"}, found
+
+
+@pytest.mark.parametrize(
+    ("dictated", "written"),
+    [
+        ("bike got stolen period now I have a scooty", "bike got stolen. now I have a scooty"),
+        ("I'm bartender now comma better tips", "I'm bartender now, better tips"),
+        ("day 30 without cigarette exclamation mark I quit", "day 30 without cigarette! I quit"),
+        ("is it open question mark", "is it open?"),
+        # The noun stays a noun.
+        ("I'm on my period", "I'm on my period"),
+        ("a trial period of three months", "a trial period of three months"),
+        ("the comma is misplaced", "the comma is misplaced"),
+        ("a new line of work", "a new line of work"),
+    ],
+)
+def test_punctuation_said_aloud_is_written(dictated: str, written: str) -> None:
+    assert undictated(dictated) == written
 
 
 def test_no_before_the_fact_still_negates_it() -> None:
@@ -119,11 +149,32 @@ PAIRS = [
     {"update": True, "before": "I'm using Jio sim in my phone", "after": "ported my number to Airtel last week"},
     {
         "update": True,
+        "before": "I work afternoon shift 2 to 10 at the factory",
+        "after": "they put me on night shift from this month period 10 to 6",
+    },
+    {
+        "update": True,
+        "before": "my car is a VW Golf diesel",
+        "after": "so I got rid of the golf now I drive a Tesla Model 3",
+    },
+    {
+        "update": True,
+        "before": "I work in Wipro as tester in Hyderabad",
+        "after": "joined amazon last week as QA engineer, wipro is over for me",
+    },
+    {
+        "update": True,
         "before": "I work at Target, in the Fresno store.",
         "after": "fyi I don't work at Target anymore, I'm at Costco now.",
     },
     {"update": False, "before": "I bank with Chase.", "after": "I transferred $200 from Chase to my savings"},
     {"update": False, "before": "I do my weekly shop at Tesco.", "after": "Tesco was packed today, ugh"},
+    {
+        "update": False,
+        "before": "I work afternoon shift 2 to 10 at the factory",
+        "after": "covering a night shift for Ravi tomorrow, just the one",
+    },
+    {"update": False, "before": "I go to gym called Body Line", "after": "I stopped going to Body Line for a while"},
     {"update": False, "before": "I'm on Vodafone, unlimited plan.", "after": "my sister switched to O2 for the data"},
     {
         "update": False,

@@ -1,29 +1,26 @@
 """The `offline` strategy (the default): what a careful reader keeps from a chat, without a model.
 
-For every message a person sent (role `user`; in a group chat each message's
-`name` says who spoke, otherwise it is the session's person):
+For every message a person sent (role `user`; in a group chat each message's `name` says who spoke, otherwise it is
+the session's person), punctuation said aloud written as marks (`dictated`) and names typed in lower case spelt as
+names (`names`):
 
-1. the clauses they say about themselves are found (`speech`): greetings,
-   thanks, reactions, questions, what is addressed to the listener, what others
-   said, and what is imagined, wished, hedged, negated or sarcastic are left out;
-2. each is rewritten in the third person under the speaker's name (the grammar
-   of `strategies.grammar`, which the `rules` strategy shares), its "it" and
-   "them" replaced by what they stand for (`antecedents`), with relative dates
-   resolved against the message's `created_at` and written into the text
-   (`dates`): "I went hiking yesterday" -> "Evan went hiking on 7 May 2023",
-   the day stored as the memory's `event_date`;
-3. a clause a pattern recognises (`facts`: possessions, moves, jobs, diet,
-   health, relationships, plans, preferences, opinions about themselves) becomes
-   a fact of its own, typed, with the attribute a later statement supersedes
-   ("residence", "car"); "my new Prius" in passing also gives "Evan has a new
-   Prius";
-4. what else they told about themselves in that message becomes one `episodic`
-   memory, attributed and dated, with the plain statements around it for context;
-5. a message from which nothing above was drawn is kept as said, a memory of type
-   `utterance` (`utterances`), unless it holds nothing worth finding again.
+1. the clauses they say about themselves are found (`speech`): greetings, thanks, reactions, questions, what is
+   addressed to the listener, what others said, and what is imagined, wished, hedged, negated or sarcastic are left
+   out;
+2. each is rewritten in the third person under the speaker's name (the grammar of `strategies.grammar`, which the
+   `rules` strategy shares), its "it" and "them" replaced by what they stand for (`antecedents`), with relative
+   dates resolved against the message's `created_at` and written into the text (`dates`): "I went hiking yesterday"
+   -> "Evan went hiking on 7 May 2023", the day stored as the memory's `event_date`;
+3. a clause a pattern recognises (`facts`: possessions, moves, jobs, diet, health, relationships, plans,
+   preferences, opinions about themselves) becomes a fact of its own, typed, with the attribute a later statement
+   supersedes ("residence", "car"); "my new Prius" in passing also gives "Evan has a new Prius";
+4. what else they told about themselves in that message becomes one `episodic` memory, attributed and dated, with
+   the plain statements around it for context;
+5. a message from which nothing above was drawn is kept as said, a memory of type `utterance` (`utterances`), unless
+   it holds nothing worth finding again.
 
-Each memory's evidence is the one message it came from (or each message that
-said the same thing). docs/extraction.md lists what it takes and where it stops.
+Each memory's evidence is the one message it came from (or each message that said the same thing).
+docs/extraction.md lists what it takes and where it stops.
 """
 
 from __future__ import annotations
@@ -44,6 +41,7 @@ from memoryadmin.extraction.strategies.offline.antecedents import (
 )
 from memoryadmin.extraction.strategies.offline.contacts import contacts_in
 from memoryadmin.extraction.strategies.offline.dates import MONTHS, WEEKDAYS, find_dates, with_dates_written
+from memoryadmin.extraction.strategies.offline.dictated import undictated
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, topic_of
 from memoryadmin.extraction.strategies.offline.gone import gone_in
 from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS, word_set
@@ -184,7 +182,7 @@ def read_message(
     them: what a pronoun at the start of this one may stand for (`antecedents`).
     """
     # Names typed in lower case are read as names ("moved to denver"); spelt twice, a text is the same.
-    content = spelt(content)
+    content = spelt(undictated(content))
     facts: list[Reading] = []
     # What "it" and "them" may stand for, nearest last: the message before, then this one's earlier clauses.
     seen: list[Phrase] = list(before or [])
@@ -453,7 +451,7 @@ class OfflineStrategy(ChoiceStrategy):
             subject = " ".join(message.name.split())
             speaker = subject or DEFAULT_SPEAKER
             before = _phrases_before(earlier, speaker) if earlier and has_pronoun(message.content) else None
-            content = spelt(message.content)  # the names in it spelt as names; an utterance is kept as typed
+            content = spelt(undictated(message.content))  # marks said aloud written; an utterance is as typed
             readings = read_message(content, speaker, message.created_at.date(), self.chosen, before)
             if "utterances" in self.chosen:
                 asked = _question_before(earlier, message)

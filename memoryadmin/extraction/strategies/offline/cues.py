@@ -408,7 +408,7 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + CAP
             + r"|"
             + AM
-            + r"(?:a|an)\s+"
+            + r"(?:(?:a|an)\s+)?"
             + NAME
             + r"\s+(?:fan|guy|girl|supporter)\s+(?:now|these\s+days|nowadays)\b|"
             r"\bswitched\s+allegiance\s+to\s+(?:the\s+)?" + CAP

@@ -1,19 +1,16 @@
 """What kind of fact a clause about the speaker states, and which single-valued attribute it sets.
 
-`classify` reads a first-person clause ("I moved to Paris last month") and says
-what it is: its memory type (semantic, episodic, preference), a topic, and,
-for facts of which a person has one at a time, the attribute a newer statement
-replaces ("residence": "I live in Lyon" then "I moved to Paris"). A clause no
-pattern recognises may still be worth keeping; the strategy decides.
+`classify` reads a first-person clause ("I moved to Paris last month") and says what it is: its memory type
+(semantic, episodic, preference), a topic, and, for facts of which a person has one at a time, the attribute a newer
+statement replaces ("residence": "I live in Lyon" then "I moved to Paris"). A clause no pattern recognises may still
+be worth keeping; the strategy decides.
 
-Attributes recognised: name, age, residence, home, origin, employer, occupation,
-relationship_status, partner, school, course, diet, car, phone, phone_number,
-email, team, instrument, computer, bicycle, motorbike, doctor, dentist, therapist, hairdresser, vet, bank,
-internet_provider, mobile_carrier, supermarket and "favourite <thing>".
-Other facts (trips, illnesses, pets, plans, family, preferences, opinions about
-themselves) are kept without one: a second trip does not replace the first.
-`news.py` reads the same attributes (and gym, hair colour) when they are told
-as news or in passing, inside a longer clause.
+Attributes recognised: name, age, residence, home, origin, employer, occupation, relationship_status, partner,
+school, course, diet, car, phone, phone_number, email, team, instrument, computer, bicycle, motorbike, doctor,
+dentist, therapist, hairdresser, vet, bank, internet_provider, mobile_carrier, supermarket and "favourite <thing>".
+Other facts (trips, illnesses, pets, plans, family, preferences, opinions about themselves) are kept without one: a
+second trip does not replace the first. `news.py` reads the same attributes (and gym, hair colour) when they are
+told as news or in passing, inside a longer clause.
 """
 
 from __future__ import annotations

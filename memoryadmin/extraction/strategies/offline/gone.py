@@ -31,7 +31,9 @@ _THING = (
 )
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
 _END = (
-    r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|to|lol|tbh|"
+    r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|"
+    r"for(?!\s+(?:a\s+while|now|a\s+bit|the\s+(?:time\s+being|moment)|a\s+(?:week|month|few|couple)))|"
+    r"now|honestly|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
     r"subscription|thing|stuff|for\s+me|any\s+day|i|i've|i'm|we|we've|we're|was|is|were|ages|years|months|"
     r"weeks|ago|finally|already|\d+)\b))"
@@ -65,7 +67,7 @@ GONE = tuple(
     for pattern in (
         # The thing as the subject: "the ranger's gone", "Miso passed away", "the mini died", "chris moved out".
         _AFTER + _THING + r"(?:'s|\s+is|\s+are|\s+has|\s+have)\s+(?:finally\s+|long\s+|officially\s+|now\s+)?"
-        r"(?:gone|dead|no\s+more|done\s+for\s+me|off\s+the\s+table|behind\s+me|history|a\s+distant\s+memory|"
+        r"(?:gone|dead|no\s+more|done\s+for\s+me|over\s+for\s+me|off\s+the\s+table|behind\s+me|history|a\s+distant\s+memory|"
         r"old\s+news|sold|a\s+thing\s+of\s+the\s+past|going\s+in\s+the\s+drawer|going\s+on\s+(?:ebay|marketplace|"
         r"gumtree|vinted|craigslist|facebook\s+marketplace)|up\s+for\s+sale)\b",
         # An account closed, not a place closed for a while: "SBI one is closed", not "my F45 is closed for renos".

@@ -33,6 +33,7 @@ _FOR_LONG = (
     r"[^.!?]{0,20}\b(?:for\s+(?:nearly\s+|almost\s+|over\s+|about\s+)?(?:\d+|a\s+few|many|\w+ty|two|three|four|"
     r"five|six|seven|eight|nine|ten)\s+(?:years|yrs)|since\s+(?:19|20)\d\d|since\s+(?:uni|school|college))"
 )
+_SHIFT = r"(?:night|day|early|late|afternoon|morning|evening|graveyard|swing)"
 # Said of a while only: "i work from home when the kids are sick", "i work days this week only".
 _NOW_AND_THEN = r"(?![^.!?]{0,20}\b(?:when|if|sometimes|occasionally|this\s+week|today|only|till|until|for\s+now)\b)"
 
@@ -179,7 +180,11 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + _I
         + r"(?:go|train|work\s+out)\s+(?:to|at)\s+(?:the\s+)?(?:"
         + named("gyms")
-        + r")(?!\s+now\s+and\s+then)",
+        + r")(?!\s+now\s+and\s+then)|"
+        # "I go to gym called Body Line in Ikeja".
+        + _I
+        + r"(?:go|train|work\s+out)\s+(?:to|at)\s+(?:a\s+|the\s+)?gym\s+(?:called|named)\s+"
+        + CAP,
         "fitness",
         "gym",
     ),
@@ -190,7 +195,8 @@ STATED: tuple[tuple[str, str, str], ...] = (
         "smoking",
     ),
     (
-        r"^i\s+(?:still\s+)?drink\s+(?:most|every|a\s+lot|like|on|pretty\s+much)\b"
+        r"^i\s+(?:still\s+)?drink\s+(?:(?:beer|wine|alcohol|spirits|cocktails)\s+)?"
+        r"(?:most|every|a\s+lot|like|on|pretty\s+much)\b"
         r"(?![^.!?]{0,20}\b(?:coffees?|teas?|water|sodas?|juice|milk|smoothies?|energy\s+drinks?)\b)",
         "health",
         "drinking",
@@ -219,22 +225,27 @@ STATED: tuple[tuple[str, str, str], ...] = (
         + r"|"
         r"^i\s+(?:still\s+)?"
         + ADV
-        + r"work\s+(?:in|at)\s+the\s+office\b"
+        + r"work\s+(?:in|at|from)\s+(?:the\s+)?office\b"
         + _NOW_AND_THEN
         + r"|"
         + _AM
-        + r"in\s+the\s+office\s+(?:every\s+day|full[- ]time|five\s+days|5\s+days)\b",
+        + r"(?:in\s+(?:the\s+)?office|going\s+(?:in)?to\s+(?:the\s+)?office)\s+(?:every\s*day|full[- ]time|five\s+days|"
+        r"5\s+days)\b|" + _AM + r"hybrid\b(?!\s+(?:car|cars|vehicle|bike|model|owner|driver))" + _NOW_AND_THEN,
         "work",
         "work mode",
     ),
     (
         r"^i\s+(?:still\s+)?"
         + ADV
-        + r"work\s+(?:nights|days|the\s+(?:night|day)\s+shift|night\s+shifts?)\b"
+        + r"work\s+(?:nights|days|(?:the\s+|an?\s+)?"
+        + _SHIFT
+        + r"\s+shifts?)\b"
         + _NOW_AND_THEN
         + r"|"
         + _AM
-        + r"on\s+(?:nights|days|the\s+(?:night|day)\s+shift)\b"
+        + r"on\s+(?:nights|days|(?:the\s+)?"
+        + _SHIFT
+        + r"\s+shifts?)\b"
         + _NOW_AND_THEN,
         "work",
         "shift",

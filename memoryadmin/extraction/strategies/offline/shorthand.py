@@ -232,8 +232,11 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"\b(?:moved|switched|transferred|put)\s+(?:me\s+)?(?:on)?to\s+(?P<shift>days|nights)\b"
         r"(?!\s+(?:inn|of|ago|later|before|after|off|in\s+advance)\b)|"
         r"(?![^.!?]*\b(?:for\s+cover|just\s+the\s+one|just\s+for|this\s+(?:sat|sun|week|weekend)|tomorrow|tonight)\b)"
-        r"\b(?:moved|switched|transferred|put)\s+(?:me\s+)?(?:on)?to\s+(?:the\s+)?(?P<shift2>day|night|morning|evening|"
-        r"early|late)\s+shifts?\b",
+        r"\b(?:moved|switched|transferred|put)\s+(?:me\s+|us\s+)?(?:on)?to\s+(?:the\s+)?(?P<shift2>day|night|morning|"
+        r"evening|early|late|afternoon|graveyard)\s+shifts?\b|"
+        r"(?![^.!?]*\b(?:for\s+cover|just\s+the\s+one|just\s+for|this\s+(?:sat|sun|week|weekend)|tomorrow|tonight)\b)"
+        r"\bput\s+(?:me|us)\s+on\s+(?:the\s+)?(?P<shift3>day|night|morning|evening|early|late|afternoon|graveyard)\s+"
+        r"shifts?\b",
         "work",
         "shift",
         "{speaker} works {shift} shifts",
@@ -368,6 +371,32 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "work",
         "work mode",
         "{speaker} works remotely",
+    ),
+    (
+        # Where the speaker is now, after the move: "the move is done I'm in Hamburg now", "moved back w my parents in
+        # monterrey".
+        r"\b(?:moved|relocated|(?:the\s+)?move\s+is\s+(?:done|over|finished)|done\s+moving)\b[^.!?\n]{0,60}?"
+        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:based\s+|living\s+|settled\s+)?in\s+"
+        + place("place", lower_case=False)
+        + r"\s+now\b|"
+        r"\bmoved\s+(?:back\s+)?(?:in\s+)?(?:with|w/?)\s+[^,.!?\n]{1,40}?\s+in\s+"
+        + place("place2", lower_case=False)
+        + _NOT_LIVED_IN,
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        # A school changed, told with what it is for: "switched to KIT Karlsruhe for my masters", "changed school this
+        # year I'm at Modern School now".
+        r"\b(?:switched|shifted|transferred|moved|changed)\s+(?:schools?\s+|unis?\s+|universities\s+|colleges?\s+)?to\s+"
+        r"(?P<school>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:for\s+my\s+(?:masters|master's|degree|phd|studies|mba|"
+        r"bachelor'?s)|this\s+(?:sem|semester|term|fall|spring)|credits)\b)|"
+        r"\b(?:changed|switched)\s+(?:schools?|unis?|colleges?)\b[^.!?\n]{0,40}?\b(?:i'm|im|i\s+am)\s+(?:now\s+)?at\s+"
+        r"(?P<school2>" + NAME + r")",
+        "education",
+        "school",
+        "{speaker} studies at {school}",
     ),
     (
         # Whatever its name, told by what was moved or what it is for: "ported my number to Airtel", "switched to Glo

@@ -1,18 +1,15 @@
 """Reading a chat message: its sentences, their clauses, and which of them the speaker tells about themselves.
 
-A message is split into sentences and a sentence into clauses (at ";", " - ",
-and at "and" / "but" / "so" / a comma when the speaker starts again: "I live in
-Lyon and I work at Acme"). Each clause is then read for what it is:
+A message is split into sentences and a sentence into clauses (at ";", " - ", and at "and" / "but" / "so" / a comma
+when the speaker starts again: "I live in Lyon and I work at Acme"). Each clause is then read for what it is:
 
-- said about the speaker (`self`): it has "I" / "we" as a subject, or starts
-  with "my" / "our", or dropped its subject as chat does ("Just got back from
-  a trip"), or has the speaker as its object ("Dancing makes me happy");
-- context (`other`): a plain statement that is not about the speaker ("It's a
-  part-time position"), kept only beside something said about themselves;
-- nothing to keep: greetings, thanks and reactions ("Wow, that's great!"),
-  questions, anything addressed to the listener ("You'd be a great counselor"),
-  what someone else said ("She said she lives in Madrid", quotes), and clauses
-  that are imagined, wished, hedged, negated or sarcastic.
+- said about the speaker (`self`): it has "I" / "we" as a subject, or starts with "my" / "our", or dropped its
+  subject as chat does ("Just got back from a trip"), or has the speaker as its object ("Dancing makes me happy");
+- context (`other`): a plain statement that is not about the speaker ("It's a part-time position"), kept only beside
+  something said about themselves;
+- nothing to keep: greetings, thanks and reactions ("Wow, that's great!"), questions, anything addressed to the
+  listener ("You'd be a great counselor"), what someone else said ("She said she lives in Madrid", quotes), and
+  clauses that are imagined, wished, hedged, negated or sarcastic.
 
 The reading is by rule, in one pass over short strings: no parser, no model.
 """
@@ -160,19 +157,8 @@ _HYPOTHETICAL_WORDS = word_set(
     "should shouldn't i'd we'd probably possibly dreamt dreamed nightmare"
 )
 _HYPOTHETICAL_PHRASES = (
-    "one day",
-    "dream of",
-    "had a dream",
-    "in my dream",
-    "let's say",
-    "lets say",
-    "what if",
-    "in my dream",
-    "ought to",
-    "kinda want",
-    "in this story",
-    "in my story",
-    "role play",
+    *("one day", "dream of", "had a dream", "in my dream", "let's say", "lets say", "what if", "ought to"),
+    *("kinda want", "in this story", "in my story", "role play"),
 )
 _HEDGE = re.compile(
     # "I think it'll rain": a guess. "I think I'm a good cook" is an opinion about themselves: kept.
@@ -499,22 +485,10 @@ def is_negated(text: str, words: frozenset[str]) -> bool:
     )
 
 
-# What "no …" may follow as a fragment of its own: "switched to ING no fees", "I eat everything no restriction".
-_APPENDED_AFTER = re.compile(r"(?:\b(?-i:[A-Z])[\w&'.-]*|\beverything|\banything)\s+$", re.IGNORECASE)
+# What "no …" said after a clause follows, not its negation ("I have no car"): a name, "everything", or another such
+# fragment: "switched to ING no fees", "I eat everything no restriction", "…to Tirupati no meat no egg now".
+_APPENDED = re.compile(r"(?:\b(?!I\b|I'm\b)(?-i:[A-Z])[\w&'.-]*|\beverything|\banything)\s+(?:no\s+\w+\s+)*$", re.I)
 
 
 def _appended(text: str, start: int) -> bool:
-    """Whether the "no …" at `start` is a fragment said after the clause ("…to Tirupati no meat no egg now"), not
-    its negation ("I have no car"): it follows a name, or "everything", or another such fragment."""
-    if re.match(r"no\s+(?:more|longer)\b", text[start:], re.IGNORECASE):
-        return False  # "I go to Equinox no more"
-    before = text[:start]
-    while True:
-        fragment = _NO_THING_END.search(before)
-        if fragment is None:
-            break
-        before = before[: fragment.start()]
-    return bool(before.strip()) and bool(_APPENDED_AFTER.search(before)) and not before.strip().endswith(("I", "I'm"))
-
-
-_NO_THING_END = re.compile(r"\bno\s+\w+\s+$", re.IGNORECASE)
+    return not re.match(r"no\s+(?:more|longer)\b", text[start:], re.I) and bool(_APPENDED.search(text[:start]))
