@@ -78,6 +78,14 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("so i moved back w my parents in monterrey last week", "residence", "Pat lives in Monterrey"),
         ("so I switched to KIT Karlsruhe for my masters, most credits transferred", "school", "Pat studies at KIT"),
         ("changed school this year I'm at Modern School now because of my dads posting", "school", "Modern School"),
+        ("I've always cheered for the Chargers.", "team", "Pat has always cheered for the Chargers"),
+        ("Find me a standing desk, my role went fully remote.", "work mode", "Pat works remotely"),
+        ("Not proud of it, but I'm smoking again.", "smoking", "Pat smokes"),
+        ("I've started having the odd cocktail.", "drinking", "Pat drinks now and then"),
+        ("Can you remind me to return the modem? We went with AT&T Fiber.", "internet_provider", "AT&T Fiber"),
+        ("Remind me at 1pm to leave, I'm on second shift now, 3 to 11.", "shift", "Pat is on second shift now"),
+        ("I'm doing an MBA at night while working.", "course", "Pat is doing an MBA"),
+        ("I dropped the MBA and enrolled in a data science bootcamp instead", "course", "a data science bootcamp"),
         # Punctuation said aloud ends the clause it closes.
         ("bike got stolen period now I have a Honda Activa", "car", "Pat has a Honda Activa"),
     ],
@@ -98,11 +106,22 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my sister switched to Vodafone for the data",
         "I switched to Spotify for the music",
         "I go to Equinox no more",
+        "my friend picked up smoking again",
+        "my son enrolled in a coding bootcamp",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:
     found = attributes(content)
-    assert not set(found) & {"therapist", "hairdresser", "mobile_carrier", "bank", "gym", "doctor"}, found
+    assert not set(found) & {
+        "therapist",
+        "hairdresser",
+        "mobile_carrier",
+        "bank",
+        "gym",
+        "doctor",
+        "smoking",
+        "course",
+    }, found
 
 
 @pytest.mark.parametrize(

@@ -290,7 +290,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _AM
             + r"(?:rooting|cheering)\s+for\s+(?:the\s+)?(?-i:[A-Z])|"
             + _I
-            + r"switched\s+to\s+(?:supporting|rooting\s+for|cheering\s+for)\s+(?:the\s+)?(?-i:[A-Z])"
+            + r"switched\s+to\s+(?:supporting|rooting\s+for|cheering\s+for)\s+(?:the\s+)?(?-i:[A-Z])|"
+            + _HAVE
+            + r"(?:supported|rooted\s+for|cheered\s+for|followed)\s+(?:the\s+)?(?-i:[A-Z])"
         ),
         Kind(MemoryType.SEMANTIC, "sports", "team"),
     ),

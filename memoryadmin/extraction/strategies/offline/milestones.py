@@ -20,6 +20,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
     FAITHS,
     FIELDS,
     HOME,
+    LET_OUT,
     MAKES,
     NAME,
     NOT_NOW,
@@ -31,7 +32,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
     place,
 )
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
-from memoryadmin.extraction.strategies.offline.shorthand import LET_OUT, SHORTHAND, by_the_speaker
+from memoryadmin.extraction.strategies.offline.shorthand import SHORTHAND, by_the_speaker
 
 _TOGETHER = (
     r"\bme\s+and\s+(?P<name>(?-i:[A-Z][a-z]+))\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"

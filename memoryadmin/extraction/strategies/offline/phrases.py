@@ -83,6 +83,11 @@ _HEDGED = re.compile(r"\b(?:i\s+guess|i\s+think|i\s+suppose)\s*\?+$", re.IGNOREC
 # of the speaker's now: imagined ("if i moved", "would be nice"), for a while ("for the weekend", "until next
 # season"), on a trip ("visiting", "the airbnb"), for someone else ("for my mum", "for you"), long ago ("back in
 # 2015", "in uni"), taken back ("didn't last", "turned it down", "jk"), or done with a day's work ("after my shift").
+# Told of a home that is not the speaker's to live in: let out, an investment, a second home.
+LET_OUT = re.compile(
+    r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
+)
+NOT_LIVED_IN = r"(?![^\n]{0,60}" + LET_OUT.pattern + ")"
 NOT_NOW = re.compile(
     r"\b(?:would\s+(?!you\b|u\b)|if\s+(?:i|we)\b|(?:i|we)\s+wish\b|someday|one\s+day|hypothetically|imagine|pretend)|"
     r"\bfor\s+(?:the|a|one|two|three|\d+)\s+(?:weekend|week|day|night|month|bit|afternoon|evening)s?\b|"

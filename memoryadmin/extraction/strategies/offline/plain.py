@@ -33,7 +33,7 @@ _FOR_LONG = (
     r"[^.!?]{0,20}\b(?:for\s+(?:nearly\s+|almost\s+|over\s+|about\s+)?(?:\d+|a\s+few|many|\w+ty|two|three|four|"
     r"five|six|seven|eight|nine|ten)\s+(?:years|yrs)|since\s+(?:19|20)\d\d|since\s+(?:uni|school|college))"
 )
-_SHIFT = r"(?:night|day|early|late|afternoon|morning|evening|graveyard|swing)"
+_SHIFT = r"(?:night|day|early|late|afternoon|morning|evening|graveyard|swing|first|second|third)"
 # Said of a while only: "i work from home when the kids are sick", "i work days this week only".
 _NOW_AND_THEN = r"(?![^.!?]{0,20}\b(?:when|if|sometimes|occasionally|this\s+week|today|only|till|until|for\s+now)\b)"
 
@@ -146,7 +146,11 @@ STATED: tuple[tuple[str, str, str], ...] = (
         # "im a bio major", "doing a history degree"; not a drum major or a 40 degree yoga class.
         _AM + r"(?:a|an)\s+(?!drum\b)(?:[\w-]+\s+){1,2}major\b|"
         r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?:a|an|my)\s+(?!masters|phd|degree|\d)[\w-]+(?:\s+[\w-]+)?\s+degree\b"
-        r"(?!\s+(?:hot|heat|angle|turn|weather|day|days|celsius|fahrenheit))",
+        r"(?!\s+(?:hot|heat|angle|turn|weather|day|days|celsius|fahrenheit))|"
+        # "I'm doing an MBA at night", "I'm taking a UX certificate at General Assembly".
+        r"^(?:i'm\s+|i\s+am\s+|im\s+)?(?:doing|taking|pursuing)\s+(?:a|an|my)\s+(?:part[- ]time\s+|online\s+|night\s+)?"
+        r"(?:mba|ba|bsc|ma|msc|llm|diploma|(?:[\w-]+\s+){1,2}(?:certificate|diploma|bootcamp|apprenticeship))\b"
+        r"(?!\s+(?:exam|test|class|lesson)\b)",
         "education",
         "course",
     ),

@@ -13,7 +13,17 @@ import re
 
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS, word_set
 from memoryadmin.extraction.strategies.offline.names import named
-from memoryadmin.extraction.strategies.offline.phrases import CAP, DIETS, FAITHS, HOME, NAME, PHONE, place
+from memoryadmin.extraction.strategies.offline.phrases import (
+    CAP,
+    DIETS,
+    FAITHS,
+    HOME,
+    NAME,
+    NOT_LIVED_IN,
+    PHONE,
+    place,
+)
+from memoryadmin.extraction.strategies.offline.switched import SWITCHED
 
 _HOME_SIZE = (
     r"(?:(?:first|new|own|little|small|tiny|big|dream|forever|actual|lovely|gorgeous|proper|ground[- ]floor|"
@@ -40,11 +50,6 @@ _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|the
 # role fully remote"), or as its subject ("whitefield where i live now").
 _TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position)|i\s+live)\b", re.IGNORECASE)
 _WORDS = re.compile(r"[a-z']+")
-# Told of a home that is not the speaker's to live in: let out, an investment, a second home.
-LET_OUT = re.compile(
-    r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
-)
-_NOT_LIVED_IN = r"(?![^\n]{0,60}" + LET_OUT.pattern + ")"
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
 _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burgers|steak|animal\s+products)"
 
@@ -57,7 +62,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"\b(?:bought|closed\s+on|got\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+" + _HOME_SIZE + r"{0,3}"
         r"(?:house|home|flat|condo|place|apartment|bungalow|cottage)\W{0,5}\s*in\s+"
         + place("place3", lower_case=False)
-        + _NOT_LIVED_IN
+        + NOT_LIVED_IN
         + r"|"
         # "got a housing association flat in dunstable now", "we're in a three bed in walthamstow now".
         r"\bgot\s+(?:a|an|our|my)\s+"
@@ -138,7 +143,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + named("isps")
         + r")"
         + _ENDS
-        + r"|\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
+        + r"|\b(?:went|switched|signed\s+up)\s+(?:with|to|for)\s+(?P<isp3>"
+        + NAME
+        + r"\s+(?-i:Fiber|Fibre|Broadband|"
+        r"Internet))\b|\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
         r"(?P<isp2>" + named("isps") + r")" + _ENDS,
         "home",
         "internet_provider",
@@ -222,7 +230,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works in the office",
     ),
     (
-        r"\bmade\s+my\s+(?:role|job|position)\s+(?:fully\s+|100%\s+)?remote\b|\b(?:i'm|im|i\s+am)\s+(?:fully\s+)?remote\s+now\b",
+        r"\bmade\s+my\s+(?:role|job|position)\s+(?:fully\s+|100%\s+)?remote\b|\b(?:i'm|im|i\s+am)\s+(?:fully\s+)?remote\s+now\b|"
+        # "my role went fully remote", "my company just went remote-first".
+        r"\bmy\s+(?:role|job|position|team|company|employer|office)\s+(?:just\s+|has\s+)?(?:went|gone|has\s+gone)\s+"
+        r"(?:fully\s+|100%\s+)?remote(?:[- ]first)?\b",
         "work",
         "work mode",
         "{speaker} works remotely",
@@ -373,54 +384,6 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works remotely",
     ),
     (
-        # Where the speaker is now, after the move: "the move is done I'm in Hamburg now", "moved back w my parents in
-        # monterrey".
-        r"\b(?:moved|relocated|(?:the\s+)?move\s+is\s+(?:done|over|finished)|done\s+moving)\b[^.!?\n]{0,60}?"
-        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:based\s+|living\s+|settled\s+)?in\s+"
-        + place("place", lower_case=False)
-        + r"\s+now\b|"
-        r"\bmoved\s+(?:back\s+)?(?:in\s+)?(?:with|w/?)\s+[^,.!?\n]{1,40}?\s+in\s+"
-        + place("place2", lower_case=False)
-        + _NOT_LIVED_IN,
-        "home",
-        "residence",
-        "{speaker} lives in {place}",
-    ),
-    (
-        # A school changed, told with what it is for: "switched to KIT Karlsruhe for my masters", "changed school this
-        # year I'm at Modern School now".
-        r"\b(?:switched|shifted|transferred|moved|changed)\s+(?:schools?\s+|unis?\s+|universities\s+|colleges?\s+)?to\s+"
-        r"(?P<school>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:for\s+my\s+(?:masters|master's|degree|phd|studies|mba|"
-        r"bachelor'?s)|this\s+(?:sem|semester|term|fall|spring)|credits)\b)|"
-        r"\b(?:changed|switched)\s+(?:schools?|unis?|colleges?)\b[^.!?\n]{0,40}?\b(?:i'm|im|i\s+am)\s+(?:now\s+)?at\s+"
-        r"(?P<school2>" + NAME + r")",
-        "education",
-        "school",
-        "{speaker} studies at {school}",
-    ),
-    (
-        # Whatever its name, told by what was moved or what it is for: "ported my number to Airtel", "switched to Glo
-        # for the data bundle", "moved my salary account to HDFC", "switched to ING no fees".
-        r"\b(?:ported|port)\s+(?:my\s+(?:number|sim|line)\s+)?(?:over\s+)?to\s+(?P<carrier>" + NAME + r")|"
-        r"\b(?:switched|moved|changed)\s+(?:my\s+(?:number|sim|line|mobile|phone\s+plan)\s+)(?:over\s+)?to\s+"
-        r"(?P<carrier2>" + NAME + r")|"
-        r"\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?P<carrier3>" + NAME + r")(?=[^.!?\n]{0,40}\b(?:data|signal|"
-        r"sim|network|coverage|bundle|prepaid|postpaid|pre-paid|post-paid|minutes|5g|4g)\b)",
-        "contact",
-        "mobile_carrier",
-        "{speaker}'s mobile carrier is {carrier}",
-    ),
-    (
-        r"\b(?:moved|switched|transferred|shifted)\s+(?:everything|my\s+(?:current\s+|main\s+|savings\s+|salary\s+|"
-        r"checking\s+|chequing\s+)?(?:account|accounts|banking|paycheck|salary|money))\s+(?:over\s+)?to\s+"
-        r"(?P<bank>" + NAME + r")|"
-        r"\bswitched\s+(?:over\s+)?to\s+(?P<bank2>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:fees|account|banking|savings|"
-        r"overdraft|debit\s+card|interest)\b)",
-        "money",
-        "bank",
-        "{speaker} banks with {bank}",
-    ),
-    (
         r"\bswitched\s+banks\s+to\s+(?P<bank>" + NAME + r")",
         "money",
         "bank",
@@ -461,6 +424,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "partner",
         "{speaker}'s partner is {name}",
     ),
+    *SWITCHED,
 )
 
 

@@ -1,0 +1,85 @@
+"""Changes told with what they are for, whatever the name: "ported my number to Airtel", "moved my salary account to
+HDFC", "switched to KIT Karlsruhe for my masters", "the move is done I'm in Hamburg now", "enrolled in a data science
+bootcamp instead", "I'm smoking again". Rows of (pattern, topic, attribute, template) read with `shorthand.SHORTHAND`
+as milestones: a name need not be in the lexicon, for the words around it say what it is of.
+"""
+
+from __future__ import annotations
+
+from memoryadmin.extraction.strategies.offline.phrases import NAME, NOT_LIVED_IN, place
+
+SWITCHED: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # "enrolled in a data science bootcamp instead", "signed up for an electrician apprenticeship program".
+        r"\b(?:enrolled|signed\s+up|registered)\s+(?:in|for|on)\s+(?P<course>(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:bootcamp|"
+        r"course|programme|program|apprenticeship|degree|diploma|certificate|mba|masters))\b"
+        r"(?![^.!?\n]{0,30}\b(?:next\s+(?:year|spring|fall|autumn)|for\s+(?:my|his|her)\s+\w+)\b)",
+        "education",
+        "course",
+        "{speaker} enrolled in {course}",
+    ),
+    (
+        # "I'm smoking again", "picked up vaping during finals".
+        r"\b(?:i'm|im|i\s+am)\s+smoking\s+again\b|\bstarted\s+(?:smoking|vaping)\s+again\b|"
+        r"\bback\s+(?:on|to)\s+(?:the\s+)?(?:cigs|cigarettes|fags|smoking|vaping)\b|\bpicked\s+up\s+(?:vaping|smoking)\b",
+        "health",
+        "smoking",
+        "{speaker} smokes",
+    ),
+    (
+        # "I've started having the odd cocktail", "started having glass of wine at dinner".
+        r"\bstarted\s+(?:having|drinking)\s+(?:the\s+odd|an?|the\s+occasional|some)?\s*(?:glass\s+of\s+)?"
+        r"(?:wine|beer|cocktail|drink|pint)s?\b",
+        "health",
+        "drinking",
+        "{speaker} drinks now and then",
+    ),
+    (
+        # Where the speaker is now, after the move: "the move is done I'm in Hamburg now", "moved back w my parents in
+        # monterrey".
+        r"\b(?:moved|relocated|(?:the\s+)?move\s+is\s+(?:done|over|finished)|done\s+moving)\b[^.!?\n]{0,60}?"
+        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:based\s+|living\s+|settled\s+)?in\s+"
+        + place("place", lower_case=False)
+        + r"\s+now\b|"
+        r"\bmoved\s+(?:back\s+)?(?:in\s+)?(?:with|w/?)\s+[^,.!?\n]{1,40}?\s+in\s+"
+        + place("place2", lower_case=False)
+        + NOT_LIVED_IN,
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        # A school changed, told with what it is for: "switched to KIT Karlsruhe for my masters", "changed school this
+        # year I'm at Modern School now".
+        r"\b(?:switched|shifted|transferred|moved|changed)\s+(?:schools?\s+|unis?\s+|universities\s+|colleges?\s+)?to\s+"
+        r"(?P<school>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:for\s+my\s+(?:masters|master's|degree|phd|studies|mba|"
+        r"bachelor'?s)|this\s+(?:sem|semester|term|fall|spring)|credits)\b)|"
+        r"\b(?:changed|switched)\s+(?:schools?|unis?|colleges?)\b[^.!?\n]{0,40}?\b(?:i'm|im|i\s+am)\s+(?:now\s+)?at\s+"
+        r"(?P<school2>" + NAME + r")",
+        "education",
+        "school",
+        "{speaker} studies at {school}",
+    ),
+    (
+        # Whatever its name, told by what was moved or what it is for: "ported my number to Airtel", "switched to Glo
+        # for the data bundle", "moved my salary account to HDFC", "switched to ING no fees".
+        r"\b(?:ported|port)\s+(?:my\s+(?:number|sim|line)\s+)?(?:over\s+)?to\s+(?P<carrier>" + NAME + r")|"
+        r"\b(?:switched|moved|changed)\s+(?:my\s+(?:number|sim|line|mobile|phone\s+plan)\s+)(?:over\s+)?to\s+"
+        r"(?P<carrier2>" + NAME + r")|"
+        r"\b(?:switched|moved|changed)\s+(?:over\s+)?to\s+(?P<carrier3>" + NAME + r")(?=[^.!?\n]{0,40}\b(?:data|signal|"
+        r"sim|network|coverage|bundle|prepaid|postpaid|pre-paid|post-paid|minutes|5g|4g)\b)",
+        "contact",
+        "mobile_carrier",
+        "{speaker}'s mobile carrier is {carrier}",
+    ),
+    (
+        r"\b(?:moved|switched|transferred|shifted)\s+(?:everything|my\s+(?:current\s+|main\s+|savings\s+|salary\s+|"
+        r"checking\s+|chequing\s+)?(?:account|accounts|banking|paycheck|salary|money))\s+(?:over\s+)?to\s+"
+        r"(?P<bank>" + NAME + r")|"
+        r"\bswitched\s+(?:over\s+)?to\s+(?P<bank2>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:fees|account|banking|savings|"
+        r"overdraft|debit\s+card|interest)\b)",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+)
