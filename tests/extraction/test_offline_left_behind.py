@@ -86,6 +86,9 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("Remind me at 1pm to leave, I'm on second shift now, 3 to 11.", "shift", "Pat is on second shift now"),
         ("I'm doing an MBA at night while working.", "course", "Pat is doing an MBA"),
         ("I dropped the MBA and enrolled in a data science bootcamp instead", "course", "a data science bootcamp"),
+        ("changed dentist going to Dr Iyer now Kapoor too expensive", "dentist", "Pat's dentist is Dr Iyer"),
+        ("changed my family doctor to Dr Fernandes, Dr Mehta retired", "doctor", "Pat's doctor is Dr Fernandes"),
+        ("I'm seeing Dr Wisniewska now for the diabetes", "doctor", "Pat is seeing Dr Wisniewska"),
         # Punctuation said aloud ends the clause it closes.
         ("bike got stolen period now I have a Honda Activa", "car", "Pat has a Honda Activa"),
     ],
@@ -108,6 +111,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "I go to Equinox no more",
         "my friend picked up smoking again",
         "my son enrolled in a coding bootcamp",
+        "my mum changed her dentist to Dr Ray",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:
@@ -140,6 +144,11 @@ def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(conte
 )
 def test_punctuation_said_aloud_is_written(dictated: str, written: str) -> None:
     assert undictated(dictated) == written
+
+
+def test_a_doctor_seen_is_no_partner() -> None:
+    found = attributes("I'm seeing Dr Wisniewska now for the diabetes")
+    assert "partner" not in found and "relationship_status" not in found, found
 
 
 def test_no_before_the_fact_still_negates_it() -> None:

@@ -200,7 +200,8 @@ RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
 DATING = rx(
     r"\b(?:dating|seeing)\s+(?:(?:a\s+(?:[\w-]+\s+){0,2}?(?:guy|girl|man|woman|boy|chap|lad|lady|fella|bloke)|someone|"
     r"somebody)\s+(?:named|called)\s+)?"
-    r"(?P<name>(?-i:[A-Z][a-z]+))\b"
+    # Not a doctor seen: "I'm seeing Dr Wisniewska now for the diabetes".
+    r"(?!(?:Dr|Doctor|Prof|Professor|Nurse|Mr|Mrs|Ms)\b)(?P<name>(?-i:[A-Z][a-z]+))\b"
 )
 
 # What the speaker says they left behind, by its name: "switched from Barclays to Monzo", "replaced the Civic with

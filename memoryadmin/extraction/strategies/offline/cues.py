@@ -382,7 +382,7 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             r"\b(?:been\s+)?(?:seeing|dating)\s+(?:(?:someone|(?:this|a)\s+(?:guy|girl|man|woman))\s+(?:called\s+|named\s+)?)?"
-            r"(?-i:[A-Z][a-z]+)\b"
+            r"(?!(?:Dr|Doctor|Prof|Professor|Nurse|Mr|Mrs|Ms)\b)(?-i:[A-Z][a-z]+)\b"
         ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status"),
     ),

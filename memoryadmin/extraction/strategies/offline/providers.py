@@ -9,7 +9,7 @@ order; a pattern is searched case-insensitively, the name after it must be capit
 from __future__ import annotations
 
 # Seeing someone for care: "I see Dr Nowak for my diabetes", "I see a therapist named Rachel on BetterHelp".
-_SEE = r"^(?:i|we)\s+(?:still\s+|now\s+|regularly\s+|usually\s+)?see\s+"
+_SEE = r"(?:^(?:i|we)\s+(?:still\s+|now\s+|regularly\s+|usually\s+)?see|^(?:i'm|i\s+am|im)\s+(?:now\s+)?seeing)\s+"
 _NAMED = r"(?:\s+(?:named|called))?\s+(?:dr\.?\s+)?(?-i:[A-Z])"
 
 PROVIDERS: tuple[tuple[str, str, str], ...] = (
@@ -34,7 +34,7 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         _SEE
         + r"(?:a\s+(?:gp|doctor|physician)"
         + _NAMED
-        + r"|dr\.?\s+(?-i:[A-Z])[\w'-]+(?:\s*$|\s+(?:for|at|about|every|once|twice)\b))",
+        + r"|dr\.?\s+(?-i:[A-Z])[\w'-]+(?:\s*$|\s+(?:now\s+)?(?:for|at|about|every|once|twice)\b))",
         "health",
         "doctor",
     ),
