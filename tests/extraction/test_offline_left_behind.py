@@ -89,6 +89,13 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("changed dentist going to Dr Iyer now Kapoor too expensive", "dentist", "Pat's dentist is Dr Iyer"),
         ("changed my family doctor to Dr Fernandes, Dr Mehta retired", "doctor", "Pat's doctor is Dr Fernandes"),
         ("I'm seeing Dr Wisniewska now for the diabetes", "doctor", "Pat is seeing Dr Wisniewska"),
+        ("Please remember my new address is in Tacoma, I moved up there", "residence", "Pat lives in Tacoma"),
+        ("My primary care doc is Dr. Weiss.", "doctor", "Pat's primary care doc is Dr. Weiss"),
+        ("Dr. Weiss retired so I'm with Dr. Nakamura now", "doctor", "Pat is with Dr. Nakamura now"),
+        ("Our vet is the Banfield inside PetSmart.", "vet", "Pat's vet is the Banfield"),
+        ("My phone plan is with Rogers.", "mobile_carrier", "Pat's phone plan is with Rogers"),
+        ("Any alcohol-free drinks for a party? I've been sober since September.", "drinking", "Pat is sober"),
+        ("leaving at 7:40 for the office, we're back in person full time now", "work mode", "in the office"),
         # Punctuation said aloud ends the clause it closes.
         ("bike got stolen period now I have a Honda Activa", "car", "Pat has a Honda Activa"),
     ],
@@ -112,6 +119,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my friend picked up smoking again",
         "my son enrolled in a coding bootcamp",
         "my mum changed her dentist to Dr Ray",
+        "my mum's new address is in Leeds",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

@@ -387,7 +387,8 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"(?:^|[,;]\s*|\bi'm\s+|\bi\s+am\s+|\bnow\s+)back\s+in\s+"
             + place("place4")
             + r"\s+(?:for\s+good|permanently)\b|"
-            r"^(?:my|our)\s+(?:home\s+)?address\s+is\s+in\s+" + place("place5"),
+            r"^(?:my|our)\s+(?:home\s+)?address\s+is\s+in\s+" + place("place5") + r"|"
+            r"\b(?:my|our)\s+new\s+(?:home\s+)?address\s+is\s+(?:now\s+)?in\s+" + place("place9", lower_case=False),
             "home",
             "residence",
             "{speaker} lives in {place}",

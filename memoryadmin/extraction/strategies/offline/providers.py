@@ -14,7 +14,10 @@ _NAMED = r"(?:\s+(?:named|called))?\s+(?:dr\.?\s+)?(?-i:[A-Z])"
 
 PROVIDERS: tuple[tuple[str, str, str], ...] = (
     (
-        r"^(?:my|our)\s+(?:family\s+|new\s+)?(?:gp|doctor|physician)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|doctor\s)|"
+        r"^(?:my|our)\s+(?:family\s+|new\s+|primary\s+care\s+)?(?:gp|doctor|physician|doc|pcp)(?:'s|\s+is)\s+(?:now\s+)?"
+        r"(?:dr\.?\s|doctor\s)|"
+        # "I'm with Dr. Nakamura now".
+        r"^(?:i'm|i\s+am|im|we're)\s+(?:now\s+)?with\s+dr\.?\s+(?-i:[A-Z])|"
         # "Dr Shah is my GP now".
         r"^dr\.?\s+(?-i:[A-Z])[\w'-]+\s+is\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?(?:gp|doctor)\b",
         "health",
@@ -59,14 +62,16 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         "hairdresser",
     ),
     (
-        r"^(?:my|our)\s+(?:new\s+|regular\s+)?(?:vet|vets|veterinarian)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s+)?(?-i:[A-Z])",
+        r"^(?:my|our)\s+(?:new\s+|regular\s+)?(?:vet|vets|veterinarian)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s+|the\s+)?"
+        r"(?-i:[A-Z])",
         "pets",
         "vet",
     ),
     (
         # "my operator is Vivo", "my carrier is Telcel prepaid", "my network's O2".
         r"^(?:my|our)\s+(?:main\s+|current\s+|new\s+|mobile\s+|phone\s+|cell\s+)?(?:carrier|operator|network|"
-        r"mobile\s+provider|phone\s+provider|cell\s+provider|sim|provider)(?:'s|\s+is)\s+(?:now\s+)?(?:with\s+)?"
+        r"mobile\s+provider|phone\s+provider|cell\s+provider|sim|provider|(?:phone|mobile|cell)\s+(?:plan|contract))"
+        r"(?:'s|\s+is)\s+(?:now\s+)?(?:with\s+|on\s+)?"
         r"(?-i:[A-Z])",
         "contact",
         "mobile_carrier",

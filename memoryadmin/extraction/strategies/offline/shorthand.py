@@ -213,7 +213,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
-        r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b",
+        r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b|\b(?:i've|i\s+have|ive)\s+been\s+sober\s+(?:since|for)\b",
         "health",
         "drinking",
         "{speaker} is sober",
@@ -221,7 +221,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         # "company forced us back to the office", "they made my role fully remote".
         r"\b(?:forced|ordered)\s+(?:us|everyone)\s+back\s+(?:in)?to\s+the\s+office\b(?![^.!?]{0,30}\bfor\s+(?:the|a)\b)|"
-        r"\bback\s+in\s+the\s+office\s+(?:full[- ]time|\d\s+days)\b"
+        r"\bback\s+(?:in\s+the\s+office|in\s+person|in\s+office)\s+(?:full[- ]time|\d\s+days)\b"
         r"(?![^.!?]{0,25}\b(?:this\s+week|for\s+training|then\s+home|just\s+for))|"
         r"\b(?:made|making|forcing|forced|ordered)\s+us\s+(?:to\s+)?(?:go\s+|come\s+)?back\s+(?:in)?to\s+the\s+office\b|"
         r"\b(?:made|making|forcing)\s+us\s+(?:back\s+)?(?:in|into\s+the\s+office)\s+(?:\w+\s+)?days\s+a\s+week\b",
