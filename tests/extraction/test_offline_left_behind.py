@@ -44,6 +44,13 @@ def test_what_the_speaker_left_is_named(content: str, names: list[str]) -> None:
         "Ditched Spotify, just for a month",
         "sometimes i wish I was a chef instead of engineer lol",
         "my sister moved away from Leeds",
+        # Someone else leaves.
+        "Tom left Google on Friday for a startup",
+        "Half my department has left Tesco for the new Amazon warehouse.",
+        "My in-laws have switched from Morrisons to Aldi",
+        "our vice president quit chess club so i'm doing all the admin alone",
+        # One occasion.
+        "We're going to the cathedral this Easter instead of St Anne's",
         "I go to Equinox no more? who told you that",
         "left work early",
     ],
@@ -211,6 +218,16 @@ PAIRS = [
         "after": "covering a night shift for Ravi tomorrow, just the one",
     },
     {"update": False, "before": "I go to gym called Body Line", "after": "I stopped going to Body Line for a while"},
+    {
+        "update": False,
+        "before": "I'm a barista at Costa, part-time.",
+        "after": "My mate keeps calling me 'coffee executive' but I'm still just a barista at Costa lol",
+    },
+    {
+        "update": False,
+        "before": "We do the big weekly shop at Morrisons in Wakefield.",
+        "after": "My in-laws have switched from Morrisons to Aldi and keep sending us photos of their receipts.",
+    },
     {"update": False, "before": "I'm on Vodafone, unlimited plan.", "after": "my sister switched to O2 for the data"},
     {
         "update": False,

@@ -16,6 +16,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import RELATIONS, STOPWOR
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import NAME, NOT_NOW, asks
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
+from memoryadmin.extraction.strategies.offline.shorthand import OWN_OPENING
 
 # Words that join a name to what is around it and are never part of one typed in lower case.
 _GLUE = (
@@ -62,6 +63,34 @@ _TRIP = re.compile(
     r"for\s+(?:a|the|two|three|\d+)\s+(?:night|day|week|month|weekend)s?)\b",
     re.IGNORECASE,
 )
+_INSTEAD = (
+    r"^(?![^.!?]*\b(?:this|next|on)\s+(?:easter|christmas|time|once|week|weekend|sunday|saturday|friday|year|trip|"
+    r"holiday|occasion)\b|[^.!?]*\b(?:today|tonight|tomorrow)\b)[^.!?]*?\binstead\s+of\s+" + _THING + _END
+)
+# Leaving done by someone: "Tom left Google", "Half my department has left Tesco", "My in-laws have switched from…".
+_AGENT_VERB = re.compile(
+    r"\s*\b(?:left|quit|switched|moved|converted|transferred|defected|ported|changed|stopped|cancell?ed|dropped|"
+    r"ditched|dumped|sold|closed|gave\s+up)\b",
+    re.IGNORECASE,
+)
+_LEAVER = re.compile(
+    r"(?:\b(?P<pronoun>he|she|they|everyone|everybody|people|someone|somebody|half|most)|"
+    r"\b(?:my|our|his|her|their)\s+(?:[\w'-]+\s+){0,2}?(?P<relation>[\w'-]+)|\b(?P<name>(?-i:[A-Z])[a-z][\w'-]*))"
+    r"(?:\s+(?:has|have|had|just|finally|also|both|recently|already|all))*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _someone_else(opening: str) -> bool:
+    """Whether the words before a leaving verb name someone else as who leaves."""
+    who = _LEAVER.search(opening)
+    if who is None:
+        return False
+    if who.group("name"):
+        return who.group("name").lower() not in OWN_OPENING and who.group("name") not in ("Im", "Ive")
+    return who.group("relation") is None or who.group("relation").lower() != "own"
+
+
 GONE = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -167,8 +196,9 @@ GONE = tuple(
         # money moved between accounts ("transferred $200 from Chase").
         r"\b(?:switched|moved|converted|transferred|defected|ported|changed)\s+(?!(?:money|cash|funds|\$|\d)\b)"
         r"(?:(?!(?:money|cash|funds)\b)[\w']+\s+){0,2}?from\s+" + _THING + _END,
-        # Chosen over it: "I'm learning piano now instead of guitar", "Storm score alerts instead of Broncos".
-        r"\binstead\s+of\s+" + _THING + _END,
+        # Chosen over it: "learning piano now instead of guitar", "Storm alerts instead of Broncos"; not for one
+        # occasion ("the cathedral this Easter instead of St Anne's").
+        _INSTEAD,
         # A home whose lease ended: "my Singapore lease ended".
         r"\b" + _THING + r"\s+(?:lease|tenancy|rental)\s+(?:ended|ran\s+out|is\s+up|expired|finished)\b",
         # A membership that ended: "my YMCA membership ran out".
@@ -249,6 +279,9 @@ def gone_in(content: str) -> list[str]:
                 if len(words) > 1 and words[-1].lower() in _OF_A_NAME:
                     name = " ".join(words[:-1])
                 if name.lower() in _NOT_ALONE:
+                    continue
+                # "Tom left Google", "Half my department has left Tesco": the one who leaves is not the speaker.
+                if _AGENT_VERB.match(sentence, match.start()) and _someone_else(sentence[: match.start()]):
                     continue
                 # "…, and my sister quit Infosys": the clause the name stands in has someone else as its subject.
                 opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]

@@ -230,7 +230,8 @@ NOT_A_FAVOURITE_KIND = word_set(
 OTHER_PEOPLE = word_set(
     """flatmate flatmates housemate housemates mate mates buddy buddies pal pals bff landlord landlady manager
     doctor dentist therapist gp coach ex bf gf hubby sis bro grandson granddaughter stepdad stepmom stepmum
-    fiance fiancee classmate classmates teammate teammates flatmate's"""
+    fiance fiancee classmate classmates teammate teammates flatmate's in-laws inlaws in-law department colleagues
+    president lads girls guys"""
 )
 
 # Bands named in the plural, as sides are: "I'm a huge Beatles fan" is no team's. Only the best known; another

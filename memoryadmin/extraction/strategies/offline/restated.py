@@ -23,6 +23,7 @@ class Fact(Protocol):
     leaves: list[str]
 
 
+_STILL = re.compile(r"\bstill\b", re.IGNORECASE)
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
 
@@ -39,7 +40,8 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
         if not reading.attribute:
             continue
         values = _value_words(reading.text)
-        named = reading.topics == ["possessions"] and not reading.leaves
+        # A thing named in passing, or a value said to hold still ("I'm still just a barista at Costa lol").
+        named = (reading.topics == ["possessions"] or _STILL.search(reading.text) is not None) and not reading.leaves
         for fact in known:
             if fact.attribute != reading.attribute:
                 continue

@@ -38,11 +38,11 @@ _ENDS = (
     r"after|last|this|for\s+(?:the\s+)?[£$\d])\b))"
 )
 # The words that may stand before a change told by the speaker, in its clause: "ok so i", "update: finally".
-_OWN_OPENING = word_set(
+OWN_OPENING = word_set(
     """i we i've we've ive weve i'm im we're i'd just finally so and now officially ok okay update lol well guess
     what actually also then yeah yep ugh omg welp btw anyway today yesterday recently literally basically last
     week month year night tbh big news have has had been got already kinda sorta oh hey hi hello good great sad
-    wow really don't"""
+    wow really don't um uh ya yo fyi"""
 )
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
@@ -435,4 +435,4 @@ def by_the_speaker(match: re.Match[str]) -> bool:
         return True
     before = match.string[: match.start()]
     opening = _CLAUSE_BREAK.sub("", before, count=1) if _CLAUSE_BREAK.match(before) else before
-    return all(word in _OWN_OPENING for word in _WORDS.findall(opening.lower()))
+    return all(word in OWN_OPENING for word in _WORDS.findall(opening.lower()))
