@@ -103,6 +103,18 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("My phone plan is with Rogers.", "mobile_carrier", "Pat's phone plan is with Rogers"),
         ("Any alcohol-free drinks for a party? I've been sober since September.", "drinking", "Pat is sober"),
         ("leaving at 7:40 for the office, we're back in person full time now", "work mode", "in the office"),
+        ("My mobile is with Rogers, bundled with the home internet.", "mobile_carrier", "Pat's Mobile is with Rogers"),
+        ("We get our broadband through Eir, though it's been patchy.", "internet_provider", "broadband through Eir"),
+        ("Our home fibre is through Vumatel.", "internet_provider", "Pat's home fibre is through Vumatel"),
+        ("I've been driving a Mazda 3 for the past seven years.", "car", "Pat has been driving a Mazda 3"),
+        ("I've worked at Tesco's head office in Welwyn for nine years", "employer", "Pat has worked at Tesco's"),
+        ("I've been at the Royal Bank of Canada for twenty years", "employer", "the Royal Bank of Canada"),
+        ("I follow the 5:2 diet, which has worked well for me.", "diet", "Pat follows the 5:2 diet"),
+        ("I'm following a plant-based diet now, on doctor's orders.", "diet", "a plant-based diet"),
+        ("I'm now fully vegetarian.", "diet", "Pat is now fully vegetarian"),
+        ("We've emigrated to Perth.", "residence", "Pat and others have emigrated to Perth"),
+        ("We finally collected the keys to our BTO flat in Punggol", "residence", "Pat lives in Punggol"),
+        ("I wanted to let you know that Lorraine and I have separated.", "relationship_status", "no longer with"),
         # Punctuation said aloud ends the clause it closes.
         ("bike got stolen period now I have a Honda Activa", "car", "Pat has a Honda Activa"),
     ],
@@ -127,6 +139,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my son enrolled in a coding bootcamp",
         "my mum changed her dentist to Dr Ray",
         "my mum's new address is in Leeds",
+        "My mobile is a Nokia flip phone",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

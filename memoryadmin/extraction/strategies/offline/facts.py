@@ -37,7 +37,7 @@ _ADV = (
     r"(?:(?:really|also|just|finally|recently|actually|still|totally|kinda|officially|now|currently|already|even|"
     r"only|both|all|basically|originally|happily|full[- ]time|part[- ]time|mostly|usually|always|often|sometimes|"
     r"so|absolutely|definitely|truly|genuinely|especially|particularly|quite|do|did|literally|seriously|"
-    r"newly|since)\s+)*"
+    r"newly|since|fully|strictly)\s+)*"
 )
 _I = r"^(?:i|we)\s+" + _ADV
 _AM = r"^(?:i'm|i\s+am|we're|we\s+are)\s+" + _ADV
@@ -107,7 +107,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
             # A place ("moved to Paris", "just moved to cork"), not "moved to keys" or "to a new team".
-            + r"(?:moved|relocated|shifted)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
+            + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
             # Not a gym, an office or a team ("moved to the council leisure centre gym").
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
             r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"

@@ -177,6 +177,7 @@ GONE = tuple(
         r"\b(?:i'm|i\s+am|im)\s+(?:so\s+|totally\s+|completely\s+)?over\s+" + _THING + _END,
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
         _AFTER + _THING + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
+        r"(?:have\s+|'ve\s+)?(?:separated|divorced)|"
         r"called\s+it\s+(?:off|quits)|ended\s+things|are\s+no\s+more)\b",
         # Replaced in the speaker's affection: "has replaced Mamma Mia as my favourite", "taken ABBA's place".
         r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from|for\s+me)\b",

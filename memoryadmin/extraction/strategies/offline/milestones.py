@@ -425,6 +425,13 @@ def _values(match: re.Match[str]) -> dict[str, str]:
     return values
 
 
+_COURTESY = re.compile(
+    r"^\s*(?:i\s+(?:just\s+)?wanted\s+to\s+(?:let\s+you\s+know|tell\s+you|update\s+you)|just\s+to\s+(?:let\s+you\s+know|"
+    r"update\s+you)|quick\s+update)\s*(?:that\b|:|,)?\s*",
+    re.IGNORECASE,
+)
+
+
 def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     """(topic, attribute, text) for each milestone of the speaker's own the message tells."""
     found: list[tuple[str, str, str]] = []
@@ -432,7 +439,8 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     passing = [row for _, row in _PASSING.possible(content)]
     if not milestones and not passing:
         return found
-    every = [s for s in SENTENCE_BREAK.split(content) if s and not NOT_NOW.search(s)]
+    # "I wanted to let you know that Lorraine and I have separated": the news is what follows the courtesy.
+    every = [_COURTESY.sub("", s) for s in SENTENCE_BREAK.split(content) if s and not NOT_NOW.search(s)]
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").

@@ -22,7 +22,10 @@ _SCHOOL = (
     + r"[\w'.&-]*){0,3}\s+(?-i:University|College|Uni|School|Academy|Institute|Polytechnic)\b"
 )
 _DEGREE = r"(?:masters|master's|phd|ph\.d|doctorate|degree|bachelors|bachelor's|mba|msc|ma|ba|bsc|pgce|llm)"
-_HOW_LONG = r"(?:for\s+)?(?:\d+|a\s+few|a\s+couple(?:\s+of)?|two|three|four|five|six|seven|eight|nine|ten|many)\s+"
+_HOW_LONG = (
+    r"(?:for\s+)?(?:(?:about|nearly|almost|over)\s+)?(?:\d+|a\s+few|a\s+couple(?:\s+of)?|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve|\w+teen|\w+ty|many)\s+"
+)
 # The words that may say what kind of home it is: "our little flat", "a two bed council flat"; not "our beach house".
 _HOME_SIZE = (
     r"(?:(?:new|own|little|small|tiny|big|lovely|two[- ]bed|three[- ]bed|2[- ]bed|3[- ]bed|one[- ]bed|1[- ]bed|"
@@ -111,7 +114,11 @@ STATED: tuple[tuple[str, str, str], ...] = (
         _I + r"(?:drive|deliver|ride)\s+for\s+" + CAP + r"|"
         r"^i\s+" + ADV + r"work\s+(?!out\b)(?:[a-z-]+\s+){1,2}(?:at|for)\s+(?:the\s+)?" + CAP + r"|"
         r"^my\s+(?:job|work)\s+is\s+(?:at|in|with|for)\s+" + named("employers") + r"(?=\s*(?:[,.!]|$|\s+as\b))|"
-        r"^(?:i've|i\s+have)\s+been\s+at\s+" + NAME + r"\s+" + _HOW_LONG + r"(?:years|yrs|months)\b",
+        r"^(?:i've|i\s+have)\s+(?:been\s+at|worked\s+(?:at|for))\s+(?:the\s+)?"
+        + NAME
+        + r"(?:'s)?[^.!?]{0,30}?\s+"
+        + _HOW_LONG
+        + r"(?:years|yrs|months)\b",
         "work",
         "employer",
     ),
@@ -206,7 +213,12 @@ STATED: tuple[tuple[str, str, str], ...] = (
         "drinking",
     ),
     (
-        # "I follow a pescatarian diet", "i'm on a vegan diet".
+        # "I follow a pescatarian diet", "i'm on a vegan diet", "I follow the 5:2 diet".
+        r"^(?:i|we)\s+(?:follow|eat|keep)\s+the\s+[\w:-]+\s+diet\b|"
+        + _AM
+        + r"following\s+(?:a|an)\s+(?:strict\s+|mostly\s+)?"
+        + DIETS
+        + r"\s+diet\b|"
         r"^(?:i|we)\s+(?:follow|eat|keep)\s+(?:a|an)\s+(?:strict\s+|mostly\s+)?"
         + DIETS
         + r"\s+diet\b|"
@@ -257,9 +269,9 @@ STATED: tuple[tuple[str, str, str], ...] = (
     (
         # "i have a 2015 f-150", "i drive my grandpa's old buick"; a model that is an everyday word ("a golf") is
         # left to the clause readings that know a car from its context.
-        r"^(?:i|we)\s+(?:still\s+)?"
+        r"^(?:i|we)(?:'ve\s+been\s+driving|\s+have\s+been\s+driving|\s+(?:still\s+)?"
         + ADV
-        + r"(?:have|drive|own|got)\s+(?:a|an|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:"
+        + r"(?:have|drive|own|got))\s+(?:a|an|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:"
         + named("cars", everyday=False)
         + r")(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|which|that|i|it|with|lol|now)\b|\s+(?-i:[A-Z0-9])))",
         "possessions",

@@ -71,7 +71,9 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         # "my operator is Vivo", "my carrier is Telcel prepaid", "my network's O2".
         r"^(?:my|our)\s+(?:main\s+|current\s+|new\s+|mobile\s+|phone\s+|cell\s+)?(?:carrier|operator|network|"
         r"mobile\s+provider|phone\s+provider|cell\s+provider|sim|provider|(?:phone|mobile|cell)\s+(?:plan|contract))"
-        r"(?:'s|\s+is)\s+(?:now\s+)?(?:with\s+|on\s+)?"
+        r"(?:'s|\s+is)\s+(?:now\s+)?(?:with\s+|on\s+)?(?-i:[A-Z])|"
+        # "My mobile is with Rogers", not "my mobile is a Nokia".
+        r"^(?:my|our)\s+(?:mobile|cell|phone)(?:'s|\s+is)\s+(?:now\s+)?(?:with|on)\s+"
         r"(?-i:[A-Z])",
         "contact",
         "mobile_carrier",
@@ -98,8 +100,10 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         "bank",
     ),
     (
-        r"^(?:my|our)\s+(?:home\s+|new\s+)?(?:internet|broadband|wifi|wi-fi|isp)(?:\s+provider)?(?:'s|\s+is)\s+"
-        r"(?:now\s+)?(?:with\s+)?(?-i:[A-Z])|"
+        r"^(?:my|our)\s+(?:home\s+|new\s+)?(?:internet|broadband|wifi|wi-fi|isp|fibre|fiber)(?:\s+provider)?(?:'s|\s+is)\s+"
+        r"(?:now\s+)?(?:with\s+|through\s+|from\s+)?(?-i:[A-Z])|"
+        r"^(?:i|we)\s+(?:get|have)\s+(?:our|my)\s+(?:home\s+)?(?:internet|broadband|wifi|fibre|fiber)\s+(?:through|from|with)\s+"
+        r"(?-i:[A-Z])|"
         r"^(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got)\s+(?-i:[A-Z])[\w&'.+-]*(?:\s+(?-i:[A-Z])[\w&'.+-]*)?\s+"
         r"(?:broadband|internet|fibre|fiber)\b(?!.*\bat\s+(?:the\s+)?(?:office|work)\b)",
         "home",

@@ -42,7 +42,7 @@ OWN_OPENING = word_set(
     """i we i've we've ive weve i'm im we're i'd just finally so and now officially ok okay update lol well guess
     what actually also then yeah yep ugh omg welp btw anyway today yesterday recently literally basically last
     week month year night tbh big news have has had been got already kinda sorta oh hey hi hello good great sad
-    wow really don't um uh ya yo fyi"""
+    wow really don't um uh ya yo fyi wanted let you know that to know"""
 )
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
@@ -59,7 +59,9 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + place("place", lower_case=False)
         + r"\s+(?:person|resident|local)\s+now\b|"
         r"\bmoved\s+back\s+home\s+to\s+" + place("place2", lower_case=False) + r"|"
-        r"\b(?:bought|closed\s+on|got\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+" + _HOME_SIZE + r"{0,3}"
+        r"\b(?:bought|closed\s+on|(?:got|collected|picked\s+up)\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+(?:[A-Z]{2,5}\s+)?"
+        + _HOME_SIZE
+        + r"{0,3}"
         r"(?:house|home|flat|condo|place|apartment|bungalow|cottage)\W{0,5}\s*in\s+"
         + place("place3", lower_case=False)
         + NOT_LIVED_IN
