@@ -115,6 +115,15 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("We've emigrated to Perth.", "residence", "Pat and others have emigrated to Perth"),
         ("We finally collected the keys to our BTO flat in Punggol", "residence", "Pat lives in Punggol"),
         ("I wanted to let you know that Lorraine and I have separated.", "relationship_status", "no longer with"),
+        ("my hairdresser is kayla at studio 9, she's a genius", "hairdresser", "Pat's hairdresser is kayla"),
+        ("monzo is my bank, the coral card is iconic", "bank", "Monzo is Pat's bank"),
+        ("i vape like constantly, the mango one is my fave", "smoking", "Pat vapes"),
+        ("day 20 no vape, threw it in the bin", "smoking", "Pat quit smoking"),
+        ("new dentist: dr. chen at smile studio, she's way nicer", "dentist", "Pat's dentist is Dr. chen"),
+        ("my new stylist is jules from a tiny place in shoreditch", "hairdresser", "Pat's new stylist is jules"),
+        # Chat's shorthand written out: "w/" is "with".
+        ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
+        ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),
         # Punctuation said aloud ends the clause it closes.
         ("bike got stolen period now I have a Honda Activa", "car", "Pat has a Honda Activa"),
     ],
@@ -140,6 +149,9 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my mum changed her dentist to Dr Ray",
         "my mum's new address is in Leeds",
         "My mobile is a Nokia flip phone",
+        "my hairdresser is amazing",
+        "my sister's new dentist is Dr Ray",
+        "my maid of honour just broke up w/ her bf and now i'm like do we still do the bachelorette",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:
@@ -167,6 +179,9 @@ def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(conte
         ("I'm on my period", "I'm on my period"),
         ("a trial period of three months", "a trial period of three months"),
         ("the comma is misplaced", "the comma is misplaced"),
+        ("back at my parents' rn bc rent is insane", "back at my parents' right now because rent is insane"),
+        ("living w/ my cousin, my gf maya too", "living with my cousin, my girlfriend maya too"),
+        ("BC is lovely in spring", "BC is lovely in spring"),
         ("a new line of work", "a new line of work"),
     ],
 )

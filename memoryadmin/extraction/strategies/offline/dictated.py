@@ -1,7 +1,9 @@
-"""Punctuation said aloud, as speech-to-text types it: "bike got stolen period now I have a scooty", "day 30 without
-cigarette exclamation mark I quit finally", "I'm bartender now comma better tips". Read as the marks they stand for,
-so a message dictated in one breath has its sentences again. A word is a mark only where it cannot be the noun: not
-after a word that makes it one ("a trial period", "my period", "the comma", "a new line of work").
+"""Chat as it is dictated or thumbed. Punctuation said aloud, as speech-to-text types it: "bike got stolen period now I
+have a scooty", "day 30 without cigarette exclamation mark I quit finally", "I'm bartender now comma better tips".
+Read as the marks they stand for, so a message dictated in one breath has its sentences again. A word is a mark only
+where it cannot be the noun: not after a word that makes it one ("a trial period", "my period", "the comma", "a new
+line of work"). And chat's shorthand for the little words a reading looks for, typed in lower case: "w/ my cousin"
+(with), "bc rent is insane" (because), "back at my parents' rn" (right now), "my gf maya" (girlfriend).
 """
 
 from __future__ import annotations
@@ -25,8 +27,28 @@ _NOUN_AFTER = word_set(
 )
 
 
+_SHORT = re.compile(r"(?<![\w/.])(?:w/o|w/|bc|cuz|coz|rn|ppl|gf|bf|bday|tho|ur)(?![\w/])")
+_LONG = {
+    "w/o": "without",
+    "w/": "with ",
+    "bc": "because",
+    "cuz": "because",
+    "coz": "because",
+    "rn": "right now",
+    "ppl": "people",
+    "gf": "girlfriend",
+    "bf": "boyfriend",
+    "bday": "birthday",
+    "tho": "though",
+    "ur": "your",
+}
+
+
 def undictated(text: str) -> str:
-    """The text with punctuation said aloud written as marks; a text without any is returned as it is."""
+    """The text with punctuation said aloud written as marks and chat's shorthand written out; a text without any is
+    returned as it is."""
+    if _SHORT.search(text) is not None:
+        text = _SHORT.sub(lambda m: _LONG[m.group(0)], text).replace("with  ", "with ")
     if _SPOKEN.search(text) is None:
         return text
 

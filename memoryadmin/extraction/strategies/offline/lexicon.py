@@ -35,7 +35,8 @@ INTERJECTIONS = (
     "no worries|no problem|np|agreed|yikes|ugh|damn|dang|gosh|geez|jeez|alright|all right|fyi|actually|also|and|"
     "plus|but|just so you know|for the record|fwiw|as you know|as i said|like i said|as i mentioned|"
     "long time no see|long time no talk|long time no chat|good to see you|good to hear from you|nice to see you|"
-    "great to see you|great to hear from you"
+    "great to see you|great to hear from you|ngl|lowkey|highkey|istg|tbh|ok so|okay so|quick update|big news|"
+    "guess what|hear me out|ok hear me out"
 )
 
 # Whole sentences that only react, however they are worded around these.
@@ -231,7 +232,7 @@ OTHER_PEOPLE = word_set(
     """flatmate flatmates housemate housemates mate mates buddy buddies pal pals bff landlord landlady manager
     doctor dentist therapist gp coach ex bf gf hubby sis bro grandson granddaughter stepdad stepmom stepmum
     fiance fiancee classmate classmates teammate teammates flatmate's in-laws inlaws in-law department colleagues
-    president lads girls guys"""
+    president lads girls guys maid bridesmaid bridesmaids groomsman groomsmen"""
 )
 
 # Bands named in the plural, as sides are: "I'm a huge Beatles fan" is no team's. Only the best known; another

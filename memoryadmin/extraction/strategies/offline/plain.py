@@ -201,7 +201,7 @@ STATED: tuple[tuple[str, str, str], ...] = (
     ),
     (
         # "i smoke like a pack a day", "i drink most weekends", "i work from home full time", "i work nights".
-        r"^i\s+(?:still\s+)?smoke\b(?!\s+(?:weed|pot|a\s+joint))",
+        r"^i\s+(?:still\s+)?(?:smoke\b(?!\s+(?:weed|pot|a\s+joint))|vape\b)",
         "health",
         "smoking",
     ),

@@ -52,7 +52,7 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         r"^(?:my|our)\s+(?:new\s+|regular\s+|usual\s+)?(?:hairdresser|hair\s+stylist|stylist|barber)(?:'s|\s+is)\s+"
-        r"(?:now\s+)?(?-i:[A-Z])|"
+        r"(?:now\s+)?(?:(?-i:[A-Z])|[a-z][\w'-]+\s+(?:at|from)\s)|"
         + _SEE
         + r"(?:a\s+(?:hairdresser|stylist|barber)"
         + _NAMED
@@ -95,6 +95,8 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         r"^(?:my|our)\s+(?:main\s+|new\s+)?bank(?:'s|\s+is)\s+(?:now\s+)?(?-i:[A-Z])|"
+        # "Monzo is my bank".
+        r"^(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,2}\s+is\s+(?:now\s+)?(?:my|our)\s+(?:main\s+|new\s+)?bank\b|"
         r"^(?:i|we)\s+(?:still\s+|now\s+|only\s+)?bank\s+with\s+(?-i:[A-Z])",
         "money",
         "bank",

@@ -42,7 +42,7 @@ OWN_OPENING = word_set(
     """i we i've we've ive weve i'm im we're i'd just finally so and now officially ok okay update lol well guess
     what actually also then yeah yep ugh omg welp btw anyway today yesterday recently literally basically last
     week month year night tbh big news have has had been got already kinda sorta oh hey hi hello good great sad
-    wow really don't um uh ya yo fyi wanted let you know that to know"""
+    wow really don't um uh ya yo fyi wanted let you know that to know went"""
 )
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)

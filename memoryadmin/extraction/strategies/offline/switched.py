@@ -118,4 +118,30 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "vet",
         "{speaker}'s vet is {name}",
     ),
+    (
+        # "day 20 no vape", "day 30 without cigarette".
+        r"\bday\s+\d+\s+(?:no|without)\s+(?:vapes?|vaping|cigs?|cigarettes?|smoking|smokes?|fags?)\b",
+        "health",
+        "smoking",
+        "{speaker} quit smoking",
+    ),
+    (
+        # "new dentist: dr. chen at smile studio", "went to a new hairdresser called remi", "my new stylist is jules".
+        r"\bnew\s+dentist\s*(?::|,|-|is)\s*(?P<name>dr\.?\s+[\w'-]+|(?-i:[A-Z])[\w'-]+)",
+        "health",
+        "dentist",
+        "{speaker}'s dentist is {name}",
+    ),
+    (
+        r"\bnew\s+(?:gp|doctor)\s*(?::|,|-|is)\s*(?P<name>dr\.?\s+[\w'-]+)",
+        "health",
+        "doctor",
+        "{speaker}'s doctor is {name}",
+    ),
+    (
+        r"\b(?:a|my)\s+new\s+(?:hairdresser|barber|stylist)\s+(?:called|named|is)\s+(?P<name>[\w'-]+)",
+        "appearance",
+        "hairdresser",
+        "{speaker}'s hairdresser is {name}",
+    ),
 )
