@@ -121,6 +121,18 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("day 20 no vape, threw it in the bin", "smoking", "Pat quit smoking"),
         ("new dentist: dr. chen at smile studio, she's way nicer", "dentist", "Pat's dentist is Dr. chen"),
         ("my new stylist is jules from a tiny place in shoreditch", "hairdresser", "Pat's new stylist is jules"),
+        ("I get most of our groceries from FairPrice near the MRT station.", "supermarket", "from FairPrice"),
+        (
+            "Our groceries come from Loblaws, which is on my way home.",
+            "supermarket",
+            "Pat's groceries come from Loblaws",
+        ),
+        # "No Frills" is a name, not a negation.
+        ("We've started doing our grocery shopping at No Frills", "supermarket", "at No Frills"),
+        ("We've switched our weekly shop to Aldi.", "supermarket", "Pat shops at Aldi"),
+        ("My employer has approved my request to work from home full-time.", "work mode", "Pat works remotely"),
+        ("I've negotiated a fully remote arrangement since we moved", "work mode", "Pat works remotely"),
+        ("office called everyone back so like I'm going to office 5 days now", "work mode", "in the office"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),
@@ -152,6 +164,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my hairdresser is amazing",
         "my sister's new dentist is Dr Ray",
         "my maid of honour just broke up w/ her bf and now i'm like do we still do the bachelorette",
+        "my sister is working from home permanently",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

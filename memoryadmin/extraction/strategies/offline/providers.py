@@ -83,7 +83,14 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         r"^(?:i|we)\s+(?:usually\s+|always\s+|now\s+|mostly\s+)?do\s+(?:my|our|the)\s+(?:weekly\s+|big\s+|grocery\s+|food\s+)?"
         r"(?:shop|shopping|groceries|grocery\s+shopping)\s+(?:at|in)\s+(?-i:[A-Z])|"
         r"^(?:my|our)\s+(?:usual\s+|regular\s+|main\s+)?(?:supermarket|grocery\s+store|grocer)(?:'s|\s+is)\s+(?:now\s+)?"
-        r"(?-i:[A-Z])",
+        r"(?-i:[A-Z])|"
+        # "I get most of our groceries from FairPrice", "Our groceries come from Loblaws", "We've started doing our
+        # grocery shopping at No Frills".
+        r"^(?:i|we)(?:'ve|\s+have)?\s+(?:\w+\s+)?(?:get|buy|order|ordering|getting|buying)\s+(?:most\s+of\s+|all\s+)?"
+        r"(?:my|our|the)?\s*(?:food|groceries|grocery\s+shopping|weekly\s+shop)\s+(?:online\s+)?(?:at|from)\s+(?-i:[A-Z])|"
+        r"^(?:my|our)\s+groceries\s+(?:come|mostly\s+come)\s+from\s+(?-i:[A-Z])|"
+        r"^(?:i|we)(?:'ve|\s+have)?\s+(?:started\s+)?doing\s+(?:my|our|the)\s+(?:weekly\s+|big\s+|grocery\s+|food\s+)?"
+        r"(?:shop|shopping|groceries)\s+(?:at|in)\s+(?-i:[A-Z])",
         "home",
         "supermarket",
     ),

@@ -42,13 +42,13 @@ OWN_OPENING = word_set(
     """i we i've we've ive weve i'm im we're i'd just finally so and now officially ok okay update lol well guess
     what actually also then yeah yep ugh omg welp btw anyway today yesterday recently literally basically last
     week month year night tbh big news have has had been got already kinda sorta oh hey hi hello good great sad
-    wow really don't um uh ya yo fyi wanted let you know that to know went"""
+    wow really don't um uh ya yo fyi wanted let you know that to know went like"""
 )
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
 # The speaker named in the change itself: as the one it happens to ("fedex hired me", "forced us back", "made my
 # role fully remote"), or as its subject ("whitefield where i live now").
-_TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position)|i\s+live)\b", re.IGNORECASE)
+_TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live)\b", re.IGNORECASE)
 _WORDS = re.compile(r"[a-z']+")
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
 _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burgers|steak|animal\s+products)"

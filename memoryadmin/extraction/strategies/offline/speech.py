@@ -491,4 +491,6 @@ _APPENDED = re.compile(r"(?:\b(?!I\b|I'm\b)(?-i:[A-Z])[\w&'.-]*|\beverything|\ba
 
 
 def _appended(text: str, start: int) -> bool:
+    if start and re.match(r"No\s+[A-Z]", text[start:]):
+        return True  # a name: "at No Frills"
     return not re.match(r"no\s+(?:more|longer)\b", text[start:], re.I) and bool(_APPENDED.search(text[:start]))

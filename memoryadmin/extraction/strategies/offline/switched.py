@@ -144,4 +144,34 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "hairdresser",
         "{speaker}'s hairdresser is {name}",
     ),
+    (
+        r"\bswitched\s+(?:my|our)\s+(?:weekly\s+|big\s+|grocery\s+|food\s+)?(?:shop|shopping|groceries)\s+to\s+"
+        r"(?P<name>" + NAME + r")",
+        "home",
+        "supermarket",
+        "{speaker} shops at {name}",
+    ),
+    (
+        # "approved my request to work from home full-time", "I've negotiated a fully remote arrangement".
+        r"\b(?:(?:i've|i\s+have|i)\s+(?:negotiated|got|landed|secured|agreed)\s+a\s+)?fully\s+remote\s+(?:arrangement|"
+        r"role|job|position|contract)\b|\b(?:my\s+request\s+to\s+)?work(?:ing)?\s+from\s+home\s+(?:full[- ]time|"
+        r"permanently|for\s+good)\b",
+        "work",
+        "work mode",
+        "{speaker} works remotely",
+    ),
+    (
+        # "I'm going to office 5 days now", "we are hybrid now".
+        r"\b(?:going|go|coming|come|back)\s+(?:in)?to\s+(?:the\s+)?office\s+(?:\d|five|four|three)\s+days\b"
+        r"(?![^.!?\n]{0,30}\b(?:this\s+week|for\s+(?:the|a)\b))",
+        "work",
+        "work mode",
+        "{speaker} works in the office",
+    ),
+    (
+        r"\b(?:we're|we\s+are|i'm|im|i\s+am)\s+(?:now\s+)?hybrid\s+now\b",
+        "work",
+        "work mode",
+        "{speaker} works hybrid",
+    ),
 )
