@@ -31,6 +31,11 @@ from tests.extraction.test_updates import measure
         ("I'm learning piano now instead of guitar", ["guitar"]),
         ("I relocated for work and my Singapore lease ended.", ["Singapore"]),
         ("we moved him there from Bright Horizons.", ["Bright Horizons"]),
+        ("The Scotiabank accounts are closed, and I'm saving", ["Scotiabank"]),
+        ("Monzo is my main bank now and Santander is closed.", ["Santander"]),
+        ("Handed my Google badge back on Friday.", ["Google"]),
+        # Which bank it was is no secret.
+        ("closed my Access Bank account, I use Kuda now for everything", ["Access Bank"]),
     ],
 )
 def test_what_the_speaker_left_is_named(content: str, names: list[str]) -> None:
@@ -53,6 +58,9 @@ def test_what_the_speaker_left_is_named(content: str, names: list[str]) -> None:
         "We're going to the cathedral this Easter instead of St Anne's",
         "I go to Equinox no more? who told you that",
         "left work early",
+        "the gym is closed for renos",
+        "Tesco closed early today",
+        "my sister's Barclays account is closed",
     ],
 )
 def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content: str) -> None:
@@ -133,6 +141,10 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("My employer has approved my request to work from home full-time.", "work mode", "Pat works remotely"),
         ("I've negotiated a fully remote arrangement since we moved", "work mode", "Pat works remotely"),
         ("office called everyone back so like I'm going to office 5 days now", "work mode", "in the office"),
+        ("I stopped eating meat last month", "diet", "Pat stopped eating meat"),
+        ("so i'm gluten free now, goodbye bagels", "diet", "Pat is gluten free now"),
+        ("I'm a bank teller at PNC now!", "employer", "Pat works at PNC"),
+        ("I finally moved my chequing and savings to Tangerine.", "bank", "Pat banks with Tangerine"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),
@@ -230,6 +242,8 @@ PAIRS = [
         "after": "I left vivo, now I'm on Claro, they gave me better plan for same price",
     },
     {"update": True, "before": "I bank with Access Bank", "after": "switched to Kuda no fees, so much better"},
+    {"update": True, "before": "I bank with Access Bank", "after": "closed my access bank account I use Kuda now"},
+    {"update": True, "before": "I eat pretty much everything.", "after": "I stopped eating meat last month"},
     {"update": True, "before": "I'm using Jio sim in my phone", "after": "ported my number to Airtel last week"},
     {
         "update": True,

@@ -328,9 +328,24 @@ def test_a_secret_is_known_whatever_its_case_or_spacing(text) -> None:
 
 
 def test_every_secret_the_pattern_knows_holds_one_of_the_stems_looked_for_first() -> None:
-    names = [*CONFIDENTIAL_WORDS.split("|"), "access token", "bank account", "account number", "iban"]
+    names = [*CONFIDENTIAL_WORDS.split("|"), "access token", "bank account details", "account number", "iban"]
     for name in names:
         spelled = name.replace(r"\s+", " ")
         assert holds_secret(f"my {spelled} is here"), name
         assert any(stem in spelled for stem in SECRET_STEMS), name
     assert not holds_secret("Here is what I found about Lyon: would you like an itinerary?")
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("my bank account is 12345678", True),
+        ("my bank account: 40-11-62 31926819", True),
+        ("my bank account number is on the card", True),
+        # Which bank an account is with is no secret.
+        ("closed my Access Bank account, I use Kuda now", False),
+        ("my bank account is in SBI", False),
+    ],
+)
+def test_a_bank_accounts_numbers_are_a_secret_not_its_bank(text: str, secret: bool) -> None:
+    assert holds_secret(text) is secret

@@ -26,6 +26,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     THING_OF,
     TOPICS,
     favourite_attribute,
+    word_set,
 )
 from memoryadmin.extraction.strategies.offline.plain import STATED
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
@@ -255,6 +256,17 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         Kind(MemoryType.SEMANTIC, "diet", "diet"),
     ),
     (
+        # A diet changed: "I stopped eating meat last month", "i'm gluten free now".
+        _rx(
+            r"^i\s+"
+            + _ADV
+            + r"(?:stopped|quit|gave\s+up)\s+eating\s+(?:meat|red\s+meat|animal\s+products|fish|dairy|gluten)\b|"
+            + _AM
+            + r"(?:gluten[- ]free|dairy[- ]free)\s+now\b"
+        ),
+        Kind(MemoryType.SEMANTIC, "diet", "diet"),
+    ),
+    (
         _rx(
             r"^i\s+"
             + _ADV
@@ -429,23 +441,9 @@ _LEADING_WORDS = re.compile(
     re.IGNORECASE,
 )
 # Attributes of which a person may have more than one at a time: said as an addition, they replace nothing.
-_MANY_VALUED = frozenset(
-    {
-        "instrument",
-        "team",
-        "car",
-        "phone",
-        "computer",
-        "bicycle",
-        "motorbike",
-        "home",
-        "employer",
-        "occupation",
-        "course",
-        "school",
-        *("bank", "doctor", "dentist", "internet_provider", "mobile_carrier", "gym", "therapist", "hairdresser"),
-        *("vet", "supermarket"),
-    }
+_MANY_VALUED = word_set(
+    """instrument team car phone computer bicycle motorbike home employer occupation course school bank doctor dentist
+    internet_provider mobile_carrier gym therapist hairdresser vet supermarket"""
 )
 # "second year", "the second half" say when, not one more.
 _ADDITION = re.compile(

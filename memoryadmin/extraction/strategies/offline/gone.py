@@ -202,6 +202,15 @@ GONE = tuple(
         _INSTEAD,
         # A home whose lease ended: "my Singapore lease ended".
         r"\b" + _THING + r"\s+(?:lease|tenancy|rental)\s+(?:ended|ran\s+out|is\s+up|expired|finished)\b",
+        # An account closed: "The Scotiabank accounts are closed", "Santander is closed", "commbank closed 🙌"; not a
+        # place closed for a while ("the gym is closed for renos").
+        _AFTER
+        + r"(?:the\s+|my\s+|our\s+)?(?P<old>"
+        + NAME
+        + r"|[a-z0-9][\w&'-]*)(?:\s+accounts?)?\s+(?:(?:is|are|was|has\s+been|have\s+been|got)\s+(?:now\s+)?)?closed\b"
+        r"(?!\s+(?:for|on|until|till|today|tonight|this|over|due|early|at|in|down|off))",
+        # The badge handed back: "Handed my Google badge back on Friday".
+        r"\bhanded\s+(?:in\s+)?(?:my|the)\s+" + _THING + r"\s+(?:badge|lanyard|pass|laptop|keys)\s+(?:back|in)\b",
         # A membership that ended: "my YMCA membership ran out".
         r"\b" + _THING + r"\s+(?:membership|subscription|contract)\s+(?:ran\s+out|expired|lapsed|ended)\b",
     )

@@ -94,7 +94,7 @@ REACTION_WORDS = word_set(
 # Professions: "I'm a nurse", "I became a teacher".
 PROFESSIONS = (
     "teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
-    "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|manager|"
+    "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|teller|manager|"
     "consultant|scientist|researcher|professor|lecturer|student|artist|painter|writer|author|journalist|"
     "photographer|musician|singer|actor|actress|dancer|coach|trainer|therapist|counselor|counsellor|"
     "psychologist|pharmacist|vet|veterinarian|mechanic|electrician|plumber|carpenter|farmer|firefighter|"

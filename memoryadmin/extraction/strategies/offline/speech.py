@@ -120,9 +120,14 @@ _IMPERATIVE = word_set(
     "translate check search suggest recommend generate compose calculate describe compare set text email "
     "please let keep take teach fix draw add update schedule"
 )
-# Things never kept about anyone: secrets, and the numbers of a bank account.
+# Things never kept about anyone: secrets, and the numbers of a bank account (not which bank it is with: "closed my
+# Access Bank account").
 _SECRETS = re.compile(
-    r"\b(?:" + CONFIDENTIAL_WORDS + r"|access\s+token|bank\s+account|account\s+number|iban)\b", re.IGNORECASE
+    r"\b(?:"
+    + CONFIDENTIAL_WORDS
+    + r"|access\s+token|bank\s+account(?=\s*(?:numbers?\b|no\b|details\b|#|:|\d|is\s+\d))|"
+    r"account\s+number|iban)\b",
+    re.IGNORECASE,
 )
 # One of these is in the name of every secret `_SECRETS` knows (lowercase): a text without any names none.
 SECRET_STEMS = ("pass", "pin", "card", "cvv", "cvc", "ssn", "secur", "api", "access", "bank", "account", "iban")

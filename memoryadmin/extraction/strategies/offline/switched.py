@@ -74,7 +74,8 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         r"\b(?:moved|switched|transferred|shifted)\s+(?:everything|my\s+(?:current\s+|main\s+|savings\s+|salary\s+|"
-        r"checking\s+|chequing\s+)?(?:account|accounts|banking|paycheck|salary|money))\s+(?:over\s+)?to\s+"
+        r"checking\s+|chequing\s+)?(?:account|accounts|banking|paycheck|salary|money|(?:chequing|checking|savings)"
+        r"(?:\s+and\s+(?:chequing|checking|savings))?))\s+(?:over\s+)?to\s+"
         r"(?P<bank>" + NAME + r")|"
         r"\bswitched\s+(?:over\s+)?to\s+(?P<bank2>" + NAME + r")(?=[^.!?\n]{0,30}\b(?:fees|account|banking|savings|"
         r"overdraft|debit\s+card|interest)\b)",
@@ -173,5 +174,12 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "work",
         "work mode",
         "{speaker} works hybrid",
+    ),
+    (
+        # "Monzo is my main bank now".
+        r"(?:^|(?<=[:;,]\s))(?P<bank>" + NAME + r")\s+is\s+(?:now\s+)?(?:my|our)\s+(?:main\s+|new\s+)?bank\s+now\b",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
     ),
 )
