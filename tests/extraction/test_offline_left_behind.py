@@ -34,6 +34,9 @@ from tests.extraction.test_updates import measure
         ("The Scotiabank accounts are closed, and I'm saving", ["Scotiabank"]),
         ("Monzo is my main bank now and Santander is closed.", ["Santander"]),
         ("Handed my Google badge back on Friday.", ["Google"]),
+        ("Mochi lives with my mom now because of my son's allergies", ["Mochi"]),
+        ("We lost Hector in the autumn, sadly.", ["Hector"]),
+        ("I gave Rio to my uncle because I moved", ["Rio"]),
         # Which bank it was is no secret.
         ("closed my Access Bank account, I use Kuda now for everything", ["Access Bank"]),
     ],
@@ -61,6 +64,7 @@ def test_what_the_speaker_left_is_named(content: str, names: list[str]) -> None:
         "the gym is closed for renos",
         "Tesco closed early today",
         "my sister's Barclays account is closed",
+        "we lost the match",
     ],
 )
 def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content: str) -> None:
@@ -145,6 +149,10 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("so i'm gluten free now, goodbye bagels", "diet", "Pat is gluten free now"),
         ("I'm a bank teller at PNC now!", "employer", "Pat works at PNC"),
         ("I finally moved my chequing and savings to Tangerine.", "bank", "Pat banks with Tangerine"),
+        ("update I'm bartender now in the same place", "occupation", "Pat is a bartender"),
+        ("I got bumped up to store manager this week.", "occupation", "Pat is a store manager"),
+        ("Good news: the governors appointed me as headteacher from this term.", "occupation", "Pat is a headteacher"),
+        ("I've now taken up post as a sergeant at the Bolton station.", "occupation", "Pat is a sergeant"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),
@@ -177,6 +185,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my sister's new dentist is Dr Ray",
         "my maid of honour just broke up w/ her bf and now i'm like do we still do the bachelorette",
         "my sister is working from home permanently",
+        "my sister got promoted to store manager",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

@@ -166,7 +166,10 @@ GONE = tuple(
         r"\b(?:stop|stopped|had\s+to\s+stop|quit|given\s+up|giving\s+up)\s+(?:playing|going\s+to|using|driving|doing|"
         r"shopping\s+at|banking\s+with|seeing|following|supporting)\s+"
         r"(?:the\s+)?" + _THING + _END,
-        r"\b(?:gave|given|lent|sold)\s+(?:the|my)\s+" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
+        r"\b(?:gave|given|lent|sold)\s+(?:(?:the|my)\s+)?" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
+        # A pet gone to live elsewhere, or lost: "Mochi lives with my mom now", "We lost Hector in the autumn".
+        _AFTER + _THING + r"\s+(?:lives|is\s+living|stays)\s+with\s+(?:my|our)\s+\w+\s+now\b",
+        r"\b(?:we|i)\s+lost\s+(?:our\s+|my\s+)?(?P<old>(?-i:[A-Z])[a-z]+)\s+(?:in|last|this|on|to|after|,|\.)",
         r"\b(?:ended|cancell?ed|stopped|let|closed)\s+(?:the|my|our)\s+"
         + _THING
         + r"\s+(?:membership|subscription|account)\b",

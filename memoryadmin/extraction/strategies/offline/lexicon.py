@@ -107,7 +107,8 @@ PROFESSIONS = (
     "dev|paralegal|solicitor|barrister|physio|physiotherapist|optometrist|radiographer|sonographer|dietitian|"
     "nutritionist|psychiatrist|sysadmin|tester|bookkeeper|postman|postwoman|hca|pharmacy technician|lab technician|"
     "data analyst|product manager|project manager|software engineer|web developer|ux designer|ux researcher|"
-    "deputy head|deputy headteacher|sous chef|line cook|store manager|shift manager"
+    "deputy head|deputy headteacher|sous chef|line cook|store manager|shift manager|sergeant|constable|lifeguard|"
+    "ward sister|charge nurse|staff nurse|headmaster|headmistress|foreman"
 )
 THINGS = {
     "car": word_set(

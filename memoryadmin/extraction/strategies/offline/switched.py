@@ -6,7 +6,10 @@ as milestones: a name need not be in the lexicon, for the words around it say wh
 
 from __future__ import annotations
 
+from memoryadmin.extraction.strategies.offline.lexicon import PROFESSIONS
 from memoryadmin.extraction.strategies.offline.phrases import NAME, NOT_LIVED_IN, place
+
+_TITLE = r"(?:[\w-]+\s+){0,2}?(?:" + PROFESSIONS + r")"
 
 SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     (
@@ -181,5 +184,16 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "money",
         "bank",
         "{speaker} banks with {bank}",
+    ),
+    (
+        # A title given: "got bumped up to store manager", "the governors appointed me as headteacher", "taken up post
+        # as a sergeant", "I'm bartender now".
+        r"\b(?:bumped\s+up|promoted|moved\s+up|stepped\s+up)\s+to\s+(?:a\s+|an\s+|the\s+)?(?P<title>" + _TITLE + r")\b|"
+        r"\bappointed\s+me\s+(?:as\s+)?(?:the\s+|a\s+|an\s+)?(?P<title2>" + _TITLE + r")\b|"
+        r"\btaken\s+up\s+(?:a\s+|the\s+)?post\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<title3>" + _TITLE + r")\b|"
+        r"\b(?:i'm|im|i\s+am)\s+(?P<title4>" + _TITLE + r")\s+now\b",
+        "work",
+        "occupation",
+        "{speaker} is a {title}",
     ),
 )
