@@ -186,6 +186,8 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my maid of honour just broke up w/ her bf and now i'm like do we still do the bachelorette",
         "my sister is working from home permanently",
         "my sister got promoted to store manager",
+        "My grandson set me up with a new Samsung, and I've finally retired the old iPhone.",
+        "I'm now the owner of an iPhone SE, and I've discovered WhatsApp.",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

@@ -8,9 +8,8 @@ be worth keeping; the strategy decides.
 Attributes recognised: name, age, residence, home, origin, employer, occupation, relationship_status, partner,
 school, course, diet, car, phone, phone_number, email, team, instrument, computer, bicycle, motorbike, doctor,
 dentist, therapist, hairdresser, vet, bank, internet_provider, mobile_carrier, supermarket and "favourite <thing>".
-Other facts (trips, illnesses, pets, plans, family, preferences, opinions about themselves) are kept without one: a
-second trip does not replace the first. `news.py` reads the same attributes (and gym, hair colour) when they are
-told as news or in passing, inside a longer clause.
+Other facts (trips, illnesses, pets, plans, family, opinions about themselves) are kept without one: a second trip
+does not replace the first. `news.py` reads them (and gym, hair colour) told as news or in passing.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.offline.lexicon import (
     INSTRUMENTS,
+    OWNS_A_THING,
     PETS,
     PROFESSIONS,
     RELATIONS,
@@ -172,7 +172,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"(?:got|was)\s+(?:fired|laid\s+off|let\s+go)\b|"
             + _I
-            + r"retired\b|"
+            + r"retired\b(?!\s+(?:the|my|our|a|an|it|them|that|this|his|her)\b)|"
             + _AM
             + r"(?:retired|unemployed|between\s+jobs|out\s+of\s+work)\b"
         ),
@@ -220,7 +220,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _AM
             + r"(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:"
             + PROFESSIONS
-            + r")\b|^i\s+"
+            + r")\b(?!"
+            + OWNS_A_THING
+            + r")|^i\s+"
             + _ADV
             + r"became\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:"
             + PROFESSIONS

@@ -110,6 +110,11 @@ PROFESSIONS = (
     "deputy head|deputy headteacher|sous chef|line cook|store manager|shift manager|sergeant|constable|lifeguard|"
     "ward sister|charge nurse|staff nurse|headmaster|headmistress|foreman"
 )
+# "the owner of an iPhone SE" owns a thing, and is no owner by trade (after a profession, in a lookahead).
+OWNS_A_THING = (
+    r"(?<=owner)\s+of\s+(?:a|an|the|my)\s+(?:new\s+|used\s+|shiny\s+|secondhand\s+)?"
+    r"(?:iphone|ipad|phone|car|dog|cat|puppy|kitten|house|flat|bike|(?-i:[A-Z]))"
+)
 THINGS = {
     "car": word_set(
         "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "

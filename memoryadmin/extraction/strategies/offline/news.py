@@ -28,8 +28,9 @@ from memoryadmin.extraction.strategies.offline.asides import (
     RELATIVE_SUBJECT,
     RETIRED,
 )
-from memoryadmin.extraction.strategies.offline.cues import CUES, FIRST_CUES, LATER_CUES
+from memoryadmin.extraction.strategies.offline.cues import CUES, FIRST_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
+from memoryadmin.extraction.strategies.offline.later_cues import LATER_CUES
 from memoryadmin.extraction.strategies.offline.lexicon import OTHER_PEOPLE, RELATIONS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE

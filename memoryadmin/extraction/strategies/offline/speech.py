@@ -120,8 +120,7 @@ _IMPERATIVE = word_set(
     "translate check search suggest recommend generate compose calculate describe compare set text email "
     "please let keep take teach fix draw add update schedule"
 )
-# Things never kept about anyone: secrets, and the numbers of a bank account (not which bank it is with: "closed my
-# Access Bank account").
+# Never kept: secrets, and a bank account's numbers (not which bank it is with: "closed my Access Bank account").
 _SECRETS = re.compile(
     r"\b(?:"
     + CONFIDENTIAL_WORDS
