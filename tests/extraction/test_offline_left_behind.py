@@ -153,6 +153,9 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("I got bumped up to store manager this week.", "occupation", "Pat is a store manager"),
         ("Good news: the governors appointed me as headteacher from this term.", "occupation", "Pat is a headteacher"),
         ("I've now taken up post as a sergeant at the Bolton station.", "occupation", "Pat is a sergeant"),
+        # Said with its negation, a habit's absence is its value: what "I'm smoking again" replaces.
+        ("I don't drink at all.", "drinking", "Pat doesn't drink at all"),
+        ("I'm a non-smoker, never even tried it.", "smoking", "Pat is a non-smoker"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),
@@ -188,6 +191,8 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "my sister got promoted to store manager",
         "My grandson set me up with a new Samsung, and I've finally retired the old iPhone.",
         "I'm now the owner of an iPhone SE, and I've discovered WhatsApp.",
+        "I don't drink coffee",
+        "I don't smoke indoors",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:
@@ -255,6 +260,7 @@ PAIRS = [
     {"update": True, "before": "I bank with Access Bank", "after": "switched to Kuda no fees, so much better"},
     {"update": True, "before": "I bank with Access Bank", "after": "closed my access bank account I use Kuda now"},
     {"update": True, "before": "I eat pretty much everything.", "after": "I stopped eating meat last month"},
+    {"update": True, "before": "I don't drink at all.", "after": "I've started having the odd cocktail."},
     {"update": True, "before": "I'm using Jio sim in my phone", "after": "ported my number to Airtel last week"},
     {
         "update": True,

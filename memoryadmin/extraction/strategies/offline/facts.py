@@ -272,7 +272,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
         _rx(
             r"^i\s+"
             + _ADV
-            + r"(?:don't|do\s+not|never|no\s+longer)\s+(?:eat|drink)\s+\w|^i\s+"
+            + r"(?:don't|do\s+not|never|no\s+longer)\s+(?:eat|drink(?!\s+(?:at\s+all|alcohol|anymore)\b))\s+\w|^i\s+"
             + _ADV
             + r"(?:stopped|quit|gave\s+up)\s+(?:eating|drinking)\s+\w|"
             + _AM
@@ -394,7 +394,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     # Who or what serves the speaker, one at a time (providers.py).
     *((_rx(pattern), Kind(MemoryType.SEMANTIC, topic, attribute)) for pattern, topic, attribute in PROVIDERS),
     # Stated plainly, as chat types it (plain.py).
-    *((_rx(pattern), Kind(MemoryType.SEMANTIC, topic, attribute)) for pattern, topic, attribute in STATED),
+    *((_rx(pattern), Kind(MemoryType.SEMANTIC, topic, attribute, *ok)) for pattern, topic, attribute, *ok in STATED),
     (
         # "I go to Equinox", "I go to Ohio State": where the speaker goes, named; what a later "quit Equinox" ends.
         _rx(r"^(?:i|we)\s+" + _ADV + r"(?:go|still\s+go)\s+to\s+(?:the\s+)?(?-i:[A-Z])[\w'&.-]*\s*$"),

@@ -40,7 +40,8 @@ _SHIFT = r"(?:night|day|early|late|afternoon|morning|evening|graveyard|swing|fir
 # Said of a while only: "i work from home when the kids are sick", "i work days this week only".
 _NOW_AND_THEN = r"(?![^.!?]{0,20}\b(?:when|if|sometimes|occasionally|this\s+week|today|only|till|until|for\s+now)\b)"
 
-STATED: tuple[tuple[str, str, str], ...] = (
+# (pattern, topic, attribute) or, for a fact said with its negation ("I don't smoke"), (…, True).
+STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     (
         # "our house is in sugar land", "i'm in a shared flat in glasgow", "renting a room in lisbon", "i still live
         # with my parents in jersey", "im in leeds atm, been here since uni", "we've been in our little bungalow in
@@ -204,6 +205,21 @@ STATED: tuple[tuple[str, str, str], ...] = (
         r"^i\s+(?:still\s+)?(?:smoke\b(?!\s+(?:weed|pot|a\s+joint))|vape\b)",
         "health",
         "smoking",
+    ),
+    (
+        # "I don't smoke and never have", "I'm a non-smoker", "I don't drink at all", "I'm teetotal".
+        r"^i\s+(?:don't|do\s+not|never)\s+(?:smoke|vape)d?\b(?!\s+(?:weed|pot|indoors|inside|in\s+the))|"
+        r"^(?:i'm|im|i\s+am)\s+(?:a\s+)?non[- ]?smoker\b",
+        "health",
+        "smoking",
+        True,
+    ),
+    (
+        r"^i\s+(?:don't|do\s+not|never)\s+drink(?:\s+at\s+all|\s+alcohol|\s*$)|^(?:i'm|im|i\s+am)\s+(?:a\s+)?"
+        r"(?:teetotal|teetotaller|non[- ]?drinker)\b",
+        "health",
+        "drinking",
+        True,
     ),
     (
         r"^i\s+(?:still\s+)?drink\s+(?:(?:beer|wine|alcohol|spirits|cocktails)\s+)?"
