@@ -1,7 +1,8 @@
-"""The second pass of a restore: decide each record's fate and have its app write it.
+"""Applying a restore: decide each record's fate and have its app write it.
 
-Records are applied in batches of one type, in the format's order. What the namespace
-held before the restore comes from validation (`Committed`), what the restore wrote is
+Records are applied in batches of one type, in the format's order, as they are read and
+checked (`stream`). What the namespace held before the restore is looked up for each batch
+by unique key (`Committed`), what the restore wrote is
 kept here, and everything else is looked up by primary key or by a parent's key, so a
 batch's cost stays flat however much the restore has written. A tombstone or a later
 erasure always wins over a record; ids and timestamps are kept; restoring the same file
@@ -13,7 +14,6 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
@@ -29,9 +29,8 @@ from memoryadmin.core.locks import lock_namespace_writes
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.governance.snapshots.format import OUTCOMES
-from memoryadmin.governance.snapshots.parse import labels_remembered
-from memoryadmin.governance.snapshots.spool import Spool
-from memoryadmin.governance.snapshots.validate import Committed, snapshot_validate
+from memoryadmin.governance.snapshots.stream import Batches
+from memoryadmin.governance.snapshots.validate import Committed
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
 
@@ -216,6 +215,7 @@ class Applier:
             return
         # Inserted in the snapshot's order, so the new ids (and a re-export) keep it.
         ids = conversation_records.sessions_restore_insert(self.namespace, inserts)
+        self.committed.created.update(ids)
         raced = {}
         for r in inserts:
             sid = r["session_id"]
@@ -384,17 +384,12 @@ class Applier:
         return totals
 
 
-def _apply_all(applier: Applier, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
-    kind: str | None = None
-    batch: list[dict[str, Any]] = []
-    for record_type, record in records:
-        if record_type != kind or len(batch) >= BATCH:
-            if batch:
-                applier.apply(kind, batch)  # type: ignore[arg-type]
-            kind, batch = record_type, []
-        batch.append(record)
-    if batch:
-        applier.apply(kind, batch)  # type: ignore[arg-type]
+def _apply_all(applier: Applier, batches: Batches) -> None:
+    for kind, batch in batches:
+        for record in batch:
+            applier.committed.add(kind, record["line"], record)
+        applier.committed.finish()
+        applier.apply(kind, batch)
     applier.finish()
 
 
@@ -407,8 +402,11 @@ def snapshot_restore(
     progress: Callable[[int], None] | None = None,
     reason: str = "",
 ) -> RestoreResult:
-    """Validate the whole file, then apply it in one transaction (rolled back for a dry run).
+    """Validate the file while applying it, in one transaction (rolled back for a dry run).
 
+    The file is read and checked in a thread, batches ahead of the writes (`stream`); a record
+    refused anywhere, a trailer that does not match or any other failure rolls back everything
+    written before it, so a bad file leaves nothing behind and is refused as it always was.
     A dry run does every write and then undoes it, so its counts are exactly what a real
     restore would report at that moment. A real restore holds the namespace's write lock
     exclusively from validation to commit: no forget, erasure or create of the namespace runs
@@ -416,17 +414,17 @@ def snapshot_restore(
     """
     try:
         outermost = not connection.in_atomic_block
-        with transaction.atomic(), labels_remembered():
+        with transaction.atomic():
             if not dry_run:
                 lock_namespace_writes(namespace.pk, exclusive=True)
             committed = Committed(namespace)
-            with closing(Spool()) as spool:
-                records = snapshot_validate(namespace=namespace, source=source, committed=committed, spool=spool)
-                header = records.header
+            with Batches(namespace=namespace, source=source, size=BATCH) as batches:
+                header = batches.header()
                 applier = Applier(namespace, progress, committed, person=header.user_id, vectors=header.vectors)
                 if outermost:
                     bulk_load_settings()
-                _apply_all(applier, spool)
+                _apply_all(applier, batches)
+            records = batches.records
             merge_gin_pending_lists([*conversation_records.BULK_TABLES, *memory_records.BULK_TABLES])
             totals = applier.totals()
             audit_record(
