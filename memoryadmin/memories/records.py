@@ -305,10 +305,16 @@ def memory_restore_update(namespace: Namespace, r: dict[str, Any], *, carried: b
         memories_embed([owner], [r["text"]])
 
 
+def memories_restore_stage() -> None:
+    """The staging table of `memories_restore_insert`, once a restore (it lasts until the transaction ends)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
+
+
 def memories_restore_insert(
     namespace: Namespace, records: list[dict[str, Any]], *, carried: bool = False
 ) -> set[uuid.UUID]:
-    """Insert new memories by COPY through a staging table; the ids written.
+    """Insert new memories by COPY through the staging table (`memories_restore_stage`); the ids written.
 
     A text the user already has (from before, or earlier in this snapshot) is not written
     again: the unique index answers, at the cost of the insert's own probe. With `carried`
@@ -323,8 +329,6 @@ def memories_restore_insert(
     # nothing of it is kept.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="restore-embedding") as pool:
         embedding = pool.submit(embed_or_none, [records[i]["text"] for i in to_embed]) if to_embed else None
-        with connection.cursor() as cursor:
-            cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
         copy_rows(
             MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records]
         )

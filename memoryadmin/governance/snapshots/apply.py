@@ -91,6 +91,10 @@ class Applier:
         self.touched_sessions: set[int] = set()
         # (user_id, fingerprint) of the snapshot's tombstones that this restore wrote or found.
         self.restored_tombstones: set[tuple[str, str]] = set()
+        # Their fingerprints alone, to pass over most of a record's field texts at once.
+        self.restored_fingerprints: set[str] = set()
+        # The memories' staging table exists in this transaction (`memories_restore_stage`).
+        self.staged = False
 
     # helpers
 
@@ -128,11 +132,21 @@ class Applier:
     def forgotten_in_fields(self, batch: list[dict[str, Any]], owners: dict[uuid.UUID, str] | None = None) -> set[int]:
         """The records of a batch that carry a forgotten text in a field other than `text` (a label, a reason,
         a string of their metadata): a tombstone keeps the text out of every field. One statement a batch."""
+        # Only a fingerprint some tombstone holds can match: most records carry none of them.
+        held, restored = self.committed.tombstone_fingerprints, self.restored_fingerprints
         keys = []
         for i, r in enumerate(batch):
             user_id = r["user_id"] if owners is None else owners.get(r["memory_id"])
-            if user_id is not None:
+            if user_id is None:
+                continue
+            if held is None:
                 keys.extend((i, user_id, fingerprint) for fingerprint in r["field_fingerprints"])
+            else:
+                keys.extend(
+                    (i, user_id, fingerprint)
+                    for fingerprint in r["field_fingerprints"]
+                    if fingerprint in held or fingerprint in restored
+                )
         found = self.committed.tombstoned_keys(keys)
         found.update(i for i, user_id, fingerprint in keys if (user_id, fingerprint) in self.restored_tombstones)
         return found
@@ -174,6 +188,7 @@ class Applier:
         created = memory_records.tombstones_restore_insert(self.namespace, wanted)
         # Written now or already there: either way the pair is tombstoned from here on.
         self.restored_tombstones.update((r["user_id"], r["fingerprint"]) for r in wanted)
+        self.restored_fingerprints.update(r["fingerprint"] for r in wanted)
         for r in wanted:
             key = (r["user_id"], r["fingerprint"])
             if key in created:
@@ -288,6 +303,9 @@ class Applier:
             else:
                 memory_records.memory_restore_update(self.namespace, r, carried=self.carried)
                 self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})", r["text"])
+        if inserts and not self.staged:
+            memory_records.memories_restore_stage()
+            self.staged = True
         created = memory_records.memories_restore_insert(self.namespace, inserts, carried=self.carried)
         for r in inserts:
             if r["id"] in created:
