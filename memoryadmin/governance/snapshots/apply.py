@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, BinaryIO
 
 from django.db import connection, transaction
@@ -93,8 +94,6 @@ class Applier:
         self.restored_tombstones: set[tuple[str, str]] = set()
         # Their fingerprints alone, to pass over most of a record's field texts at once.
         self.restored_fingerprints: set[str] = set()
-        # The memories' staging table exists in this transaction (`memories_restore_stage`).
-        self.staged = False
 
     # helpers
 
@@ -303,9 +302,6 @@ class Applier:
             else:
                 memory_records.memory_restore_update(self.namespace, r, carried=self.carried)
                 self.outcome("memory", "updated", f"{r['id']} ({r['memory_type']})", r["text"])
-        if inserts and not self.staged:
-            memory_records.memories_restore_stage()
-            self.staged = True
         created = memory_records.memories_restore_insert(self.namespace, inserts, carried=self.carried)
         for r in inserts:
             if r["id"] in created:
@@ -402,6 +398,14 @@ class Applier:
         return totals
 
 
+def _prepare_rows(namespace_id: int, kind: str, record: dict[str, Any]) -> None:
+    """In the reading thread: the row a memory or revision would be inserted as, with the key it holds for."""
+    if kind == "memory":
+        record["row"] = (record["id"], memory_records.memory_row(namespace_id, record))
+    elif kind == "revision":
+        record["row"] = (record["memory_id"], memory_records.revision_row(record))
+
+
 def _apply_all(applier: Applier, batches: Batches) -> None:
     for kind, batch in batches:
         for record in batch:
@@ -436,7 +440,8 @@ def snapshot_restore(
             if not dry_run:
                 lock_namespace_writes(namespace.pk, exclusive=True)
             committed = Committed(namespace)
-            with Batches(namespace=namespace, source=source, size=BATCH) as batches:
+            rows = partial(_prepare_rows, namespace.pk)
+            with Batches(namespace=namespace, source=source, size=BATCH, prepare=rows) as batches:
                 header = batches.header()
                 applier = Applier(namespace, progress, committed, person=header.user_id, vectors=header.vectors)
                 if outermost:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from memoryadmin.governance.snapshots.format import Header
@@ -38,9 +38,18 @@ class Batches:
     been checked (its trailer, count and checksum).
     """
 
-    def __init__(self, *, namespace: Namespace, source: BinaryIO, size: int) -> None:
+    def __init__(
+        self,
+        *,
+        namespace: Namespace,
+        source: BinaryIO,
+        size: int,
+        prepare: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
         self.reader = Reader(namespace=namespace, source=source)
         self.size = size
+        # Run on each record in the reading thread: work the writer would otherwise do between its statements.
+        self.prepare = prepare
         self.records: Records | None = None
         self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=AHEAD)
         self._stop = threading.Event()
@@ -77,6 +86,8 @@ class Batches:
                         if batch:
                             self._put((kind, batch))  # type: ignore[arg-type]
                         kind, batch = record_kind, []
+                    if self.prepare is not None:
+                        self.prepare(record_kind, record)
                     batch.append(record)
                 if not announced:
                     self._put(("header", self.reader.header))
