@@ -54,7 +54,7 @@ class _DryRunRollback(Exception):
 
 
 class Applier:
-    """The second pass: batches of one record type at a time, set-based where it counts."""
+    """Applies batches of one record type at a time, set-based where it counts."""
 
     def __init__(
         self,
@@ -431,7 +431,7 @@ def snapshot_restore(
     written before it, so a bad file leaves nothing behind and is refused as it always was.
     A dry run does every write and then undoes it, so its counts are exactly what a real
     restore would report at that moment. A real restore holds the namespace's write lock
-    exclusively from validation to commit: no forget, erasure or create of the namespace runs
+    exclusively from its first read to commit: no forget, erasure or create of the namespace runs
     beside it, so the tombstones, the erasure ledger and the rows it checks stay as it saw them.
     """
     try:
