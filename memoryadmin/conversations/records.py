@@ -17,7 +17,7 @@ from django.db.models import F
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.representations import MESSAGE, SESSION, message_dict, session_dict
-from memoryadmin.core.bulk import as_json, copy_rows, insert_rows, next_ids, record_values, reusable_ids
+from memoryadmin.core.bulk import array_literal, as_json, copy_rows, insert_rows, next_ids, record_values, reusable_ids
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.tenancy.models import Namespace
 
@@ -61,10 +61,17 @@ def export_record(kind: str, row: Any) -> dict[str, Any]:
 
 
 def session_pks(namespace: Namespace, session_ids: Iterable[str]) -> dict[str, int]:
-    """session_id -> primary key of those that exist."""
-    return dict(
-        Session.objects.filter(namespace=namespace, session_id__in=list(session_ids)).values_list("session_id", "pk")
-    )
+    """session_id -> primary key of those that exist: one probe of the unique key for each, so the cost
+    does not grow with the rows a restore has written into the namespace so far."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT s.session_id, s.id FROM unnest(%s::text[]) AS p(session_id)
+            JOIN conversations_session s ON s.namespace_id = %s AND s.session_id = p.session_id
+            """,
+            [array_literal(session_ids), namespace.pk],
+        )
+        return dict(cursor.fetchall())
 
 
 def session_owners(namespace: Namespace, session_ids: Iterable[str]) -> dict[str, tuple[int, str]]:

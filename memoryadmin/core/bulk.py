@@ -97,10 +97,18 @@ def insert_json_rows(
     skip conflicts and return what it wrote (`suffix`: ON CONFLICT, RETURNING). Each value is
     what orjson writes (`json_rows` for model instances); a JSON null arrives as SQL NULL.
     """
-    if not rows:
+    return insert_json_objects(table, columns, [dict(zip(columns, row, strict=True)) for row in rows], suffix=suffix)
+
+
+def insert_json_objects(
+    table: str, columns: Sequence[str], objects: Sequence[dict[str, Any] | orjson.Fragment], *, suffix: str = ""
+) -> list[tuple[Any, ...]]:
+    """`insert_json_rows` for rows that are already JSON objects of their columns (or their encoded
+    `orjson.Fragment`, made where the work costs the writer nothing, as a restore's reading thread does)."""
+    if not objects:
         return []
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
-    document = orjson.dumps([dict(zip(columns, row, strict=True)) for row in rows]).decode()
+    document = orjson.dumps(objects).decode()
     sql = (
         f"INSERT INTO {table} ({names}) SELECT {names} "
         f"FROM json_populate_recordset(NULL::{table}, %s) WITH ORDINALITY ORDER BY ordinality {suffix}"

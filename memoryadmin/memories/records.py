@@ -16,11 +16,19 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+import orjson
 from django.db import connection
 from django.db.models import BooleanField, Exists, F, OuterRef, Subquery
 from django.db.models.expressions import RawSQL
 
-from memoryadmin.core.bulk import array_literal, copy_rows, insert_rows, record_values, reusable_ids
+from memoryadmin.core.bulk import (
+    array_literal,
+    copy_rows,
+    insert_json_objects,
+    insert_rows,
+    record_values,
+    reusable_ids,
+)
 from memoryadmin.memories.embeddings import EmbeddingError, embed_or_none, get_embedder
 from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryRevision, MemoryVector, Pin, Tombstone
 from memoryadmin.memories.representations import (
@@ -48,14 +56,16 @@ MODELS = {
     "pin": Pin,
 }
 BULK_TABLES = (Memory._meta.db_table,)
-# A restore's memories pass through this temporary table on their way in (COPY cannot skip conflicts).
-MEMORY_STAGE = "snapshot_restore_memory"
 
 # The columns a memory's representation reads (search_vector, fingerprints and other internals
 # stay out of the snapshot).
 MEMORY_FIELDS = MEMORY.read
 # A memory's columns as a restore writes them, after its id and namespace.
 _MEMORY_COLUMNS = (*MEMORY_FIELDS[1:], "fingerprint")
+_MEMORY_INSERT = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
+# A text the user already has (from before, or earlier in this snapshot) is left to the unique index.
+_MEMORY_CONFLICT = "ON CONFLICT DO NOTHING RETURNING id"
+_REVISION_COLUMNS = (*REVISION.fields, "fingerprint")
 
 # --- export ------------------------------------------------------------------------------------
 
@@ -305,10 +315,31 @@ def memory_restore_update(namespace: Namespace, r: dict[str, Any], *, carried: b
         memories_embed([owner], [r["text"]])
 
 
+def memory_row(namespace_id: int, r: dict[str, Any]) -> orjson.Fragment:
+    """A memory record as the JSON object of the columns `memories_restore_insert` writes."""
+    return orjson.Fragment(
+        orjson.dumps(
+            {"id": r["id"], "namespace_id": namespace_id, **{c: r[c] for c in _MEMORY_COLUMNS}, "access_count": 0}
+        )
+    )
+
+
+def revision_row(r: dict[str, Any]) -> orjson.Fragment:
+    """A revision record as the JSON object of the columns `revisions_restore_insert` writes."""
+    return orjson.Fragment(orjson.dumps({c: r[c] for c in _REVISION_COLUMNS}))
+
+
+def _row_of(r: dict[str, Any], key: str) -> orjson.Fragment | None:
+    """The row made beforehand for a record (`row`, with the `key` it was made for), while it still holds."""
+    made = r.get("row")
+    return made[1] if made is not None and made[0] == r[key] else None
+
+
 def memories_restore_insert(
     namespace: Namespace, records: list[dict[str, Any]], *, carried: bool = False
 ) -> set[uuid.UUID]:
-    """Insert new memories by COPY through a staging table; the ids written.
+    """Insert new memories, their rows as one JSON document (`memory_row`, made beforehand by the caller
+    where it can: a record's `row` is (its id, its row)); the ids written.
 
     A text the user already has (from before, or earlier in this snapshot) is not written
     again: the unique index answers, at the cost of the insert's own probe. With `carried`
@@ -316,29 +347,16 @@ def memories_restore_insert(
     """
     if not records:
         return set()
-    columns = ("id", "namespace_id", *_MEMORY_COLUMNS, "access_count")
     to_embed = [i for i, r in enumerate(records) if not carried or r.get("vector") is None]
     # The restore embeds in a thread while PostgreSQL writes the rows (the embedder and the wait for the
     # database both let go of the GIL). A text that turns out not to be written was embedded for nothing;
     # nothing of it is kept.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="restore-embedding") as pool:
         embedding = pool.submit(embed_or_none, [records[i]["text"] for i in to_embed]) if to_embed else None
-        with connection.cursor() as cursor:
-            cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {MEMORY_STAGE} (LIKE memories_memory) ON COMMIT DROP")
-        copy_rows(
-            MEMORY_STAGE, columns, [[r["id"], namespace.pk, *record_values(r, _MEMORY_COLUMNS), 0] for r in records]
-        )
-        names = ", ".join(columns)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO memories_memory ({names}) SELECT {names} FROM {MEMORY_STAGE} "
-                "ON CONFLICT DO NOTHING RETURNING id"
-            )
-            written = {row[0] for row in cursor.fetchall()}
-            # Emptied by TRUNCATE, not DELETE: rows this transaction deleted stay in the table until it
-            # ends, and every later batch would read all of them again (a restore's cost would grow
-            # with the square of its memories).
-            cursor.execute(f"TRUNCATE {MEMORY_STAGE}")
+        rows = [_row_of(r, "id") or memory_row(namespace.pk, r) for r in records]
+        written = {
+            row[0] for row in insert_json_objects(Memory._meta.db_table, _MEMORY_INSERT, rows, suffix=_MEMORY_CONFLICT)
+        }
         embedded = embedding.result() if embedding is not None else None
     made = dict(zip(to_embed, embedded[1], strict=True)) if embedded is not None else {}
     owners, vectors = [], []
@@ -358,8 +376,9 @@ def memories_restore_insert(
 
 
 def revisions_restore_insert(records: list[dict[str, Any]]) -> None:
-    columns = (*REVISION.fields, "fingerprint")
-    copy_rows(MemoryRevision._meta.db_table, columns, [record_values(r, columns) for r in records])
+    """Insert revisions, their rows as one JSON document (`revision_row`, or a record's `row` made beforehand)."""
+    rows = [_row_of(r, "memory_id") or revision_row(r) for r in records]
+    insert_json_objects(MemoryRevision._meta.db_table, _REVISION_COLUMNS, rows)
 
 
 def evidence_restore_insert(rows: list[tuple[uuid.UUID, int, Any]]) -> None:

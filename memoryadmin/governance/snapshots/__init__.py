@@ -1,9 +1,10 @@
 """Snapshots: a namespace (or one person) as JSON Lines, and back.
 
 `format` is the file (header, records, trailer with a SHA-256), `parse` reads and checks
-one record, `validate` is a restore's first pass (everything checked, nothing written),
-`apply` its second (each record's fate decided here, written by the app that owns its
-table), and `export` streams a consistent picture with flat memory. The SQL on each
+one record, `validate` reads and checks a whole file (and alone writes nothing), `stream`
+does so in a thread while `apply` writes the batches already checked (each record's fate
+decided there, written by the app that owns its table, all in one transaction that a refusal
+rolls back), and `export` streams a consistent picture with flat memory. The SQL on each
 app's tables lives in that app's `records` module.
 """
 

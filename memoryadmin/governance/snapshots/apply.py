@@ -1,7 +1,8 @@
-"""The second pass of a restore: decide each record's fate and have its app write it.
+"""Applying a restore: decide each record's fate and have its app write it.
 
-Records are applied in batches of one type, in the format's order. What the namespace
-held before the restore comes from validation (`Committed`), what the restore wrote is
+Records are applied in batches of one type, in the format's order, as they are read and
+checked (`stream`). What the namespace held before the restore is looked up for each batch
+by unique key (`Committed`), what the restore wrote is
 kept here, and everything else is looked up by primary key or by a parent's key, so a
 batch's cost stays flat however much the restore has written. A tombstone or a later
 erasure always wins over a record; ids and timestamps are kept; restoring the same file
@@ -13,9 +14,9 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, BinaryIO
 
 from django.db import connection, transaction
@@ -29,9 +30,8 @@ from memoryadmin.core.locks import lock_namespace_writes
 from memoryadmin.core.timestamps import rfc3339
 from memoryadmin.governance.models import ErasureRequest, ErasureStatus
 from memoryadmin.governance.snapshots.format import OUTCOMES
-from memoryadmin.governance.snapshots.parse import labels_remembered
-from memoryadmin.governance.snapshots.spool import Spool
-from memoryadmin.governance.snapshots.validate import Committed, snapshot_validate
+from memoryadmin.governance.snapshots.stream import Batches
+from memoryadmin.governance.snapshots.validate import Committed
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
 
@@ -54,7 +54,7 @@ class _DryRunRollback(Exception):
 
 
 class Applier:
-    """The second pass: batches of one record type at a time, set-based where it counts."""
+    """Applies batches of one record type at a time, set-based where it counts."""
 
     def __init__(
         self,
@@ -92,6 +92,8 @@ class Applier:
         self.touched_sessions: set[int] = set()
         # (user_id, fingerprint) of the snapshot's tombstones that this restore wrote or found.
         self.restored_tombstones: set[tuple[str, str]] = set()
+        # Their fingerprints alone, to pass over most of a record's field texts at once.
+        self.restored_fingerprints: set[str] = set()
 
     # helpers
 
@@ -129,11 +131,21 @@ class Applier:
     def forgotten_in_fields(self, batch: list[dict[str, Any]], owners: dict[uuid.UUID, str] | None = None) -> set[int]:
         """The records of a batch that carry a forgotten text in a field other than `text` (a label, a reason,
         a string of their metadata): a tombstone keeps the text out of every field. One statement a batch."""
+        # Only a fingerprint some tombstone holds can match: most records carry none of them.
+        held, restored = self.committed.tombstone_fingerprints, self.restored_fingerprints
         keys = []
         for i, r in enumerate(batch):
             user_id = r["user_id"] if owners is None else owners.get(r["memory_id"])
-            if user_id is not None:
+            if user_id is None:
+                continue
+            if held is None:
                 keys.extend((i, user_id, fingerprint) for fingerprint in r["field_fingerprints"])
+            else:
+                keys.extend(
+                    (i, user_id, fingerprint)
+                    for fingerprint in r["field_fingerprints"]
+                    if fingerprint in held or fingerprint in restored
+                )
         found = self.committed.tombstoned_keys(keys)
         found.update(i for i, user_id, fingerprint in keys if (user_id, fingerprint) in self.restored_tombstones)
         return found
@@ -175,6 +187,7 @@ class Applier:
         created = memory_records.tombstones_restore_insert(self.namespace, wanted)
         # Written now or already there: either way the pair is tombstoned from here on.
         self.restored_tombstones.update((r["user_id"], r["fingerprint"]) for r in wanted)
+        self.restored_fingerprints.update(r["fingerprint"] for r in wanted)
         for r in wanted:
             key = (r["user_id"], r["fingerprint"])
             if key in created:
@@ -216,6 +229,7 @@ class Applier:
             return
         # Inserted in the snapshot's order, so the new ids (and a re-export) keep it.
         ids = conversation_records.sessions_restore_insert(self.namespace, inserts)
+        self.committed.created.update(ids)
         raced = {}
         for r in inserts:
             sid = r["session_id"]
@@ -384,17 +398,20 @@ class Applier:
         return totals
 
 
-def _apply_all(applier: Applier, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
-    kind: str | None = None
-    batch: list[dict[str, Any]] = []
-    for record_type, record in records:
-        if record_type != kind or len(batch) >= BATCH:
-            if batch:
-                applier.apply(kind, batch)  # type: ignore[arg-type]
-            kind, batch = record_type, []
-        batch.append(record)
-    if batch:
-        applier.apply(kind, batch)  # type: ignore[arg-type]
+def _prepare_rows(namespace_id: int, kind: str, record: dict[str, Any]) -> None:
+    """In the reading thread: the row a memory or revision would be inserted as, with the key it holds for."""
+    if kind == "memory":
+        record["row"] = (record["id"], memory_records.memory_row(namespace_id, record))
+    elif kind == "revision":
+        record["row"] = (record["memory_id"], memory_records.revision_row(record))
+
+
+def _apply_all(applier: Applier, batches: Batches) -> None:
+    for kind, batch in batches:
+        for record in batch:
+            applier.committed.add(kind, record["line"], record)
+        applier.committed.finish()
+        applier.apply(kind, batch)
     applier.finish()
 
 
@@ -407,26 +424,30 @@ def snapshot_restore(
     progress: Callable[[int], None] | None = None,
     reason: str = "",
 ) -> RestoreResult:
-    """Validate the whole file, then apply it in one transaction (rolled back for a dry run).
+    """Validate the file while applying it, in one transaction (rolled back for a dry run).
 
+    The file is read and checked in a thread, batches ahead of the writes (`stream`); a record
+    refused anywhere, a trailer that does not match or any other failure rolls back everything
+    written before it, so a bad file leaves nothing behind and is refused as it always was.
     A dry run does every write and then undoes it, so its counts are exactly what a real
     restore would report at that moment. A real restore holds the namespace's write lock
-    exclusively from validation to commit: no forget, erasure or create of the namespace runs
+    exclusively from its first read to commit: no forget, erasure or create of the namespace runs
     beside it, so the tombstones, the erasure ledger and the rows it checks stay as it saw them.
     """
     try:
         outermost = not connection.in_atomic_block
-        with transaction.atomic(), labels_remembered():
+        with transaction.atomic():
             if not dry_run:
                 lock_namespace_writes(namespace.pk, exclusive=True)
             committed = Committed(namespace)
-            with closing(Spool()) as spool:
-                records = snapshot_validate(namespace=namespace, source=source, committed=committed, spool=spool)
-                header = records.header
+            rows = partial(_prepare_rows, namespace.pk)
+            with Batches(namespace=namespace, source=source, size=BATCH, prepare=rows) as batches:
+                header = batches.header()
                 applier = Applier(namespace, progress, committed, person=header.user_id, vectors=header.vectors)
                 if outermost:
                     bulk_load_settings()
-                _apply_all(applier, spool)
+                _apply_all(applier, batches)
+            records = batches.records
             merge_gin_pending_lists([*conversation_records.BULK_TABLES, *memory_records.BULK_TABLES])
             totals = applier.totals()
             audit_record(

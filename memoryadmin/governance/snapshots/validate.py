@@ -1,8 +1,10 @@
-"""The first pass of a restore: everything it checks before it may write anything."""
+"""Reading a snapshot: everything a restore checks before it may keep anything, and what the namespace
+already holds of its records."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -18,7 +20,6 @@ from memoryadmin.governance.snapshots.format import (
     loads,
 )
 from memoryadmin.governance.snapshots.parse import PARSERS, Fields, parse_header, parse_vector
-from memoryadmin.governance.snapshots.spool import Spool
 from memoryadmin.memories import records as memory_records
 from memoryadmin.tenancy.models import Namespace
 
@@ -36,13 +37,13 @@ class Records:
 
 
 class Committed:
-    """What the namespace holds before a restore writes anything, looked up during validation.
+    """What the namespace held before the restore, looked up batch by batch as the records are read.
 
-    A restore's own writes make per-batch lookups by namespace slow: the statistics
-    still describe the namespace as it was, so PostgreSQL reads every row written so
-    far to answer each batch. Looked up once here, against committed data only, in
-    batches whose cost does not depend on the restore; what the restore itself writes
-    is known without asking the database.
+    Every lookup probes a unique key (the tombstones' and the sessions'), so its cost does not
+    grow with what the restore has written: a lookup by namespace would, as the statistics still
+    describe the namespace as it was. What the restore writes itself is known without asking the
+    database: the applier keeps the tombstones apart, and the sessions it created (`created`) are
+    not reported as having been there.
     """
 
     def __init__(self, namespace: Namespace) -> None:
@@ -53,6 +54,8 @@ class Committed:
         self.sessions: dict[str, int] = {}
         self._pairs: list[tuple[int, str, str]] = []
         self._session_ids: list[str] = []
+        # session_ids of the sessions this restore created.
+        self.created: set[str] = set()
         # A real restore holds the namespace's write lock from here on, so no tombstone comes
         # or goes before it commits; what it writes itself, the applier keeps apart.
         self.tombstone_fingerprints = memory_records.tombstone_fingerprints(namespace, KEPT_TOMBSTONE_FINGERPRINTS)
@@ -86,66 +89,84 @@ class Committed:
         if not self._session_ids:
             return
         session_ids, self._session_ids = self._session_ids, []
-        self.sessions.update(conversation_records.session_pks(self.namespace, session_ids))
+        found = conversation_records.session_pks(self.namespace, session_ids)
+        self.sessions.update((sid, pk) for sid, pk in found.items() if sid not in self.created)
 
 
-def snapshot_validate(
-    *, namespace: Namespace, source: BinaryIO, committed: Committed | None = None, spool: Spool | None = None
-) -> Records:
-    """The first pass: everything a restore checks before it may write anything.
+class Reader:
+    """Reads a snapshot line by line and checks everything a restore checks before it may keep anything.
 
-    With `committed`, it also looks up what the namespace already holds of the snapshot's records;
-    with `spool`, it keeps each parsed record (with its line number) for the second pass.
+    `records()` yields each record as (kind, parsed record with its line number); the header is read
+    (and checked against the namespace) before the first one, and the trailer's count and checksum
+    after the last, so a file is known to be whole only once the iteration has ended without raising.
     """
-    digest = hashlib.sha256()
-    header: Header | None = None
-    trailer: dict[str, Any] | None = None
-    last_rank = 0
-    total = 0
-    for line_no, line in lines(source):
-        if trailer is not None:
-            raise fail(line_no, "nothing may follow the trailer")
-        raw = loads(line_no, line)
-        if header is None:
-            header = parse_header(raw)
-            if header.namespace != namespace.slug:
-                raise NamespaceMismatch(
-                    f"this snapshot is of namespace {header.namespace!r}, not {namespace.slug!r}",
-                    details={"snapshot_namespace": header.namespace},
-                )
-            digest.update(line)
-            continue
-        kind = raw.get("type")
-        if kind == "end":
-            trailer = raw
-            continue
-        if kind not in PARSERS:
-            raise fail(line_no, f"unknown record type {kind!r}", field="type")
-        rank = RECORD_TYPES.index(kind)
-        if rank < last_rank:
-            raise fail(line_no, f"{kind} records must come before {RECORD_TYPES[last_rank]} records")
-        last_rank = rank
-        fields = Fields(raw, line_no)
-        parsed = PARSERS[kind](fields)
-        if kind == "memory":
-            parsed["vector"] = parse_vector(fields, header)
-        if header.user_id is not None and parsed.get("user_id", header.user_id) != header.user_id:
-            raise fail(line_no, "a snapshot of one person may hold only that person's records", field="user_id")
-        if committed is not None:
-            committed.add(kind, line_no, parsed)
-        if spool is not None:
+
+    def __init__(self, *, namespace: Namespace, source: BinaryIO) -> None:
+        self.namespace = namespace
+        self.source = source
+        self.header: Header | None = None
+        self.total = 0
+
+    def records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        digest = hashlib.sha256()
+        header: Header | None = None
+        trailer: dict[str, Any] | None = None
+        last_rank = 0
+        for line_no, line in lines(self.source):
+            if trailer is not None:
+                raise fail(line_no, "nothing may follow the trailer")
+            raw = loads(line_no, line)
+            if header is None:
+                header = parse_header(raw)
+                if header.namespace != self.namespace.slug:
+                    raise NamespaceMismatch(
+                        f"this snapshot is of namespace {header.namespace!r}, not {self.namespace.slug!r}",
+                        details={"snapshot_namespace": header.namespace},
+                    )
+                self.header = header
+                digest.update(line)
+                continue
+            kind = raw.get("type")
+            if kind == "end":
+                trailer = raw
+                continue
+            if kind not in PARSERS:
+                raise fail(line_no, f"unknown record type {kind!r}", field="type")
+            rank = RECORD_TYPES.index(kind)
+            if rank < last_rank:
+                raise fail(line_no, f"{kind} records must come before {RECORD_TYPES[last_rank]} records")
+            last_rank = rank
+            fields = Fields(raw, line_no)
+            parsed = PARSERS[kind](fields)
+            if kind == "memory":
+                parsed["vector"] = parse_vector(fields, header)
+            if header.user_id is not None and parsed.get("user_id", header.user_id) != header.user_id:
+                raise fail(line_no, "a snapshot of one person may hold only that person's records", field="user_id")
             parsed["line"] = line_no
-            spool.add(kind, parsed)
-        digest.update(line)
-        total += 1
-    if header is None:
-        raise SnapshotInvalid("the snapshot is empty", details={})
-    if trailer is None:
-        raise SnapshotInvalid("the snapshot has no trailer: it is truncated", details={})
-    if trailer.get("sha256") != digest.hexdigest():
-        raise ChecksumMismatch("the checksum does not match the content: the file was changed or damaged", details={})
-    if "records" in trailer and trailer["records"] != total:
-        raise SnapshotInvalid("the trailer's record count does not match the file", details={})
+            digest.update(line)
+            self.total += 1
+            yield kind, parsed
+        if header is None:
+            raise SnapshotInvalid("the snapshot is empty", details={})
+        if trailer is None:
+            raise SnapshotInvalid("the snapshot has no trailer: it is truncated", details={})
+        if trailer.get("sha256") != digest.hexdigest():
+            raise ChecksumMismatch(
+                "the checksum does not match the content: the file was changed or damaged", details={}
+            )
+        if "records" in trailer and trailer["records"] != self.total:
+            raise SnapshotInvalid("the trailer's record count does not match the file", details={})
+
+
+def snapshot_validate(*, namespace: Namespace, source: BinaryIO, committed: Committed | None = None) -> Records:
+    """Everything a restore checks, and nothing written: the file read to its end.
+
+    With `committed`, it also looks up what the namespace already holds of the snapshot's records.
+    """
+    reader = Reader(namespace=namespace, source=source)
+    for kind, record in reader.records():
+        if committed is not None:
+            committed.add(kind, record["line"], record)
     if committed is not None:
         committed.finish()
-    return Records(header=header, total=total)
+    return Records(header=reader.header, total=reader.total)  # type: ignore[arg-type]
