@@ -37,6 +37,7 @@ from tests.extraction.test_updates import measure
         ("Mochi lives with my mom now because of my son's allergies", ["Mochi"]),
         ("We lost Hector in the autumn, sadly.", ["Hector"]),
         ("I gave Rio to my uncle because I moved", ["Rio"]),
+        ("I'm seeing someone new, things with Magda ended in summer", ["Magda"]),
         # Which bank it was is no secret.
         ("closed my Access Bank account, I use Kuda now for everything", ["Access Bank"]),
     ],
@@ -156,6 +157,8 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         # Said with its negation, a habit's absence is its value: what "I'm smoking again" replaces.
         ("I don't drink at all.", "drinking", "Pat doesn't drink at all"),
         ("I'm a non-smoker, never even tried it.", "smoking", "Pat is a non-smoker"),
+        ("I switched therapist now with Ms Reyes more comfortable", "therapist", "Pat's therapist is Ms Reyes"),
+        ("I'm teetotal, never touched alcohol really", "drinking", "Pat is teetotal"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),

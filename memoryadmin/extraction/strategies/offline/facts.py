@@ -242,7 +242,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
-            _AM + r"(?:an?\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|teetotal|teetotaler)\b|"
+            _AM + r"(?:an?\s+)?(?:vegetarian|vegan|pescatarian|pescetarian)\b|"
             r"^i\s+"
             + _ADV
             + r"(?:went|became|turned|have\s+gone|'ve\s+gone)\s+(?:vegetarian|vegan|pescatarian)\b|"

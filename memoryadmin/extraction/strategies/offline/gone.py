@@ -162,7 +162,7 @@ GONE = tuple(
         r"\b(?:separat(?:ed|ing)|split(?:ting)?\s+up|graduated|graduating|laid\s+off|let\s+go|fired|kicked\s+out|"
         r"dropped\s+out|resigned)\s+from\s+" + _THING + _END,
         r"\b(?:since|after)\s+(?:leaving|quitting|dropping|selling|losing)\s+" + _THING + _END,
-        r"\bthings\s+with\s+" + _THING + r"\s+(?:are|is)\s+over\b",
+        r"\bthings\s+with\s+" + _THING + r"\s+(?:(?:are|is)\s+over|ended|are\s+done)\b",
         r"\b(?:stop|stopped|had\s+to\s+stop|quit|given\s+up|giving\s+up)\s+(?:playing|going\s+to|using|driving|doing|"
         r"shopping\s+at|banking\s+with|seeing|following|supporting)\s+"
         r"(?:the\s+)?" + _THING + _END,

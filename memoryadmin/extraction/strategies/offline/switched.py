@@ -88,36 +88,36 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     ),
     # A provider changed, named: "changed dentist going to Dr Iyer now", "changed my family doctor to Dr Fernandes".
     (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:dentist)\s*,?\s+(?:to\s+|now\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:dr\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:dentist)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
+        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
         "health",
         "dentist",
         "{speaker}'s dentist is {name}",
     ),
     (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:(?:family\s+)?(?:doctor|gp|physician))\s*,?\s+(?:to\s+|now\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:dr\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:(?:family\s+)?(?:doctor|gp|physician))\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
+        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
         "health",
         "doctor",
         "{speaker}'s doctor is {name}",
     ),
     (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:therapist|counsell?or|psychologist)\s*,?\s+(?:to\s+|now\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:dr\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:therapist|counsell?or|psychologist)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
+        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
         "health",
         "therapist",
         "{speaker}'s therapist is {name}",
     ),
     (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:hairdresser|barber|stylist|salon)\s*,?\s+(?:to\s+|now\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:dr\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:hairdresser|barber|stylist|salon)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
+        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
         "appearance",
         "hairdresser",
         "{speaker}'s hairdresser is {name}",
     ),
     (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:vet|vets)\s*,?\s+(?:to\s+|now\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:dr\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:vet|vets)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
+        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
         "pets",
         "vet",
         "{speaker}'s vet is {name}",
