@@ -159,6 +159,8 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("I'm a non-smoker, never even tried it.", "smoking", "Pat is a non-smoker"),
         ("I switched therapist now with Ms Reyes more comfortable", "therapist", "Pat's therapist is Ms Reyes"),
         ("I'm teetotal, never touched alcohol really", "drinking", "Pat is teetotal"),
+        ("We've moved to Virgin Media for broadband; the engineer came", "internet_provider", "is Virgin Media"),
+        ("We've moved our fibre over to Openserve via Afrihost", "internet_provider", "is Openserve"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),
@@ -196,6 +198,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "I'm now the owner of an iPhone SE, and I've discovered WhatsApp.",
         "I don't drink coffee",
         "I don't smoke indoors",
+        "We've moved to Virgin Media for broadband",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

@@ -21,6 +21,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
     GYM_NAME,
     HAIR,
     NAME,
+    NOT_FOR_A_SERVICE,
     SUBJECT,
     WORK_WORDS,
     rx,
@@ -75,7 +76,12 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         rx(
-            SUBJECT + r"(?:moved|relocated|shifted)\s+(?:back\s+)?to\s+(?:my\s+hometown\b|" + CAP + r")|"
+            SUBJECT
+            + r"(?:moved|relocated|shifted)\s+(?:back\s+)?to\s+(?:my\s+hometown\b|"
+            + CAP
+            + r")"
+            + NOT_FOR_A_SERVICE
+            + r"|"
             r"\b(?:since|after)\s+(?:the|my|our)\s+move\s+to\s+" + CAP + r"|"
             r"\b(?:since|after)\s+(?:moving|relocating)\s+(?:back\s+)?to\s+"
             + CAP

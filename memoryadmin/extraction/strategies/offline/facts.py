@@ -2,8 +2,7 @@
 
 `classify` reads a first-person clause ("I moved to Paris last month") and says what it is: its memory type
 (semantic, episodic, preference), a topic, and, for facts of which a person has one at a time, the attribute a newer
-statement replaces ("residence": "I live in Lyon" then "I moved to Paris"). A clause no pattern recognises may still
-be worth keeping; the strategy decides.
+statement replaces ("residence": "I live in Lyon" then "I moved to Paris"); a clause no pattern knows, the strategy.
 
 Attributes recognised: name, age, residence, home, origin, employer, occupation, relationship_status, partner,
 school, course, diet, car, phone, phone_number, email, team, instrument, computer, bicycle, motorbike, doctor,
@@ -28,6 +27,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     favourite_attribute,
     word_set,
 )
+from memoryadmin.extraction.strategies.offline.phrases import NOT_FOR_A_SERVICE
 from memoryadmin.extraction.strategies.offline.plain import STATED
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.providers import PROVIDERS
@@ -107,12 +107,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:been\s+)?(?:living|lived|based)\s+in\s|"
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
-            # A place ("moved to Paris", "just moved to cork"), not "moved to keys" or "to a new team".
+            # A place ("moved to cork"), not "moved to keys", a team, a gym or a provider ("to Virgin for broadband").
             + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
-            # Not a gym, an office or a team ("moved to the council leisure centre gym").
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
             r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"
-            r"(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
+            + NOT_FOR_A_SERVICE
+            + r"(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
             r"nights|days|part[- ]time|full[- ]time|"
             + INSTRUMENTS
             + r")\b)(?![a-z]+ing\b)|"

@@ -88,6 +88,10 @@ LET_OUT = re.compile(
     r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
 )
 NOT_LIVED_IN = r"(?![^\n]{0,60}" + LET_OUT.pattern + ")"
+# A move to a provider, not a place: "moved to Virgin Media for broadband".
+NOT_FOR_A_SERVICE = (
+    r"(?![^,.;!?]{0,40}\bfor\s+(?:broadband|internet|fibre|fiber|wifi|my\s+(?:phone|mobile|banking|savings))\b)"
+)
 NOT_NOW = re.compile(
     r"\b(?:would\s+(?!you\b|u\b)|if\s+(?:i|we)\b|(?:i|we)\s+wish\b|someday|one\s+day|hypothetically|imagine|pretend)|"
     r"\bfor\s+(?:the|a|one|two|three|\d+)\s+(?:weekend|week|day|night|month|bit|afternoon|evening)s?\b|"

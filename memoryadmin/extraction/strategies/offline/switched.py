@@ -196,4 +196,15 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "occupation",
         "{speaker} is a {title}",
     ),
+    (
+        # "We've moved to Virgin Media for broadband", "moved our fibre over to Openserve".
+        r"\b(?:moved|switched|gone|went)\s+(?:over\s+)?to\s+(?P<isp>" + NAME + r")\s+for\s+(?:our\s+|my\s+|the\s+)?"
+        r"(?:broadband|internet|fibre|fiber|wifi)\b|"
+        r"\bmoved\s+(?:our|my|the)\s+(?:broadband|internet|fibre|fiber|wifi)\s+(?:over\s+)?to\s+(?P<isp2>"
+        + NAME
+        + r")",
+        "home",
+        "internet_provider",
+        "{speaker}'s internet provider is {isp}",
+    ),
 )
