@@ -38,6 +38,9 @@ from tests.extraction.test_updates import measure
         ("We lost Hector in the autumn, sadly.", ["Hector"]),
         ("I gave Rio to my uncle because I moved", ["Rio"]),
         ("I'm seeing someone new, things with Magda ended in summer", ["Magda"]),
+        ("My old Golf is gone. Said goodbye at the dealer yesterday", ["Golf"]),
+        ("Anna and I called it a day. I'm seeing Priya now", ["Anna"]),
+        ("Tried the new place and I'm not going back to Ria.", ["Ria"]),
         # Which bank it was is no secret.
         ("closed my Access Bank account, I use Kuda now for everything", ["Access Bank"]),
     ],
@@ -66,6 +69,7 @@ def test_what_the_speaker_left_is_named(content: str, names: list[str]) -> None:
         "Tesco closed early today",
         "my sister's Barclays account is closed",
         "we lost the match",
+        "I'm not going back to Paris this year",
     ],
 )
 def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content: str) -> None:
@@ -161,6 +165,8 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("I'm teetotal, never touched alcohol really", "drinking", "Pat is teetotal"),
         ("We've moved to Virgin Media for broadband; the engineer came", "internet_provider", "is Virgin Media"),
         ("We've moved our fibre over to Openserve via Afrihost", "internet_provider", "is Openserve"),
+        ("The office has closed for good, so we're all fully remote now.", "work mode", "Pat works remotely"),
+        ("Haven't touched a cigarette in five weeks.", "smoking", "Pat quit smoking"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),

@@ -26,7 +26,12 @@ _GLUE = (
 # A proper name, or one word as chat types it: "the Corolla", "my redmi", "aldi"; a group after it ("the knitting
 # circle") is what the name is of.
 _THING = (
-    r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|(?!" + _GLUE + r"\b)[a-z0-9][\w&'-]*(?:\s+(?!" + _GLUE + r"\b)"
+    r"(?:the\s+|my\s+|our\s+)?(?:(?:old|former|previous)\s+(?=(?-i:[A-Z])))?(?P<old>"
+    + NAME
+    + r"|(?!"
+    + _GLUE
+    + r"\b)[a-z0-9][\w&'-]*"
+    r"(?:\s+(?!" + _GLUE + r"\b)"
     r"[a-z0-9][\w&'-]*){0,2}?)"
     r"(?:\s+(?:club|circle|group|league|choir|class|classes|team|band|membership))?"
 )
@@ -139,7 +144,7 @@ GONE = tuple(
         r"\b(?:rip|r\.i\.p\.?)\s+(?:my\s+|our\s+|sweet\s+)?" + _THING + _END,
         r"\bme\s+and\s+"
         + _THING
-        + r"\s+(?:are\s+(?:done|over|finished|through)(?!\s+\w+ing)|called\s+it\s+(?:off|quits))\b",
+        + r"\s+(?:are\s+(?:done|over|finished|through)(?!\s+\w+ing)|called\s+it\s+(?:off|quits|a\s+day))\b",
         r"\b(?:had\s+to\s+)?(?:rehome|re-home)\s+" + _THING + _END,
         r"\b(?:don't|do\s+not|no\s+longer)\s+(?:play|drive|use|go\s+to|support|eat|have|own|ride|work\s+(?:at|for)|"
         r"shop\s+at|bank\s+with|live\s+in|train\s+at|study\s+at|attend|see)\s+(?:the\s+)?"
@@ -181,7 +186,7 @@ GONE = tuple(
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
         _AFTER + _THING + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
         r"(?:have\s+|'ve\s+)?(?:separated|divorced)|"
-        r"called\s+it\s+(?:off|quits)|ended\s+things|are\s+no\s+more)\b",
+        r"called\s+it\s+(?:off|quits|a\s+day)|ended\s+things|are\s+no\s+more)\b",
         # Replaced in the speaker's affection: "has replaced Mamma Mia as my favourite", "taken ABBA's place".
         r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from|for\s+me)\b",
         r"\bforget\s+about\s+" + _THING + _END,
@@ -214,6 +219,10 @@ GONE = tuple(
         r"(?!\s+(?:for|on|until|till|today|tonight|this|over|due|early|at|in|down|off))",
         # The badge handed back: "Handed my Google badge back on Friday".
         r"\bhanded\s+(?:in\s+)?(?:my|the)\s+" + _THING + r"\s+(?:badge|lanyard|pass|laptop|keys)\s+(?:back|in)\b",
+        r"\bnot\s+going\s+back\s+to\s+"
+        + _THING
+        + _END
+        + r"(?![^.!?]*\b(?:this|next)\s+(?:year|summer|winter|week|weekend|time|trip|holiday|christmas|easter)\b)",
         # A membership that ended: "my YMCA membership ran out".
         r"\b" + _THING + r"\s+(?:membership|subscription|contract)\s+(?:ran\s+out|expired|lapsed|ended)\b",
     )

@@ -232,7 +232,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works in the office",
     ),
     (
-        r"\bmade\s+my\s+(?:role|job|position)\s+(?:fully\s+|100%\s+)?remote\b|\b(?:i'm|im|i\s+am)\s+(?:fully\s+)?remote\s+now\b|"
+        r"\bmade\s+my\s+(?:role|job|position)\s+(?:fully\s+|100%\s+)?remote\b|\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:all\s+)?(?:fully\s+)?remote\s+now\b|"
         # "my role went fully remote", "my company just went remote-first".
         r"\bmy\s+(?:role|job|position|team|company|employer|office)\s+(?:just\s+|has\s+)?(?:went|gone|has\s+gone)\s+"
         r"(?:fully\s+|100%\s+)?remote(?:[- ]first)?\b",
@@ -372,7 +372,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "haven't had an actual cigarette in 3 weeks".
-        r"\bhaven't\s+(?:had|smoked)\s+(?:a|an|one)\s+(?:actual\s+|single\s+)?(?:cigarette|cig|smoke|fag)\s+in\s+"
+        r"\bhaven't\s+(?:had|smoked|touched)\s+(?:a|an|one)\s+(?:actual\s+|single\s+)?(?:cigarette|cig|smoke|fag)\s+in\s+"
         + _COUNT
         + r"\s+(?:days|weeks|months)\b",
         "health",
