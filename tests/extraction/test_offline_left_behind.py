@@ -167,6 +167,8 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("We've moved our fibre over to Openserve via Afrihost", "internet_provider", "is Openserve"),
         ("The office has closed for good, so we're all fully remote now.", "work mode", "Pat works remotely"),
         ("Haven't touched a cigarette in five weeks.", "smoking", "Pat quit smoking"),
+        # "…, austin heat who??" forgets the old place; it asks nothing.
+        ("moved to denver 2 weeks ago, the mountains are unreal, austin heat who??", "residence", "moved to Denver"),
         # Chat's shorthand written out: "w/" is "with".
         ("registered w/ a new gp near my flat, dr. okafor", "doctor", "Pat is registered with a new gp"),
         ("ngl living in this tiny flat in camden w/ 3 ppl is chaos", "residence", "in Camden with 3 people"),

@@ -81,9 +81,10 @@ _OPENING_PREFIXES = ("ha", "he", "aw", "ah", "um", "uh", "hm", "ye", "ya", "oo")
 _LEADING = re.compile(r"^(?:(?:" + INTERJECTIONS + r")\b[\s,!.:;~-]*)+", re.IGNORECASE)
 # A name or two after an interjection, then punctuation: "Hey Mel!", "Thanks, Gina!".
 _VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
-# A statement, then a question handed to the listener after a dash, a semicolon or a comma.
+# A statement, then a question handed to the listener after a dash, a semicolon or a comma ("who??": forgotten).
 _BEFORE_QUESTION = re.compile(
     r"^(.*?\w.*?)(?:\s+[-–—]+\s+|\s*;\s*|,\s+)(?:(?:and\s+)?(?:how|what)\s+about\s+you|and\s+you|wbu|hbu|you|"
+    r"(?:[\w'-]+\s+){1,3}who\W*$|"
     r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will)\s+\w"
     r"(?:(?!\s[-–—]+\s)[^;])*)\W*$",
     re.IGNORECASE,
@@ -489,8 +490,7 @@ def is_negated(text: str, words: frozenset[str]) -> bool:
     )
 
 
-# What "no …" said after a clause follows, not its negation ("I have no car"): a name, "everything", or another such
-# fragment: "switched to ING no fees", "I eat everything no restriction", "…to Tirupati no meat no egg now".
+# "no …" said after a clause, not its negation: after a name, "everything" or another ("switched to ING no fees").
 _APPENDED = re.compile(r"(?:\b(?!I\b|I'm\b)(?-i:[A-Z])[\w&'.-]*|\beverything|\banything)\s+(?:no\s+\w+\s+)*$", re.I)
 
 
