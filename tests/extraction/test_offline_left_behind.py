@@ -167,6 +167,10 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("We've moved our fibre over to Openserve via Afrihost", "internet_provider", "is Openserve"),
         ("The office has closed for good, so we're all fully remote now.", "work mode", "Pat works remotely"),
         ("Haven't touched a cigarette in five weeks.", "smoking", "Pat quit smoking"),
+        ("Since the move, my new GP there is Dr Rahman.", "doctor", "Pat's new GP there is Dr Rahman"),
+        ("I've been seeing a counsellor called Helen through work.", "therapist", "a counsellor called Helen"),
+        ("I'm now seeing Dr Kofi Asante instead.", "doctor", "Pat is now seeing Dr Kofi Asante"),
+        ("Dr Fitzgerald has retired, and I've been assigned to Dr Nolan.", "doctor", "assigned to Dr Nolan"),
         # "…, austin heat who??" forgets the old place; it asks nothing.
         ("moved to denver 2 weeks ago, the mountains are unreal, austin heat who??", "residence", "moved to Denver"),
         # Chat's shorthand written out: "w/" is "with".
@@ -244,8 +248,16 @@ def test_punctuation_said_aloud_is_written(dictated: str, written: str) -> None:
     assert undictated(dictated) == written
 
 
-def test_a_doctor_seen_is_no_partner() -> None:
-    found = attributes("I'm seeing Dr Wisniewska now for the diabetes")
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm seeing Dr Wisniewska now for the diabetes",
+        "I've been seeing a counsellor called Helen through work.",
+        "I've been seeing a psychotherapist called Miriam in Hampstead.",
+    ],
+)
+def test_a_doctor_or_a_therapist_seen_is_no_partner(content: str) -> None:
+    found = attributes(content)
     assert "partner" not in found and "relationship_status" not in found, found
 
 

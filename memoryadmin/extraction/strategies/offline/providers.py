@@ -9,12 +9,15 @@ order; a pattern is searched case-insensitively, the name after it must be capit
 from __future__ import annotations
 
 # Seeing someone for care: "I see Dr Nowak for my diabetes", "I see a therapist named Rachel on BetterHelp".
-_SEE = r"(?:^(?:i|we)\s+(?:still\s+|now\s+|regularly\s+|usually\s+)?see|^(?:i'm|i\s+am|im)\s+(?:now\s+)?seeing)\s+"
+_SEE = (
+    r"(?:^(?:i|we)\s+(?:still\s+|now\s+|regularly\s+|usually\s+)?see|^(?:i'm|i\s+am|im)\s+(?:now\s+)?seeing|"
+    r"^(?:i've|i\s+have|we've)\s+been\s+(?:seeing|assigned\s+to))\s+"
+)
 _NAMED = r"(?:\s+(?:named|called))?\s+(?:dr\.?\s+)?(?-i:[A-Z])"
 
 PROVIDERS: tuple[tuple[str, str, str], ...] = (
     (
-        r"^(?:my|our)\s+(?:family\s+|new\s+|primary\s+care\s+)?(?:gp|doctor|physician|doc|pcp)(?:'s|\s+is)\s+(?:now\s+)?"
+        r"^(?:my|our)\s+(?:family\s+|new\s+|primary\s+care\s+)?(?:gp|doctor|physician|doc|pcp)(?:\s+there)?(?:'s|\s+is)\s+(?:now\s+)?"
         r"(?:dr\.?\s|doctor\s)|"
         # "I'm with Dr. Nakamura now".
         r"^(?:i'm|i\s+am|im|we're)\s+(?:now\s+)?with\s+dr\.?\s+(?-i:[A-Z])|"
@@ -37,21 +40,22 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         _SEE
         + r"(?:a\s+(?:gp|doctor|physician)"
         + _NAMED
-        + r"|dr\.?\s+(?-i:[A-Z])[\w'-]+(?:\s*$|\s+(?:now\s+)?(?:for|at|about|every|once|twice)\b))",
+        + r"|dr\.?\s+(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?(?:\s*$|\s+(?:now\s+)?"
+        r"(?:for|at|about|every|once|twice|instead)\b))",
         "health",
         "doctor",
     ),
     (
-        r"^(?:my|our)\s+(?:new\s+|current\s+)?(?:therapist|counsell?or|psychologist|psychiatrist)(?:'s|\s+is)\s+"
+        r"^(?:my|our)\s+(?:new\s+|current\s+)?(?:(?:psycho)?therapist|counsell?or|psychologist|psychiatrist)(?:\s+there)?(?:'s|\s+is)\s+"
         r"(?:now\s+)?(?:dr\.?\s+)?(?-i:[A-Z])|"
         + _SEE
-        + r"(?:a\s+)?(?:therapist|counsell?or|psychologist|psychiatrist)"
+        + r"(?:a\s+)?(?:(?:psycho)?therapist|counsell?or|psychologist|psychiatrist)"
         + _NAMED,
         "health",
         "therapist",
     ),
     (
-        r"^(?:my|our)\s+(?:new\s+|regular\s+|usual\s+)?(?:hairdresser|hair\s+stylist|stylist|barber)(?:'s|\s+is)\s+"
+        r"^(?:my|our)\s+(?:new\s+|regular\s+|usual\s+)?(?:hairdresser|hair\s+stylist|stylist|barber)(?:\s+there)?(?:'s|\s+is)\s+"
         r"(?:now\s+)?(?:(?-i:[A-Z])|[a-z][\w'-]+\s+(?:at|from)\s)|"
         + _SEE
         + r"(?:a\s+(?:hairdresser|stylist|barber)"
@@ -62,7 +66,7 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         "hairdresser",
     ),
     (
-        r"^(?:my|our)\s+(?:new\s+|regular\s+)?(?:vet|vets|veterinarian)(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s+|the\s+)?"
+        r"^(?:my|our)\s+(?:new\s+|regular\s+)?(?:vet|vets|veterinarian)(?:\s+there)?(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s+|the\s+)?"
         r"(?-i:[A-Z])",
         "pets",
         "vet",
@@ -95,7 +99,7 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
         "supermarket",
     ),
     (
-        r"^(?:my|our)\s+(?:new\s+)?dentist(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|(?-i:[A-Z]))|"
+        r"^(?:my|our)\s+(?:new\s+)?dentist(?:\s+there)?(?:'s|\s+is)\s+(?:now\s+)?(?:dr\.?\s|(?-i:[A-Z]))|"
         r"^dr\.?\s+(?-i:[A-Z])[\w'-]+\s+is\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?dentist\b",
         "health",
         "dentist",

@@ -421,7 +421,9 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         # "Girlfriend's name is Ella", "I've been seeing a lovely chap called Roger".
         r"^(?:my\s+)?(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?)(?:'s\s+name\s+is|\s+is\s+called)\s+"
         r"(?P<name>(?-i:[A-Z][a-z]+))\b|"
-        r"\b(?:i've|i\s+have)\s+been\s+seeing\s+(?:a\s+)?(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?P<name2>(?-i:[A-Z][a-z]+))\b",
+        r"\b(?:i've|i\s+have)\s+been\s+seeing\s+(?:a\s+)?(?!(?:[\w-]+\s+){0,2}?(?:counsell?or|(?:psycho)?therapist|"
+        r"psychologist|psychiatrist|doctor|dentist|physio|specialist|consultant|coach|tutor|trainer)\b)"
+        r"(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?P<name2>(?-i:[A-Z][a-z]+))\b",
         "relationships",
         "partner",
         "{speaker}'s partner is {name}",
