@@ -171,6 +171,10 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("I've been seeing a counsellor called Helen through work.", "therapist", "a counsellor called Helen"),
         ("I'm now seeing Dr Kofi Asante instead.", "doctor", "Pat is now seeing Dr Kofi Asante"),
         ("Dr Fitzgerald has retired, and I've been assigned to Dr Nolan.", "doctor", "assigned to Dr Nolan"),
+        ("I haven't had a drink in years; I simply lost the taste for it.", "drinking", "Pat hasn't had a drink"),
+        ("It's been four weeks since my last cigarette.", "smoking", "Pat quit smoking"),
+        ("I'm sixty days without a pipe, after a worrying test.", "smoking", "Pat quit smoking"),
+        ("I've finally given up the vape as well.", "smoking", "Pat quit smoking"),
         # "…, austin heat who??" forgets the old place; it asks nothing.
         ("moved to denver 2 weeks ago, the mountains are unreal, austin heat who??", "residence", "moved to Denver"),
         # Chat's shorthand written out: "w/" is "with".
@@ -211,6 +215,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "I don't drink coffee",
         "I don't smoke indoors",
         "We've moved to Virgin Media for broadband",
+        "my dad is sixty days without a cigarette",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

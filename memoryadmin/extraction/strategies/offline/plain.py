@@ -215,6 +215,14 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         True,
     ),
     (
+        # "I enjoy a glass or two of red with dinner most nights".
+        r"^(?:i|we)\s+(?:\w+\s+)?(?:enjoy|have|drink)\s+(?:a\s+(?:glass|pint|bottle|drink|beer|couple)|a\s+glass\s+or\s+two)\b"
+        r"[^.!?]{0,40}\b(?:most|every|each)\s+(?:night|nights|evening|evenings|weekend|weekends)\b",
+        "health",
+        "drinking",
+    ),
+    (
+        r"^i\s+haven't\s+had\s+a\s+drink\s+(?:in|for)\s+(?:years|ages|\w+\s+years)|"
         r"^i\s+(?:don't|do\s+not|never)\s+drink(?:\s+at\s+all|\s+alcohol|\s*$)|^(?:i'm|im|i\s+am)\s+(?:a\s+)?"
         r"(?:teetotal|teetotaller|non[- ]?drinker)\b",
         "health",

@@ -204,9 +204,11 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "3 weeks no cigs!!!", "quit smoking", "i'm sober now, 30 days today".
-        r"\b(?:quit|stopped|gave\s+up)\s+(?:smoking|cigs|cigarettes|vaping)\b(?!\s+(?:in|inside|indoors|around|near|at)\b)|\b"
-        + _COUNT
-        + r"\s+"
+        r"\b(?:quit|stopped|gave\s+up|given\s+up)\s+(?:smoking|cigs|cigarettes|vaping|the\s+vape)\b"
+        r"(?!\s+(?:in|inside|indoors|around|near|at)\b)|"
+        # "It's been four weeks since my last cigarette", "sixty days without a pipe".
+        r"\b(?:it's\s+been\s+|been\s+)?(?:\w+\s+)?(?:days|weeks|months)\s+(?:since\s+my\s+last|without\s+a)\s+"
+        r"(?:cigarette|cig|smoke|fag|pipe|vape)\b|\b" + _COUNT + r"\s+"
         r"(?:days|weeks|months)\s+(?:smoke[- ]free|no\s+(?:cigs|cigarettes|smokes|smoking|vaping)|"
         r"off\s+the\s+(?:fags|baccy|cigs|cigarettes|smokes))\b",
         "health",
