@@ -195,7 +195,8 @@ def _spooled_body(request: HttpRequest) -> Any:
     summary="Restore a snapshot (dry run by default)",
     description=(
         "Send the JSON Lines file as the body. Everything is validated (format, version, every record, the "
-        "checksum) before anything is written; then it is applied in one transaction. A tombstone or a later "
+        "checksum) as it is applied, in one transaction: the header before anything is written, and a refusal "
+        "anywhere rolls back all that was written, so a file that fails leaves nothing. A tombstone or a later "
         "erasure always wins over the snapshot; restoring the same file twice changes nothing the second time."
     ),
 )
