@@ -207,4 +207,14 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "internet_provider",
         "{speaker}'s internet provider is {isp}",
     ),
+    (
+        # "lakers fan forever", "Arsenal fan till I die": a side supported, said without a subject.
+        r"(?:^|(?<=[,.!;]\s))(?:an?\s+)?(?P<team>"
+        + NAME
+        + r")\s+fan\s+(?:forever|for\s+life|ride\s+or\s+die|till\s+i\s+die|"
+        r"through\s+and\s+through)\b",
+        "sports",
+        "team",
+        "{speaker} supports {team}",
+    ),
 )
