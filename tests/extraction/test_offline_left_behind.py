@@ -177,6 +177,7 @@ def test_money_moved_a_while_a_wish_or_someone_elses_move_leaves_nothing(content
         ("I've finally given up the vape as well.", "smoking", "Pat quit smoking"),
         ("lakers fan forever, lebron is my dad", "team", "Pat supports Lakers"),
         ("doing sober for real now, no drinks at all, 3 weeks in", "drinking", "Pat is sober"),
+        ("changed my course to journalism, english lit was too much", "course", "Pat studies journalism"),
         # "…, austin heat who??" forgets the old place; it asks nothing.
         ("moved to denver 2 weeks ago, the mountains are unreal, austin heat who??", "residence", "moved to Denver"),
         # Chat's shorthand written out: "w/" is "with".
@@ -219,6 +220,7 @@ def test_a_provider_named_plainly_or_changed_sets_its_attribute(content: str, at
         "We've moved to Virgin Media for broadband",
         "my dad is sixty days without a cigarette",
         "my brother is a Chelsea fan for life",
+        "my sister changed her course to law",
     ],
 )
 def test_a_reaction_someone_elses_change_or_another_plan_names_no_provider(content: str) -> None:

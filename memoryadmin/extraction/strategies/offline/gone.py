@@ -193,7 +193,7 @@ GONE = tuple(
         r"\blast\s+day\s+at\s+" + _THING + _END,
         r"\bhanded\s+(?:in\s+)?(?:my\s+)?notice\s+(?:in\s+)?(?:at|to)\s+" + _THING + _END,
         r"\bput\s+(?:the|my)\s+" + _THING + r"\s+away\b",
-        r"\bswitched\s+out\s+of\s+" + _THING + _END,
+        r"\b(?:switched|transferred)\s+out\s+of\s+" + _THING + _END,
         r"\b" + _THING + r"\s+number\s+(?:doesn't|does\s+not|no\s+longer)\s+work",
         r"\b(?:taken|took)\s+" + _THING + r"(?:'s)?\s+place\b",
         r"\bruined\s+" + _THING + r"\s+for\s+me\b",

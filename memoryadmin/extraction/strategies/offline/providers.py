@@ -115,6 +115,9 @@ PROVIDERS: tuple[tuple[str, str, str], ...] = (
     (
         r"^(?:my|our)\s+(?:home\s+|new\s+)?(?:internet|broadband|wifi|wi-fi|isp|fibre|fiber)(?:\s+provider)?(?:'s|\s+is)\s+"
         r"(?:now\s+)?(?:with\s+|through\s+|from\s+)?(?-i:[A-Z])|"
+        # "student house is on bt broadband" (the name spelt as one).
+        r"^(?:(?:my|our|the)\s+)?(?:student\s+)?(?:house|flat|place|home|apartment)\s+(?:is|'s)\s+on\s+(?-i:[A-Z])[\w&'-]*\s+"
+        r"(?:broadband|fibre|fiber|internet)\b|"
         r"^(?:i|we)\s+(?:get|have)\s+(?:our|my)\s+(?:home\s+)?(?:internet|broadband|wifi|fibre|fiber)\s+(?:through|from|with)\s+"
         r"(?-i:[A-Z])|"
         r"^(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got)\s+(?-i:[A-Z])[\w&'.+-]*(?:\s+(?-i:[A-Z])[\w&'.+-]*)?\s+"

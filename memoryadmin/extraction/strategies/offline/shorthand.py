@@ -145,10 +145,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + named("isps")
         + r")"
         + _ENDS
-        + r"|\b(?:went|switched|signed\s+up)\s+(?:with|to|for)\s+(?P<isp3>"
+        + r"|\b(?:went|switched|signed\s+up)\s+(?:us\s+|me\s+)?(?:with|to|for)\s+(?P<isp3>"
         + NAME
-        + r"\s+(?-i:Fiber|Fibre|Broadband|"
-        r"Internet))\b|\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
+        + r"\s+(?:fiber|fibre|broadband|internet))\b|"
+        r"\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
         r"(?P<isp2>" + named("isps") + r")" + _ENDS,
         "home",
         "internet_provider",

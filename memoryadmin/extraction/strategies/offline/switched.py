@@ -217,4 +217,13 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "team",
         "{speaker} supports {team}",
     ),
+    (
+        # "changed my course to journalism", "switched my major to computer science".
+        r"\b(?:changed|switched)\s+(?:my\s+)?(?:course|degree|major|programme|program)\s+to\s+"
+        r"(?P<course>[\w' -]{2,40}?)"
+        r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|because|bc|since|as|now|still)\b)",
+        "education",
+        "course",
+        "{speaker} studies {course}",
+    ),
 )
