@@ -30,7 +30,7 @@ _NOUN_AFTER = word_set(
 _SHORT = re.compile(r"(?<![\w/.])(?:w/o|w/|bc|cuz|coz|rn|ppl|gf|bf|bday|tho|ur)(?![\w/])")
 _LONG = {
     "w/o": "without",
-    "w/": "with ",
+    "w/": "with",
     "bc": "because",
     "cuz": "because",
     "coz": "because",
@@ -48,7 +48,7 @@ def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks and chat's shorthand written out; a text without any is
     returned as it is."""
     if _SHORT.search(text) is not None:
-        text = _SHORT.sub(lambda m: _LONG[m.group(0)], text).replace("with  ", "with ")
+        text = _SHORT.sub(lambda m: _LONG[m.group(0)], text)
     if _SPOKEN.search(text) is None:
         return text
 

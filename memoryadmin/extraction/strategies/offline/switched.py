@@ -11,6 +11,26 @@ from memoryadmin.extraction.strategies.offline.phrases import NAME, NOT_LIVED_IN
 
 _TITLE = r"(?:[\w-]+\s+){0,2}?(?:" + PROFESSIONS + r")"
 
+# A provider changed, named: "changed dentist going to Dr Iyer now", "changed my family doctor to Dr Fernandes",
+# "I switched therapist now with Ms Reyes". (what it is called, topic, attribute)
+_PROVIDERS_CHANGED = tuple(
+    (
+        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:" + nouns + r")\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?"
+        r"(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
+        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+        topic,
+        attribute,
+        "{speaker}'s " + attribute + " is {name}",
+    )
+    for nouns, topic, attribute in (
+        ("dentist", "health", "dentist"),
+        (r"(?:family\s+)?(?:doctor|gp|physician)", "health", "doctor"),
+        (r"therapist|counsell?or|psychologist", "health", "therapist"),
+        ("hairdresser|barber|stylist|salon", "appearance", "hairdresser"),
+        ("vet|vets", "pets", "vet"),
+    )
+)
+
 SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     (
         # "enrolled in a data science bootcamp instead", "signed up for an electrician apprenticeship program".
@@ -86,42 +106,7 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "bank",
         "{speaker} banks with {bank}",
     ),
-    # A provider changed, named: "changed dentist going to Dr Iyer now", "changed my family doctor to Dr Fernandes".
-    (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:dentist)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
-        "health",
-        "dentist",
-        "{speaker}'s dentist is {name}",
-    ),
-    (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:(?:family\s+)?(?:doctor|gp|physician))\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
-        "health",
-        "doctor",
-        "{speaker}'s doctor is {name}",
-    ),
-    (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:therapist|counsell?or|psychologist)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
-        "health",
-        "therapist",
-        "{speaker}'s therapist is {name}",
-    ),
-    (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:hairdresser|barber|stylist|salon)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
-        "appearance",
-        "hairdresser",
-        "{speaker}'s hairdresser is {name}",
-    ),
-    (
-        r"\b(?:changed|switched)\s+(?:my\s+|our\s+)?(?:vet|vets)\s*,?\s+(?:to\s+|now\s+(?:with\s+)?|with\s+)?(?:(?:i'm\s+|i\s+am\s+)?(?:going\s+to|seeing)\s+)?"
-        r"(?P<name>(?:(?:dr|ms|mr|mrs)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
-        "pets",
-        "vet",
-        "{speaker}'s vet is {name}",
-    ),
+    *_PROVIDERS_CHANGED,
     (
         # "day 20 no vape", "day 30 without cigarette".
         r"\bday\s+\d+\s+(?:no|without)\s+(?:vapes?|vaping|cigs?|cigarettes?|smoking|smokes?|fags?)\b",
