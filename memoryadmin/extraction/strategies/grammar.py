@@ -179,8 +179,10 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
         low = token.lower()
         if low in ("i", "we"):
             singular = low == "i" and not named
+            # "Kenji and I are…": the speaker as the second of two subjects takes the verb as it is.
+            joined = next((t for t in reversed(out) if t.strip()), "").lower() == "and"
             out.append((name if low == "i" else f"{name} and others") if not named else "they")
-            plural_subject = low == "we" or named
+            plural_subject = low == "we" or named or joined
             named = True
             look = next_word(index + 1)
             if look < count and tokens[look][:1].isalpha() and tokens[look].lower() not in _NOT_VERBS:

@@ -1,12 +1,10 @@
 """The `offline` strategy (the default): what a careful reader keeps from a chat, without a model.
 
-For every message a person sent (role `user`; in a group chat each message's `name` says who spoke, otherwise it is
-the session's person), punctuation said aloud written as marks (`dictated`) and names typed in lower case spelt as
-names (`names`):
+For every message a person sent (role `user`; in a group chat the message's `name` says who), with punctuation said
+aloud written as marks (`dictated`) and names typed in lower case spelt as names (`names`):
 
-1. the clauses they say about themselves are found (`speech`): greetings, thanks, reactions, questions, what is
-   addressed to the listener, what others said, and what is imagined, wished, hedged, negated or sarcastic are left
-   out;
+1. the clauses they say about themselves are found (`speech`), less greetings, thanks, reactions, questions, what is
+   addressed to the listener or said by others, and what is imagined, wished, hedged, negated or sarcastic;
 2. each is rewritten in the third person under the speaker's name (the grammar of `strategies.grammar`, which the
    `rules` strategy shares), its "it" and "them" replaced by what they stand for (`antecedents`), with relative
    dates resolved against the message's `created_at` and written into the text (`dates`): "I went hiking yesterday"
@@ -14,10 +12,9 @@ names (`names`):
 3. a clause a pattern recognises (`facts`: possessions, moves, jobs, diet, health, relationships, plans,
    preferences, opinions about themselves) becomes a fact of its own, typed, with the attribute a later statement
    supersedes ("residence", "car"); "my new Prius" in passing also gives "Evan has a new Prius";
-4. what else they told about themselves in that message becomes one `episodic` memory, attributed and dated, with
-   the plain statements around it for context;
-5. a message from which nothing above was drawn is kept as said, a memory of type `utterance` (`utterances`), unless
-   it holds nothing worth finding again.
+4. what else they told about themselves in that message becomes one `episodic` memory, attributed and dated;
+5. a message that gave nothing above is kept as said, an `utterance` (`utterances`), unless nothing in it is worth
+   finding again.
 
 Each memory's evidence is the one message it came from (or each message that said the same thing).
 docs/extraction.md lists what it takes and where it stops.
@@ -52,6 +49,7 @@ from memoryadmin.extraction.strategies.offline.news import (
     for_a_while,
     left_behind,
     news_kind,
+    partner_mentioned,
     partner_named,
     retires,
     speaker_left_out,
@@ -318,18 +316,22 @@ def read_message(
 
 
 def _milestones(content: str, speaker: str, facts: list[Reading]) -> list[Reading]:
-    """The milestones the message tells ("HE PROPOSED… I said yes"), unless a fact of the clauses states them."""
+    """The milestones the message tells ("HE PROPOSED… I said yes"), unless a fact of the clauses states them; of two
+    of one attribute, the first."""
     said = {f.attribute for f in facts}
-    return [
-        _also(text, topic, attribute)
-        for topic, attribute, text in milestones_in(content, speaker)
-        if attribute not in said
-    ]
+    found = []
+    for topic, attribute, text in milestones_in(content, speaker):
+        if attribute not in said:
+            said.add(attribute)
+            found.append(_also(text, topic, attribute))
+    return found
 
 
 def _contacts(content: str, speaker: str, facts: list[Reading]) -> list[Reading]:
-    """The speaker's email address and phone number given in passing, unless a fact of the clauses says them."""
-    readings: list[Reading] = []
+    """The speaker's email, phone number and partner given in passing, unless a fact of the clauses says them."""
+    said = {f.attribute for f in facts}
+    partner = partner_mentioned(content) if not {"partner", "relationship_status"} & said else ""
+    readings = [_also(f"{speaker}'s partner is {partner}", "relationships", "partner", [partner])] if partner else []
     for attribute, value in contacts_in(content):
         if any(f.attribute == attribute for f in [*facts, *readings]):
             continue

@@ -37,7 +37,7 @@ _THING = (
 )
 # What follows a name that ends the clause: "quit aldi.", "ditched hotmail, too much spam", "sold the City to …".
 _END = (
-    r"(?=\s*(?:$|[^\w\s'&-]|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|"
+    r"(?=\s*(?:$|[^\w\s'&-]|[-–—](?:\s|$)|\s(?:and|so|bc|after|last|on|in|this|yesterday|today|for\s+good|"
     r"for(?!\s+(?:a\s+while|now|a\s+bit|the\s+(?:time\s+being|moment)|a\s+(?:week|month|few|couple)))|"
     r"now|honestly|to|lol|tbh|"
     r"when|because|as|since|before|with|house|flat|apartment|place|condo|membership|account|contract|plan|"
@@ -111,7 +111,7 @@ GONE = tuple(
         # "dubai chapter closed", "goodbye virgin, won't miss you".
         _AFTER
         + _THING
-        + r"\s+(?:chapter|era|days)\s+(?:is\s+|'s\s+)?(?:officially\s+)?(?:closed|over|done|finished)\b",
+        + r"\s+(?:chapter|era|days|experiment)\s+(?:is\s+|'s\s+)?(?:officially\s+)?(?:closed|over|done|finished)\b",
         # "leaving jimmy's was the right call", "handed the keys back on the bristol flat".
         r"\bleaving\s+"
         + _THING
@@ -174,7 +174,7 @@ GONE = tuple(
         r"\b(?:gave|given|lent|sold)\s+(?:(?:the|my)\s+)?" + _THING + r"\s+(?:away|to\s+(?:a|my|the|our)\b)",
         # A pet gone to live elsewhere, or lost: "Mochi lives with my mom now", "We lost Hector in the autumn".
         _AFTER + _THING + r"\s+(?:lives|is\s+living|stays)\s+with\s+(?:my|our)\s+\w+\s+now\b",
-        r"\b(?:we|i)\s+lost\s+(?:our\s+|my\s+)?(?P<old>(?-i:[A-Z])[a-z]+)\s+(?:in|last|this|on|to|after|,|\.)",
+        r"\b(?:we|i)\s+lost\s+(?:our\s+|my\s+)?(?P<old>(?-i:[A-Z])[a-z]+)\s+(?:in|last|this|on|to|after|a\s+(?:few|couple)|\d+|two|three|,|\.)",
         r"\b(?:ended|cancell?ed|stopped|let|closed)\s+(?:the|my|our)\s+"
         + _THING
         + r"\s+(?:membership|subscription|account)\b",
@@ -185,14 +185,20 @@ GONE = tuple(
         r"\b(?:i'm|i\s+am|im)\s+(?:so\s+|totally\s+|completely\s+)?over\s+" + _THING + _END,
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
         _AFTER + _THING + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
-        r"(?:have\s+|'ve\s+)?(?:separated|divorced)|"
-        r"called\s+it\s+(?:off|quits|a\s+day)|ended\s+things|are\s+no\s+more)\b",
+        r"(?:have\s+|'ve\s+)?(?:finally\s+|officially\s+)?(?:separated|divorced)|(?:have\s+|'ve\s+)?(?:decided\s+to\s+)?"
+        r"call(?:ed)?\s+it\s+(?:off|quits|a\s+day)|ended\s+things|are\s+no\s+more|"
+        r"(?:went|have\s+gone|'ve\s+gone)\s+(?:our\s+)?separate\s+ways)\b",
+        # "The divorce from Sarah was finalised", "Santander let me go", "the Enfield had to go".
+        r"\bdivorce\s+from\s+" + _THING + r"\s+(?:was|is|has\s+been|came|went)\s+(?:finali[sz]ed|final|through)\b",
+        _AFTER + _THING + r"\s+(?:let\s+me\s+go|laid\s+me\s+off|fired\s+me|made\s+me\s+redundant)\b",
+        _AFTER + r"(?:the|my|our)\s+(?P<old>" + NAME + r")\s+had\s+to\s+go\b",
         # Replaced in the speaker's affection: "has replaced Mamma Mia as my favourite", "taken ABBA's place".
         r"\b(?:replaced|overtaken|overtook|dethroned|knocked)\s+" + _THING + r"\s+(?:as|off|from|for\s+me)\b",
         r"\bforget\s+about\s+" + _THING + _END,
-        r"\blast\s+day\s+at\s+" + _THING + _END,
+        r"\blast\s+(?:day|shift)\s+at\s+" + _THING + _END,
         r"\bhanded\s+(?:in\s+)?(?:my\s+)?notice\s+(?:in\s+)?(?:at|to)\s+" + _THING + _END,
         r"\bput\s+(?:the|my)\s+" + _THING + r"\s+away\b",
+        r"\bhung\s+up\s+(?:my|the)\s+(?P<old>[a-z]+)\s+(?:boots|gloves|skates|racket|racquet|cleats|spikes)\b",
         r"\b(?:switched|transferred)\s+out\s+of\s+" + _THING + _END,
         r"\b" + _THING + r"\s+number\s+(?:doesn't|does\s+not|no\s+longer)\s+work",
         r"\b(?:taken|took)\s+" + _THING + r"(?:'s)?\s+place\b",
@@ -291,6 +297,10 @@ def gone_in(content: str) -> list[str]:
                 # Typed in lower case, a name may run to three words ("the arctic monkeys as my number one", "left
                 # smile studio"), never from a common word ("left work early"); what it is of goes ("natwest account").
                 words = name.split()
+                # "…yet, but Kenji and I split up": a joining word before the name is not of it.
+                while len(words) > 1 and words[0].islower() and words[0] in STOPWORDS and words[1][:1].isupper():
+                    words = words[1:]
+                name = " ".join(words)
                 # Spelt as a name ("Home Depot", "Great Clips"), it is one whatever its words.
                 if (
                     len(words) > 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
+from memoryadmin.extraction.strategies.offline.changes import ON_THE_WAY
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
 from memoryadmin.extraction.strategies.offline.names import canonical
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
@@ -400,11 +401,16 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "phone",
             "{speaker}'s phone is the {phone}",
         ),
+        *ON_THE_WAY,
     )
 )
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
+# What is asked about is the value itself: "my new flat in Bristol? no, still looking".
+_ASKED = re.compile(r"\s*\?")
+# "is a accountant" -> "is an accountant".
+_AN = re.compile(r"\ba (?=[aeiou])", re.IGNORECASE)
 _OF_ME = re.compile(
     r"\b(?:convinced|persuaded|got|put|started)\s+me\s+(?:to|on)\b|\b(?:made|promoted)\s+me\b", re.IGNORECASE
 )
@@ -445,7 +451,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
         said = (pattern.search(s) for s in every if not no_change_of_the_speakers(s))
-        match = next((m for m in said if m and not (m.start() < 3 and asks(m.string))), None)
+        match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:
             found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))
     sentences = [s for s in every if not asks(s)]
@@ -477,5 +483,6 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         if "what" in values:
             values["what"] = favourite_attribute(values["what"], text).removeprefix("favourite ")
             values["value"] = values["value"].strip()
-        found.append((topic, attribute.format(**values), template.format(speaker=speaker, **values)))
+        said = template.format(speaker=speaker, **values)
+        found.append((topic, attribute.format(**values), _AN.sub("an ", said) if "title" in values else said))
     return found

@@ -32,6 +32,7 @@ from memoryadmin.extraction.strategies.offline.cues import CUES, FIRST_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
 from memoryadmin.extraction.strategies.offline.later_cues import LATER_CUES
 from memoryadmin.extraction.strategies.offline.lexicon import OTHER_PEOPLE, RELATIONS, favourite_attribute
+from memoryadmin.extraction.strategies.offline.phrases import rx
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
@@ -111,6 +112,24 @@ def partner_named(clause: str) -> str:
     """The name of whom the speaker now dates ("I'm dating Alex now", "seeing a girl named Clara"), or ""."""
     match = DATING.search(clause)
     return match.group("name") if match else ""
+
+
+# "My girlfriend Chloe and I want to adopt a cat": the partner named in passing, whatever the clause is for; not in
+# a message that ends it or mourns them.
+_PARTNER_MENTIONED = rx(
+    r"\b(?:my|our)\s+(?:girlfriend|boyfriend|wife|husband|fianc[eé]e?)\s*,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b"
+    r"(?!'s\s+(?:brother|sister|mum|mom|dad|family|parents|friend))"
+)
+_ENDED = rx(
+    r"\b(?:split|broke\s+up|broken\s+up|divorc\w*|separat\w*|dumped|ended\s+things|call(?:ed)?\s+it\s+quits|left\s+me|"
+    r"cheat\w*|passed\s+away|died|funeral|late|ex|former|used\s+to|was\s+married)\b"
+)
+
+
+def partner_mentioned(content: str) -> str:
+    """The name of the partner a message names in passing ("my wife Sarah and I are planning…"), or ""."""
+    match = _PARTNER_MENTIONED.search(content)
+    return match.group("name") if match and not _ENDED.search(content) else ""
 
 
 def no_change_of_the_speakers(clause: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.extraction.strategies.offline.changes import CHANGES
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS, word_set
 from memoryadmin.extraction.strategies.offline.names import named
 from memoryadmin.extraction.strategies.offline.phrases import (
@@ -431,6 +432,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s partner is {name}",
     ),
     *SWITCHED,
+    *CHANGES,
 )
 
 

@@ -1,0 +1,229 @@
+"""Changes told as news, in the middle of a request or of catching up: "Since I'm in Vancouver now and it barely snows",
+"we packed up everything and relocated to Porto", "Ravi and I have been together five years", "I'm officially Sarah
+Okoro now", "I got the charge nurse role!", "Being a staff nurse on the cardiac ward is tiring", "now that I've
+started at KPMG", "Jio user, how do I check my data balance?". Rows of (pattern, topic, attribute, template) read
+with `shorthand.SHORTHAND` as milestones: each says the value the speaker has now, so an earlier one is replaced, and
+a clause of someone else's or of a wish or a plan says nothing (`milestones_in`, `shorthand.by_the_speaker`).
+"""
+
+from __future__ import annotations
+
+from memoryadmin.extraction.strategies.offline.lexicon import PROFESSIONS
+from memoryadmin.extraction.strategies.offline.names import named
+from memoryadmin.extraction.strategies.offline.phrases import NAME, place
+
+_TITLE = r"(?:[\w-]+\s+){0,2}?(?:" + PROFESSIONS + r")"
+_AM = r"(?:i'm|im|i\s+am|we're|we\s+are)\s+"
+# Where someone is for a while, not where they live: "I'm in Paris now for the conference", "in Leeds for now".
+_NOT_A_STAY = (
+    r"(?![^.!?\n]{0,40}\b(?:for\s+(?:the|a|an|two|three|four|\d+|work|business|now|a\s+few|the\s+next)|visiting|"
+    r"on\s+(?:holiday|vacation|a\s+trip|business|a\s+work\s+trip)|until|till|this\s+(?:week|weekend)|trip|conference|"
+    r"hotel|airbnb|hostel|layover)\b)"
+)
+# A capitalised name after "in" that is no place: a department, a year, a school, a ward.
+_NOT_A_PLACE = (
+    r"(?!(?:HR|IT|Sales|Marketing|Finance|Accounting|Accounts|Legal|Ops|Year|Grade|Form|Class|Team|Group|Level|"
+    r"Stage|Phase|Week|Love|Charge|Recovery|Remission)\b)"
+    r"(?![\w'.-]+(?:\s+[\w'.-]+)?\s+(?:University|College|School|State|Uni|Academy|Institute|Hospital|Ward|Clinic|"
+    r"Office|Team|Department)\b)"
+)
+_HOMES = r"(?:room|flat|apartment|house|place|studio|condo|duplex|townhouse|cottage|bungalow|piso|[1-4]\s?bhk)"
+_SPLIT = (
+    r"(?:(?:have\s+|'ve\s+|had\s+)?(?:finally\s+|officially\s+|just\s+)?(?:decided\s+to\s+)?(?:call(?:ed)?\s+it\s+quits|"
+    r"went\s+(?:our\s+)?separate\s+ways|(?:have\s+|'ve\s+)?gone\s+(?:our\s+)?separate\s+ways|split\s+up|broke\s+up|"
+    r"ended\s+things|separated|divorced))"
+)
+_FIRST_NAME = r"(?-i:[A-Z][a-z]+)"
+
+CHANGES: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # Where the speaker is now: "Since I'm in Vancouver now", "now that I'm up in Minneapolis", "I'm in Jersey City
+        # now, sharing a place", "relocated to Porto last week", "the move up to Brisbane wiped me out", "home is Jersey
+        # City now", "got my own 1BHK in Koramangala", "found a room in Peckham and moved in".
+        r"(?:^|(?<=\s))"
+        + _AM
+        + r"(?:(?:up|down|over|out|back)\s+)?in\s+"
+        + _NOT_A_PLACE
+        + place("place", lower_case=False)
+        + r"\s+now\b"
+        + _NOT_A_STAY
+        + r"|\brelocated\s+(?:back\s+)?(?:(?:up|down|over|out)\s+)?to\s+"
+        + place("place3", lower_case=False)
+        + r"|\b(?:since|after)\s+(?:the|my|our)\s+move\s+(?:(?:up|down|over|out|back)\s+)?to\s+"
+        + place("place4", lower_case=False)
+        + r"|\bthe\s+move\s+(?:(?:up|down|over|out|back)\s+)?to\s+"
+        + place("place5", lower_case=False)
+        + r"\s+(?:wiped|took|has\s+taken|knocked|was\s+(?:a\s+lot|exhausting|hard|worth))"
+        + r"|\bhome\s+is\s+(?:now\s+)?"
+        + place("place6", lower_case=False)
+        + r"\s+now\b|\bhome\s+is\s+now\s+"
+        + place("place7", lower_case=False)
+        + r"|\bgot\s+(?:my|our)\s+own\s+(?:[\w-]+\s+){0,2}?"
+        + _HOMES
+        + r"\s+in\s+"
+        + place("place8", lower_case=False)
+        + r"|\b(?:found|rented)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?"
+        + _HOMES
+        + r"\s+in\s+"
+        + place("place9", lower_case=False)
+        + r"\s+and\s+moved\s+in\b",
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        # A partner named with the speaker: "Ravi and I have been together five years", "Kenji and I are still going
+        # strong", "Jon and I are celebrating two years together"; a new one: "we're officially a couple now! His name
+        # is Mateo", "met a lovely lady called Margaret … we're courting now".
+        r"(?:^|(?<=[,.;!]\s)|(?<=\band\s)|(?<=\bbut\s)|(?<=\bso\s))(?P<name>"
+        + _FIRST_NAME
+        + r")\s+and\s+i\s+(?:(?:have|'ve)\s+been\s+(?:together|married|dating|a\s+couple)|"
+        r"are\s+(?:still\s+)?(?:together|going\s+strong|married|engaged|a\s+couple|an\s+item)|"
+        r"are\s+celebrating\s+(?:our\s+)?(?:\w+\s+){1,2}(?:together|anniversary))\b|"
+        r"\b(?:officially\s+(?:a\s+couple|together|dating|an\s+item)|made\s+it\s+official|seeing\s+someone(?:\s+new)?|"
+        r"met\s+someone)\b[^\n]{0,80}?\b(?:his|her|their)\s+name(?:'s|\s+is)\s+(?P<name2>" + _FIRST_NAME + r")\b|"
+        r"\bmet\s+(?:a|an|this)\s+(?:[\w-]+\s+){0,3}?(?:lady|woman|man|guy|girl|gentleman|fella|chap|bloke)\s+"
+        r"(?:called|named)\s+(?P<name3>"
+        + _FIRST_NAME
+        + r")(?=[^\n]{0,80}\b(?:courting|dating|seeing\s+each\s+other|together\s+now|a\s+couple|official)\b)",
+        "relationships",
+        "partner",
+        "{speaker}'s partner is {name}",
+    ),
+    (
+        # "Daniel's my fiancé now!!", "Sam is officially my husband".
+        r"(?:^|(?<=[,.;!]\s))(?P<name>" + _FIRST_NAME + r")(?:'s|\s+is)\s+(?:now\s+|officially\s+)?my\s+"
+        r"fianc[eé]e?\b",
+        "relationships",
+        "partner",
+        "{speaker} is engaged to {name}",
+    ),
+    (
+        r"(?:^|(?<=[,.;!]\s))(?P<name>" + _FIRST_NAME + r")(?:'s|\s+is)\s+(?:now\s+|officially\s+)?my\s+"
+        r"(?:husband|wife)\b",
+        "relationships",
+        "partner",
+        "{speaker} is married to {name}",
+    ),
+    (
+        # A role taken: "I got the charge nurse role!", "just started as ward sister", "my title changed to Marketing
+        # Manager", "I'm the cafe's shift supervisor now"; a role had: "Being a staff nurse on the cardiac ward is
+        # tiring", "Life as an accountant is pretty boring", "as a teaching assistant how can I…".
+        r"\bgot\s+the\s+(?P<title>" + _TITLE + r")\s+(?:role|position|job|post|promotion)\b|"
+        r"\b(?:just\s+)?started\s+(?:work\s+)?as\s+(?:a\s+|an\s+|the\s+)?(?P<title2>" + _TITLE + r")\b|"
+        r"\bmy\s+(?:job\s+)?title\s+(?:changed\s+to|is\s+now|is|has\s+changed\s+to)\s+(?P<title3>" + _TITLE + r")\b|"
+        r"\b" + _AM + r"(?:now\s+)?the\s+(?:[\w']+\s+){0,2}?(?P<title4>" + _TITLE + r")\s+now\b|"
+        r"^(?:being|life\s+as)\s+(?:a\s+|an\s+)?(?P<title5>"
+        + _TITLE
+        + r")\b(?=[^.!?\n]{0,40}\b(?:is|means|has\s+been|keeps)\b)",
+        "work",
+        "occupation",
+        "{speaker} is a {title}",
+    ),
+    (
+        # "The divorce was finalised on Thursday": what ends a marriage, said of it.
+        r"\b(?:the\s+|my\s+|our\s+)?divorce\s+(?:from\s+\w+\s+)?(?:was|is|has\s+been|came|went)\s+(?:finally\s+|officially\s+)?"
+        r"(?:finali[sz]ed|final|through)\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is divorced",
+    ),
+    (
+        # "I'm doing contract work for BBVA now", "driving for the school district now".
+        r"\b(?:doing\s+(?:contract|freelance|agency|some)\s+work|contracting|freelancing|consulting|driving|working)\s+"
+        r"for\s+(?P<org>" + NAME + r")\s+now\b",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+)
+
+# Said in a question or a request, as people tell an assistant about themselves on the way: "Since I'm in Vancouver
+# now, should I sell the winter tires?", "as a teaching assistant how can I…", "Jio user, how do I…". Each is said of
+# the speaker by its own words, so it is read whatever the clause is for.
+ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
+    (
+        r"\b(?:now\s+that|since)\s+"
+        + _AM
+        + r"(?:now\s+)?(?:(?:up|down|over|out|back)\s+)?(?:here\s+)?in\s+"
+        + _NOT_A_PLACE
+        + place("place", lower_case=False)
+        + _NOT_A_STAY,
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        # What the speaker is called now: "I'm officially Sarah Okoro now", "going by Sasha from now on", "I've started
+        # introducing myself as James now", "please call me Daniel".
+        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+|now\s+)?(?P<name>" + _FIRST_NAME + r"\s+" + _FIRST_NAME + r")\s+now\b|"
+        r"\b(?:go|going)\s+by\s+(?P<name2>" + _FIRST_NAME + r")\s+(?:now|from\s+now\s+on|these\s+days)\b|"
+        r"\bintroduc(?:e|ing)\s+myself\s+as\s+(?P<name3>" + _FIRST_NAME + r")\s+(?:now|from\s+now\s+on)\b|"
+        r"\bchanged\s+my\s+(?:name|surname|last\s+name)\s+to\s+(?P<name4>" + _FIRST_NAME + r")\b|"
+        r"(?:^|(?<=[,.;!]\s))(?:please\s+)?call\s+me\s+(?P<name5>"
+        + _FIRST_NAME
+        + r")\b(?!\s+(?:back|later|tomorrow|tonight))",
+        "identity",
+        "name",
+        "{speaker} goes by {name}",
+    ),
+    (
+        # "I'm loving my classes at UCLA", "I'm a UP Diliman student now".
+        r"\bmy\s+(?:classes|lectures|professors?|lecturers?|seminars?|tutors?)\s+at\s+(?P<school>"
+        + NAME
+        + r")|\b(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:a|an)\s+(?P<school2>"
+        + NAME
+        + r")\s+student\b",
+        "education",
+        "school",
+        "{speaker} studies at {school}",
+    ),
+    (
+        r"^as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b(?=[^.!?\n]{0,60}\b(?:how|what|can|could|should|any|i)\b)",
+        "work",
+        "occupation",
+        "{speaker} is a {title}",
+    ),
+    (
+        # Where the speaker works now: "now that I've started at KPMG", "I work in the risk team at Banco Santander".
+        r"\b(?:i've|i\s+have|i|i'm|im|i\s+am|we've|we)\s+(?:just\s+|finally\s+|now\s+)?(?:started|starting)\s+(?:work\s+|working\s+|a\s+new\s+job\s+|my\s+new\s+job\s+)?at\s+(?P<org>"
+        + NAME
+        + r")(?![\w'-]*\s+(?:University|College|School|Uni|Academy|Institute)\b)|"
+        r"^(?:working|work|life)\s+at\s+(?P<org3>" + NAME + r")\s+(?:has\s+been|is|means)\b|"
+        r"\bi\s+work\s+(?:in|on)\s+(?:the|a)\s+(?:[\w-]+\s+){0,3}?(?:team|department|division|unit|group|branch|lab)\s+"
+        r"(?:at|of|for)\s+(?P<org2>" + NAME + r")",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+    (
+        # A service named as the speaker's by using it: "Jio user, how do I…", "I'm with Nubank", "Planet Fitness
+        # member, total beginner".
+        r"^(?P<carrier>" + named("carriers") + r")\s+(?:user|customer|subscriber)\b",
+        "possessions",
+        "mobile_carrier",
+        "{speaker}'s mobile carrier is {carrier}",
+    ),
+    (
+        r"^(?P<bank>"
+        + named("banks")
+        + r")\s+(?:user|customer|client)\b|\bbanking\s+with\s+(?P<bank2>"
+        + NAME
+        + r")\s+now\b",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+    (
+        r"^(?P<gym>" + named("gyms") + r")\s+member\b",
+        "health",
+        "gym",
+        "{speaker} goes to {gym}",
+    ),
+    (
+        r"^(?P<isp>" + named("isps") + r")\s+(?:broadband|fibre|fiber|internet|user|customer)\b",
+        "home",
+        "internet_provider",
+        "{speaker}'s internet provider is {isp}",
+    ),
+)

@@ -1,0 +1,175 @@
+"""Changes told as news while catching up or asking for help ("Since I'm in Vancouver now, should I sell the winter
+tires?", "Kenji and I split up", "I got the charge nurse role!", "Jio user, how do I…"): read from one message, and
+the updates they make, end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryadmin.extraction.strategies.grammar import third_person
+from memoryadmin.extraction.strategies.offline import read_message
+from memoryadmin.extraction.strategies.offline.gone import gone_in
+from tests.extraction.test_offline_news import TODAY, attributes
+from tests.extraction.test_updates import measure
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute", "text"),
+    [
+        # Where the speaker lives, said on the way to a question.
+        (
+            "Since I'm in Vancouver now and it barely snows, should I just sell the winter tires?",
+            "residence",
+            "Pat lives in Vancouver",
+        ),
+        (
+            "Now that I'm up in Minneapolis, which vegetables can I start indoors?",
+            "residence",
+            "Pat lives in Minneapolis",
+        ),
+        ("we packed up everything and relocated to Porto last week!", "residence", "Pat lives in Porto"),
+        ("Sorry for the radio silence. I'm in Jersey City now, sharing a place with my cousin.", "residence", "Jersey"),
+        ("We gave up the Brooklyn lease and home is Jersey City now.", "residence", "Pat lives in Jersey City"),
+        ("Finally got my own 1BHK in Koramangala, Bangalore!", "residence", "Pat lives in Koramangala"),
+        ("Found a room in Peckham and moved in on Friday.", "residence", "Pat lives in Peckham"),
+        # A partner named with the speaker, or as news.
+        ("Ravi and I have been together five years now, it's crazy", "partner", "Pat's partner is Ravi"),
+        ("Well, we're officially a couple now! His name is Mateo and he cooks.", "partner", "Pat's partner is Mateo"),
+        (
+            "I've met a lovely lady called Margaret at the bowls club and we're courting now.",
+            "partner",
+            "Pat's partner is Margaret",
+        ),
+        ("Daniel's my fiancé now!! he proposed at the top of Snowdon lol.", "partner", "Pat is engaged to Daniel"),
+        ("The divorce was finalised on Thursday. I'm sad and relieved.", "relationship_status", "divorce"),
+        # A name.
+        ("Quick update - I'm officially Sarah Okoro now!", "name", "Pat goes by Sarah Okoro"),
+        ("So I've decided to go by Sasha from now on - it feels more like me.", "name", "Pat goes by Sasha"),
+        ("I've started introducing myself as James now, even at work.", "name", "Pat goes by James"),
+        # A role, taken or had.
+        ("I got the charge nurse role! I'm running the whole shift now.", "occupation", "Pat is a charge nurse"),
+        ("Just started as ward sister (band 7). How do I run a handover?", "occupation", "Pat is a ward sister"),
+        ("my title changed to Marketing Manager this month, same company.", "occupation", "Marketing Manager"),
+        ("I'm the cafe's shift supervisor now! I do the rotas.", "occupation", "Pat is a shift supervisor"),
+        ("Life as an accountant is pretty boring, but it's stable.", "occupation", "Pat is an accountant"),
+        ("as a teaching assistant how can I support a child with ADHD?", "occupation", "Pat is a teaching assistant"),
+        # An employer, a school.
+        ("Help me thank my old team now that I've started at KPMG.", "employer", "Pat works at KPMG"),
+        ("I work in the risk team at Banco Santander, can you explain Basel III?", "employer", "Banco Santander"),
+        ("Santander let me go, and I'm doing contract work for BBVA now.", "employer", "Pat works at BBVA"),
+        ("I'm loving my classes at UCLA, especially the film seminar.", "school", "Pat studies at UCLA"),
+        # A service by using it.
+        ("Jio user, how do I check my data balance?", "mobile_carrier", "Pat's mobile carrier is Jio"),
+        ("Planet Fitness member, total beginner, can you give me a routine?", "gym", "Pat goes to Planet Fitness"),
+        ("Virgin Media broadband keeps dropping, what can I check?", "internet_provider", "Virgin Media"),
+        ("I'm banking with Itaú now because the new job pays salary there.", "bank", "Pat banks with Itaú"),
+    ],
+)
+def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
+    found = attributes(content)
+    assert attribute in found, found
+    assert text in found[attribute]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Since I'm in Paris for the week, what should I see?",
+        "I'm in Paris now for the conference, any dinner tips?",
+        "I'm in HR now, it's so different.",
+        "I'm in Year 11 now, so GCSEs next year",
+        "my new flat in Bristol? no, still looking",
+        "My sister relocated to Porto last week",
+        "Tom started at KPMG on Monday",
+        "Please call me back tomorrow",
+    ],
+)
+def test_a_stay_a_department_a_question_or_someone_elses_news_sets_nothing(content: str) -> None:
+    found = attributes(content)
+    assert not {"residence", "employer", "name"} & set(found), found
+
+
+@pytest.mark.parametrize(
+    ("content", "names"),
+    [
+        ("I haven't told many people yet, but Kenji and I split up a few weeks ago.", ["Kenji"]),
+        ("It's been a wild month. Jon and I decided to call it quits.", ["Jon"]),
+        ("So Lucas and I went our separate ways last month.", ["Lucas"]),
+        ("The divorce from Sarah was finalised on Tuesday.", ["Sarah"]),
+        ("Santander let me go, and I'm doing contract work for BBVA now.", ["Santander"]),
+        ("With the baby coming, the Enfield had to go.", ["Enfield"]),
+        ("My last shift at St Mary's was so emotional.", ["St Mary"]),
+        ("I've quit tennis - my elbow just can't take it anymore.", ["tennis"]),
+        ("We lost Max a few weeks ago and weren't sure we were ready.", ["Max"]),
+        ("The saxophone experiment is officially over; I sold it.", ["saxophone"]),
+        ("Hung up my football boots after the knee injury.", ["football"]),
+    ],
+)
+def test_what_ended_is_named(content: str, names: list[str]) -> None:
+    assert gone_in(content) == names
+
+
+def test_the_speaker_second_of_two_subjects_keeps_the_verb() -> None:
+    assert third_person("Kenji and I are still going strong", "Pat") == "Kenji and Pat are still going strong"
+    assert third_person("Tom and I love hiking", "Pat") == "Tom and Pat love hiking"
+    assert third_person("I love hiking", "Pat") == "Pat loves hiking"
+
+
+def test_a_request_keeps_its_fact_and_nothing_of_the_divorce_is_lost() -> None:
+    texts = [r.text for r in read_message("The divorce from Sarah was finalised on Tuesday.", "Pat", TODAY)]
+    assert texts == ["Pat is divorced"]
+
+
+PAIRS = [
+    {
+        "update": True,
+        "before": "I live in Toronto, is it worth getting winter tires?",
+        "after": "Since I'm in Vancouver now and it barely snows, should I sell the winter tires?",
+    },
+    {
+        "update": True,
+        "before": "My girlfriend Chloe and I want to adopt a cat - which breeds are good for a flat?",
+        "after": "Chloe and I split up. How do I make the flat feel like mine again?",
+    },
+    {
+        "update": True,
+        "before": "Ravi and I have been together five years now, it's crazy how time flies.",
+        "after": "It's been a hard month. Ravi moved out - we ended things after five years.",
+    },
+    {
+        "update": True,
+        "before": "Being a staff nurse on the cardiac ward is tiring, but I love it.",
+        "after": "I got the charge nurse role! I'm running the whole shift now.",
+    },
+    {
+        "update": True,
+        "before": "Jio user, how do I check my data balance?",
+        "after": "Moved my number to Airtel. How do I check data balance now?",
+    },
+    {
+        "update": True,
+        "before": "I play tennis at the club twice a week, how do I fix my backhand?",
+        "after": "I've quit tennis - my elbow just can't take it anymore.",
+    },
+    {
+        "update": False,
+        "before": "I live in Toronto, is it worth getting winter tires?",
+        "after": "I'm in Paris now for the conference, any dinner tips?",
+    },
+    {
+        "update": False,
+        "before": "Ravi and I have been together five years now, it's crazy how time flies.",
+        "after": "Ravi and I are celebrating our anniversary in Rome next week!",
+    },
+    {
+        "update": False,
+        "before": "I'm a nurse at Mount Sinai.",
+        "after": "My sister started at KPMG on Monday, so proud of her",
+    },
+]
+
+
+def test_news_told_on_the_way_supersedes_and_a_stay_does_not(offline_namespace) -> None:
+    figures = measure(offline_namespace, PAIRS)
+    assert figures["false_updates"] == []
+    assert figures["missed"] == []
