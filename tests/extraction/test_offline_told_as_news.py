@@ -63,6 +63,15 @@ from tests.extraction.test_updates import measure
         ("Planet Fitness member, total beginner, can you give me a routine?", "gym", "Pat goes to Planet Fitness"),
         ("Virgin Media broadband keeps dropping, what can I check?", "internet_provider", "Virgin Media"),
         ("I'm banking with Itaú now because the new job pays salary there.", "bank", "Pat banks with Itaú"),
+        # A diet, a status, a course, on the way to a request.
+        ("now that I'm vegan, give me a dinner idea", "diet", "Pat is vegan"),
+        ("I went back to being vegetarian - eggs and dairy are fine again.", "diet", "Pat is vegetarian"),
+        ("I'm 34 and single - any tips for writing a dating profile?", "relationship_status", "Pat is single"),
+        ("I'm a sophomore at Ohio State studying biology, can you help me?", "course", "Pat studies biology"),
+        # How the speaker gets to work.
+        ("I drive 40 minutes to work on the M62 every day, any audiobook suggestions?", "commute", "Pat drives"),
+        ("I take the train now instead of driving, about 25 min.", "commute", "Pat takes the train now"),
+        ("My commute is 90 minutes on the MRT and a bus, how can I use the time?", "commute", "Pat's commute is"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -109,6 +118,25 @@ def test_what_ended_is_named(content: str, names: list[str]) -> None:
     assert gone_in(content) == names
 
 
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("I'm vegetarian, give me a quick lunch I can take to work.", "Pat is vegetarian"),
+        ("I study law at the Universidad de Buenos Aires, help me summarize this ruling.", "Pat studies law at the "),
+        ("I use Spotify, make me a focus playlist.", "Pat uses Spotify"),
+    ],
+)
+def test_a_request_after_a_statement_is_not_part_of_it(content: str, text: str) -> None:
+    texts = [r.text for r in read_message(content, "Pat", TODAY)]
+    assert any(t.startswith(text) for t in texts), texts
+    assert not any("them" in t or "playlist" in t or "lunch" in t or "ruling" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("content", ["I drove to work today because of the rain", "I walk to work when it's sunny"])
+def test_one_days_way_to_work_is_no_commute(content: str) -> None:
+    assert "commute" not in attributes(content)
+
+
 def test_the_speaker_second_of_two_subjects_keeps_the_verb() -> None:
     assert third_person("Kenji and I are still going strong", "Pat") == "Kenji and Pat are still going strong"
     assert third_person("Tom and I love hiking", "Pat") == "Tom and Pat love hiking"
@@ -150,6 +178,21 @@ PAIRS = [
         "update": True,
         "before": "I play tennis at the club twice a week, how do I fix my backhand?",
         "after": "I've quit tennis - my elbow just can't take it anymore.",
+    },
+    {
+        "update": True,
+        "before": "I'm a nurse at Mount Sinai, can you suggest meal prep ideas for 12-hour shifts?",
+        "after": "Meal prep ideas again please, but I'm at NYU Langone now and my shifts are 8 hours.",
+    },
+    {
+        "update": True,
+        "before": "I drive 40 minutes to work on the M62 every day, any audiobook suggestions?",
+        "after": "I take the train now instead of driving, about 25 min. Good podcasts for that length?",
+    },
+    {
+        "update": False,
+        "before": "I drive 40 minutes to work on the M62 every day, any audiobook suggestions?",
+        "after": "Took the train to work today because the car's in the garage.",
     },
     {
         "update": False,

@@ -29,6 +29,7 @@ from typing import Any
 
 from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy, KnownFact, SourceMessage
 from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
+from memoryadmin.extraction.strategies.offline.addressed import as_told
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
     has_pronoun,
@@ -108,7 +109,6 @@ _COURTESY = re.compile(
     r"that\s+helps)\b.*$",
     re.IGNORECASE,
 )
-_GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 _PROMISE = re.compile(r"^(?:i|we)(?:'ll|\s+will|\s+(?:can't|cannot)\s+wait)\b", re.IGNORECASE)
 # A run of capitalised words ("Door Dash", "Bank of America"); a full stop ends it ("Samuel. It").
 _CAPITALISED = re.compile(r"\b[A-Z][\w'&-]*(?:\.(?=\w))?(?:\s+(?:of|de|la|the|and)?\s*[A-Z][\w'&-]*)*")
@@ -257,9 +257,7 @@ def read_message(
             kind = None
         if kind is not None and kind.topic == "plans" and not mentions and _PROMISE.match(first_person):
             continue  # "I'll check it out": a promise to the listener, unless it has a date
-        goes_by = _GOES_BY.match(first_person)
-        if goes_by:
-            first_person = f"I go by {goes_by.group(1)}"
+        first_person = as_told(first_person)
         text = _sentence_case(third_person(with_dates_written(first_person, mentions), speaker, past=clause.past))
         leaves = left_behind(first_person)
         when = (mentions[0].day, mentions[0].precision, mentions[0].span) if mentions else None

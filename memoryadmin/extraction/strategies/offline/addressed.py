@@ -7,6 +7,7 @@
 - A name at the end addresses someone ("Thanks, Gina!"), unless it names what comes before it ("a golden
   retriever, Max").
 - What follows "people keep asking if …" is the question asked, not the speaker's news.
+- A request after a statement ("I'm vegetarian, give me a quick lunch") is not part of it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,17 @@ _UPDATE_MY = rx(
     r"^(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:update|change|set)\s+my\s+(?P<what>[a-z][a-z ]{1,30}?)\s+to\s+"
     r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$"
 )
+# "Call me Daniel": the name the speaker goes by.
+_GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
+# ", give me a quick lunch I can take to work", " - any tips?", ", can you help?": what the speaker asks for after
+# a statement.
+_REQUEST_TAIL = rx(
+    r"(?:,|\s[-–—])\s+(?:and\s+)?(?:(?:can|could|would|will)\s+(?:you|u)\b|(?:please\s+|pls\s+)?(?:give|help|make|"
+    r"suggest|recommend|tell|show|write|draft|find|plan|create|send|remind|explain|summari[sz]e|teach|quiz|fix|"
+    r"translate|list|build|pick|outline|review|redo|update)\s+(?:me|us|my|our|with)\b|any\s+(?:tips|ideas|"
+    r"suggestions|recommendations|recs|advice)\b|what\s+(?:should|can|do|would)\s+(?:i|we)\b|how\s+(?:do|can|should)\s+"
+    r"(?:i|we)\b|is\s+it\s+(?:worth|ok|okay|safe|normal)\b).*$"
+)
 _TRAILING_VOCATIVE = re.compile(r"(\w+)?,\s*[A-Z][a-z]+[!.]*\s*$")
 # ", Max." at the end addresses Max, unless it names what comes before it: "a golden retriever, Max".
 _NAMED_BEFORE = frozenset(PETS | RELATIONS)
@@ -59,6 +71,14 @@ def kept_as_stated(sentence: str, opened: str) -> str:
     greeting). "Can you remember I live in Austin?" is no question: it says where the speaker lives."""
     kept = _UPDATE_MY.sub(r"my \g<what> is \g<value>", _KEEP_REQUEST.sub("", opened, count=1), count=1)
     return kept.rstrip(" ?") if kept != opened else sentence
+
+
+def as_told(clause: str) -> str:
+    """A statement as the speaker tells it of themselves: "call me Dan" -> "I go by Dan", "I'm vegan, any recipe
+    ideas?" -> "I'm vegan"."""
+    goes_by = _GOES_BY.match(clause)
+    clause = f"I go by {goes_by.group(1)}" if goes_by else clause
+    return _REQUEST_TAIL.sub("", clause) or clause
 
 
 def without_label(text: str) -> str:

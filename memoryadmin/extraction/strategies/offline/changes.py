@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.lexicon import PROFESSIONS
 from memoryadmin.extraction.strategies.offline.names import named
-from memoryadmin.extraction.strategies.offline.phrases import NAME, place
+from memoryadmin.extraction.strategies.offline.phrases import DIETS, NAME, place
 
 _TITLE = r"(?:[\w-]+\s+){0,2}?(?:" + PROFESSIONS + r")"
 _AM = r"(?:i'm|im|i\s+am|we're|we\s+are)\s+"
@@ -166,6 +166,37 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "identity",
         "name",
         "{speaker} goes by {name}",
+    ),
+    (
+        # "now that I'm vegan, give me a dinner idea", "I went back to being vegetarian", "I'm gluten-free from now on".
+        r"\b(?:now\s+that|since)\s+"
+        + _AM
+        + r"(?:now\s+)?(?:fully\s+|strictly\s+|completely\s+)?(?P<diet>"
+        + DIETS
+        + r")\b|\bwent\s+back\s+to\s+(?:being\s+)?(?P<diet2>"
+        + DIETS
+        + r")\b|\b(?:i'm|im|i\s+am)\s+(?:fully\s+|strictly\s+|completely\s+)?(?P<diet3>"
+        + DIETS
+        + r")\s+from\s+now\s+on\b",
+        "diet",
+        "diet",
+        "{speaker} is {diet}",
+    ),
+    (
+        # "I'm 34 and single - any tips for a dating profile?".
+        r"\b(?:i'm|im|i\s+am)\s+(?:\d{2}\s+and\s+)?(?P<status>single|divorced|widowed|a\s+widow(?:er)?)\b"
+        r"(?!\s+(?:mum|mom|dad|parent|mother|father|income|room|bed))",
+        "relationships",
+        "relationship_status",
+        "{speaker} is {status}",
+    ),
+    (
+        # "I'm a sophomore at Ohio State studying biology".
+        r"\bat\s+" + NAME + r"\s+(?:studying|majoring\s+in|reading)\s+(?P<course>[a-z]+(?:\s+(?:science|studies|"
+        r"engineering|management|law|history|arts|design))?)\b",
+        "education",
+        "course",
+        "{speaker} studies {course}",
     ),
     (
         # "I'm loving my classes at UCLA", "I'm a UP Diliman student now".

@@ -32,7 +32,7 @@ _SOMEONE_ELSES = re.compile(
 # The speaker's own, said so right before it: "letting my landlord know my number's changed to (415) 555-0196".
 _MINE = rx(
     r"\bmy\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+)?(?:number|e-?mail)(?:'s|\s+is|\s+has)?\s+"
-    r"(?:changed\s+to|now|is)\b"
+    r"(?:changed\s+to|now|is|as)\b"
 )
 # A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".
 _NOT_THE_ONE = rx(

@@ -34,6 +34,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
 )
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.shorthand import SHORTHAND, by_the_speaker
+from memoryadmin.extraction.strategies.offline.speech import MAX_CLAUSE_CHARS
 
 _TOGETHER = (
     r"\bme\s+and\s+(?P<name>(?-i:[A-Z][a-z]+))\s+are\s+(?:officially\s+)?(?:official|together|a\s+thing|dating|an\s+item)\b"
@@ -450,7 +451,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
-        said = (pattern.search(s) for s in every if not no_change_of_the_speakers(s))
+        said = (pattern.search(s) for s in every if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(s))
         match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:
             found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))

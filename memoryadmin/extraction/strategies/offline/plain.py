@@ -301,4 +301,16 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         "possessions",
         "car",
     ),
+    (
+        # How the speaker gets to work: "I drive 40 minutes to work", "I bike to the office in Utrecht", "I take the
+        # train now instead of driving", "my commute is 90 minutes on the MRT"; not one day's ("I drove in today").
+        r"^(?:i|we)\s+(?:now\s+|just\s+|usually\s+|always\s+|normally\s+|mostly\s+)?(?:drive|cycle|bike|walk|ride|"
+        r"commute|scoot|take\s+the\s+\w+|get\s+the\s+\w+|catch\s+the\s+\w+)\s+(?:[\w-]+\s+){0,3}?(?:to|into)\s+"
+        r"(?:work|the\s+office|my\s+office|the\s+hospital|the\s+plant|the\s+site)\b"
+        + _NOW_AND_THEN
+        + r"|^(?:i|we)\s+(?:now\s+)?(?:take|get|catch)\s+the\s+(?:train|bus|tube|metro|subway|tram|ferry)\s+now\b"
+        r"|^my\s+(?:daily\s+)?commute\s+is\b",
+        "work",
+        "commute",
+    ),
 )

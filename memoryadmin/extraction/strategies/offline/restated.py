@@ -23,6 +23,9 @@ class Fact(Protocol):
     leaves: list[str]
 
 
+# "Pat is at X now" says where they work or study: the attribute the person has already (attribute -> other, topic).
+_AT_EITHER = {"school": ("employer", "work"), "employer": ("school", "education")}
+_IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b")
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
@@ -36,9 +39,14 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
     """A fact the speaker already has current, said again, is that fact: "My iPhone 14 battery is dying" after
     "My phone's an iPhone 14", "I'm a software engineer, not 'the computer guy'" after "I'm a software engineer".
     It takes the known fact's words, so the write path counts it as said again instead of a new value."""
+    held = {fact.attribute for fact in known}
     for reading in readings:
         if not reading.attribute:
             continue
+        # "I'm at NYU Langone now" after "I'm a nurse at Mount Sinai": at a place of work, not a school.
+        other = _AT_EITHER.get(reading.attribute)
+        if other and other[0] in held and reading.attribute not in held and _IS_AT.search(reading.text):
+            reading.attribute, reading.topics = other[0], [other[1]]
         values = _value_words(reading.text)
         # A thing named in passing, or a value said to hold still ("I'm still just a barista at Costa lol").
         named = (reading.topics == ["possessions"] or _STILL.search(reading.text) is not None) and not reading.leaves
