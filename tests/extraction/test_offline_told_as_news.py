@@ -9,6 +9,7 @@ import pytest
 from memoryadmin.extraction.strategies.grammar import third_person
 from memoryadmin.extraction.strategies.offline import read_message
 from memoryadmin.extraction.strategies.offline.gone import gone_in
+from memoryadmin.memories.models import Memory, MemoryStatus
 from tests.extraction.test_offline_news import TODAY, attributes
 from tests.extraction.test_updates import measure
 
@@ -72,6 +73,20 @@ from tests.extraction.test_updates import measure
         ("I drive 40 minutes to work on the M62 every day, any audiobook suggestions?", "commute", "Pat drives"),
         ("I take the train now instead of driving, about 25 min.", "commute", "Pat takes the train now"),
         ("My commute is 90 minutes on the MRT and a bus, how can I use the time?", "commute", "Pat's commute is"),
+        ("I've started cycling to work instead of taking the train!", "commute", "cycling to work"),
+        ("My morning walk to work is the best part of my day.", "commute", "walk to work"),
+        # Habits and looks, said as they are now.
+        ("My hair's still blonde, but I'm so bored of it.", "hair colour", "blonde"),
+        ("Still rocking my dark brown bob. What's new with you?", "hair colour", "brown bob"),
+        ("Day 30 without a cigarette! I can't believe I actually quit.", "smoking", "Pat quit smoking"),
+        ("I'm a social smoker, just the odd one at parties.", "smoking", "social smoker"),
+        ("I've gone completely sober - it's been a month.", "drinking", "Pat is sober"),
+        ("I had a relapse and I'm drinking again.", "drinking", "Pat drinks"),
+        ("My company ended remote work, so I'm back in the office five days a week.", "work mode", "office"),
+        ("I've gone back to eating meat - my trainer suggested more protein.", "diet", "Pat eats meat"),
+        ("Being pescatarian is great, I eat so much salmon lol.", "diet", "Pat is pescatarian"),
+        ("My biology degree is going well, though organic chem is brutal.", "course", "Pat studies biology"),
+        ("My girlfriend Chloe and I want to adopt a cat - which breeds are good?", "partner", "Pat's partner is Chloe"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -112,6 +127,7 @@ def test_a_stay_a_department_a_question_or_someone_elses_news_sets_nothing(conte
         ("We lost Max a few weeks ago and weren't sure we were ready.", ["Max"]),
         ("The saxophone experiment is officially over; I sold it.", ["saxophone"]),
         ("Hung up my football boots after the knee injury.", ["football"]),
+        ("I've put Japanese on hold and switched to Korean.", ["Japanese"]),
     ],
 )
 def test_what_ended_is_named(content: str, names: list[str]) -> None:
@@ -135,6 +151,20 @@ def test_a_request_after_a_statement_is_not_part_of_it(content: str, text: str) 
 @pytest.mark.parametrize("content", ["I drove to work today because of the rain", "I walk to work when it's sunny"])
 def test_one_days_way_to_work_is_no_commute(content: str) -> None:
     assert "commute" not in attributes(content)
+
+
+def test_a_name_set_before_what_it_names_is_kept() -> None:
+    texts = [
+        r.text for r in read_message("Max, my golden retriever, loves the beach more than anything.", "Pat", TODAY)
+    ]
+    assert texts == ["Pat's golden retriever Max loves the beach more than anything"]
+
+
+def test_a_partner_named_in_a_break_up_is_no_partner(offline_namespace) -> None:
+    pairs = [{"update": True, "before": "My boyfriend Tom is a chef.", "after": "My boyfriend Tom and I split up."}]
+    assert measure(offline_namespace, pairs)["missed"] == []
+    current = Memory.objects.filter(namespace=offline_namespace, status=MemoryStatus.ACTIVE, attribute="partner")
+    assert list(current.values_list("text", flat=True)) == []
 
 
 def test_the_speaker_second_of_two_subjects_keeps_the_verb() -> None:
@@ -193,6 +223,21 @@ PAIRS = [
         "update": False,
         "before": "I drive 40 minutes to work on the M62 every day, any audiobook suggestions?",
         "after": "Took the train to work today because the car's in the garage.",
+    },
+    {
+        "update": False,
+        "before": "I'm a UX designer at Spotify, can you review my case study intro?",
+        "after": "For my About page: I started out as a graphic designer, and now I'm a UX designer. Polish that.",
+    },
+    {
+        "update": True,
+        "before": "You can always reach me on my usual number, 07700 900123.",
+        "after": "Quick heads up: I've changed my number! The new one is 07700 900456.",
+    },
+    {
+        "update": True,
+        "before": "Max, my golden retriever, loves the beach more than anything.",
+        "after": "Meet Mochi, our new shiba inu! We lost Max a few weeks ago.",
     },
     {
         "update": False,

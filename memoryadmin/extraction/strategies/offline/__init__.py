@@ -29,7 +29,7 @@ from typing import Any
 
 from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy, KnownFact, SourceMessage
 from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
-from memoryadmin.extraction.strategies.offline.addressed import as_told
+from memoryadmin.extraction.strategies.offline.addressed import apposed, as_told
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
     has_pronoun,
@@ -180,7 +180,7 @@ def read_message(
     them: what a pronoun at the start of this one may stand for (`antecedents`).
     """
     # Names typed in lower case are read as names ("moved to denver"); spelt twice, a text is the same.
-    content = spelt(undictated(content))
+    content = spelt(apposed(undictated(content)))
     facts: list[Reading] = []
     # What "it" and "them" may stand for, nearest last: the message before, then this one's earlier clauses.
     seen: list[Phrase] = list(before or [])
@@ -426,9 +426,10 @@ def _utterance(content: str, subject: str, asked: tuple[str, str] | None = None)
 
 def _lead_with_gone(readings: list[Reading], gone: list[str]) -> None:
     """What the message says is gone, carried by its first fact (else its first memory): the run replaces the
-    speaker's facts that name it."""
+    speaker's facts that name it. A partner named in their break-up ("my boyfriend Tom and I split up") is none."""
     if not gone:
         return
+    readings[:] = [r for r in readings if r.attribute != "partner" or not any(g in r.text for g in gone)] or readings
     carrier = next((r for r in readings if r.attribute), readings[0])
     carrier.leaves = list(dict.fromkeys([*carrier.leaves, *gone]))
 

@@ -73,6 +73,20 @@ def kept_as_stated(sentence: str, opened: str) -> str:
     return kept.rstrip(" ?") if kept != opened else sentence
 
 
+# "Max, my golden retriever, loves the beach": a name set before what it names, not someone addressed.
+_APPOSED = re.compile(
+    r"(^|[.!?]\s+)(?P<name>[A-Z][a-z]+),\s+(?P<whose>my|our)\s+(?P<what>(?:[\w-]+\s+){0,2}?(?:"
+    + "|".join(sorted(PETS | RELATIONS, key=len, reverse=True))
+    + r")),\s+(?=[a-z])"
+)
+
+
+def apposed(content: str) -> str:
+    """A name set before what it names, said in its place: "Max, my golden retriever, loves the beach" -> "my
+    golden retriever Max loves the beach"."""
+    return _APPOSED.sub(lambda m: f"{m.group(1)}{m.group('whose')} {m.group('what')} {m.group('name')} ", content)
+
+
 def as_told(clause: str) -> str:
     """A statement as the speaker tells it of themselves: "call me Dan" -> "I go by Dan", "I'm vegan, any recipe
     ideas?" -> "I'm vegan"."""

@@ -23,7 +23,7 @@ from memoryadmin.memories.models import MemoryType
 
 # "My husband got a new job at Google": the clause is about someone of the speaker's, not the speaker.
 RELATIVE_SUBJECT = rx(
-    r"^(?:my|our)\s+(?:(?:little|big|older|younger|best|new|ex|twin)\s+)?(?P<who>[a-z]+(?:-[a-z]+)*)(?![\w-])(?!\s+and\s+i\b)"
+    r"^(?:my|our)\s+(?:(?:little|big|older|younger|best|new|ex|twin)\s+)?(?P<who>[a-z]+(?:-[a-z]+)*)(?![\w-])(?!(?:\s+(?-i:[A-Z])[a-z]+)?\s+and\s+i\b)"
 )
 
 

@@ -177,10 +177,27 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         + DIETS
         + r")\b|\b(?:i'm|im|i\s+am)\s+(?:fully\s+|strictly\s+|completely\s+)?(?P<diet3>"
         + DIETS
-        + r")\s+from\s+now\s+on\b",
+        + r")\s+from\s+now\s+on\b|^being\s+(?P<diet4>"
+        + DIETS
+        + r")\s+(?:is|has\s+been)\b",
         "diet",
         "diet",
         "{speaker} is {diet}",
+    ),
+    (
+        # "I've gone back to eating meat", "eating meat again".
+        r"\b(?:gone|went|going|back)\s+(?:back\s+)?to\s+eating\s+meat\b|\beating\s+meat\s+again\b",
+        "diet",
+        "diet",
+        "{speaker} eats meat",
+    ),
+    (
+        # "My biology degree is going well".
+        r"^my\s+(?P<course>[a-z]+(?:\s+(?:science|studies|engineering|management))?)\s+(?:degree|course|major)\s+"
+        r"(?:is|has\s+been)\b",
+        "education",
+        "course",
+        "{speaker} studies {course}",
     ),
     (
         # "I'm 34 and single - any tips for a dating profile?".

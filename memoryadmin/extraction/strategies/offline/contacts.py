@@ -31,7 +31,7 @@ _SOMEONE_ELSES = re.compile(
 )
 # The speaker's own, said so right before it: "letting my landlord know my number's changed to (415) 555-0196".
 _MINE = rx(
-    r"\bmy\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+)?(?:number|e-?mail)(?:'s|\s+is|\s+has)?\s+"
+    r"\bmy\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+)?(?:number|e-?mail|whatsapp)(?:'s|\s+is|\s+has)?\s+"
     r"(?:changed\s+to|now|is|as)\b"
 )
 # A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".
@@ -66,7 +66,8 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     prior = ""
     for sentence in SENTENCE_BREAK.split(content):
-        # "new number!! it's 555-0199": a short sentence before may say what the number is.
+        # "new number!! it's 555-0199", "I've changed my number! The new one is…": a short sentence before may say
+        # what the number is.
         told, prior = prior, sentence or ""
         # A question asks, unless it carries the speaker's own ("…letting him know my number's changed to …?").
         if not sentence or (asks(sentence) and not _MINE.search(sentence)):
@@ -77,7 +78,7 @@ def contacts_in(content: str) -> list[tuple[str, str]]:
             before = sentence[: match.start()]
             if not _OLD.search(before) and not _THEIRS.search(before):
                 found.append(("email", match.group().rstrip(".")))
-        if not _PHONE_WORDS.search(sentence) and not (len(told.split()) <= 4 and _PHONE_WORDS.search(told)):
+        if not _PHONE_WORDS.search(sentence) and not (len(told.split()) <= 8 and _PHONE_WORDS.search(told)):
             continue
         for match in _PHONE.finditer(sentence):
             value = match.group().strip()

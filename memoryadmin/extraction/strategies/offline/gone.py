@@ -198,6 +198,7 @@ GONE = tuple(
         r"\blast\s+(?:day|shift)\s+at\s+" + _THING + _END,
         r"\bhanded\s+(?:in\s+)?(?:my\s+)?notice\s+(?:in\s+)?(?:at|to)\s+" + _THING + _END,
         r"\bput\s+(?:the|my)\s+" + _THING + r"\s+away\b",
+        r"\bput\s+" + _THING + r"\s+on\s+hold\b(?=[^.!?]*\b(?:switched|instead|started|signed\s+up))",
         r"\bhung\s+up\s+(?:my|the)\s+(?P<old>[a-z]+)\s+(?:boots|gloves|skates|racket|racquet|cleats|spikes)\b",
         r"\b(?:switched|transferred)\s+out\s+of\s+" + _THING + _END,
         r"\b" + _THING + r"\s+number\s+(?:doesn't|does\s+not|no\s+longer)\s+work",
@@ -298,7 +299,7 @@ def gone_in(content: str) -> list[str]:
                 # smile studio"), never from a common word ("left work early"); what it is of goes ("natwest account").
                 words = name.split()
                 # "…yet, but Kenji and I split up": a joining word before the name is not of it.
-                while len(words) > 1 and words[0].islower() and words[0] in STOPWORDS and words[1][:1].isupper():
+                while len(words) > 1 and words[0].islower() and words[0] in _NOT_NAMES and words[1][:1].isupper():
                     words = words[1:]
                 name = " ".join(words)
                 # Spelt as a name ("Home Depot", "Great Clips"), it is one whatever its words.

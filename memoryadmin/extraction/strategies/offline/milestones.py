@@ -243,7 +243,10 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             r"\b(?:went|gone|going|dyed\s+(?:it|my\s+hair))\s+(?:back\s+)?(?:to\s+)?(?:my\s+)?(?:natural\s+)?(?P<hair>"
             + _HAIR
             + r")\b|"
-            r"^my\s+hair(?:'s|\s+is)\s+(?:now\s+)?(?P<hair2>" + _HAIR + r")\b",
+            r"^my\s+hair(?:'s|\s+is)\s+(?:now\s+|still\s+)?(?:bright\s+|dark\s+|light\s+)?(?P<hair2>" + _HAIR + r")\b|"
+            r"\b(?:rocking|sporting)\s+(?:my|the|a)\s+(?P<hair3>"
+            + _HAIR
+            + r")\s+(?:bob|hair|pixie|curls|locks|crop|fringe)\b",
             "appearance",
             "hair colour",
             "{speaker}'s hair is {hair}",

@@ -9,7 +9,7 @@ so a later change of it ("switched to mint mobile", "dropped out of kcl") has so
 from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.names import named
-from memoryadmin.extraction.strategies.offline.phrases import ADV, CAP, DIETS, HOME, NAME, place
+from memoryadmin.extraction.strategies.offline.phrases import ADV, CAP, DIETS, HAIR, HOME, NAME, place
 
 _I = r"^(?:i|we)\s+(?:still\s+)?" + ADV
 _AM = r"^(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:still\s+)?" + ADV
@@ -202,7 +202,9 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     ),
     (
         # "i smoke like a pack a day", "i drink most weekends", "i work from home full time", "i work nights".
-        r"^i\s+(?:still\s+)?(?:smoke\b(?!\s+(?:weed|pot|a\s+joint))|vape\b)",
+        r"^i\s+(?:still\s+)?(?:smoke\b(?!\s+(?:weed|pot|a\s+joint))|vape\b)|"
+        r"^(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:a\s+)?(?:social|occasional|heavy|chain|light)\s+smoker\b|"
+        r"^(?:i'm|im|i\s+am)\s+still\s+smoking\b",
         "health",
         "smoking",
     ),
@@ -216,7 +218,8 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     ),
     (
         # "I enjoy a glass or two of red with dinner most nights".
-        r"^(?:i|we)\s+(?:\w+\s+)?(?:enjoy|have|drink)\s+(?:a\s+(?:glass|pint|bottle|drink|beer|couple)|a\s+glass\s+or\s+two)\b"
+        r"^(?:i|we|i'll|i\s+will|we'll)\s+(?:\w+\s+)?(?:enjoy|have|drink)\s+(?:a\s+(?:glass|pint|bottle|drink|beer|couple)|"
+        r"a\s+glass\s+or\s+two)\b"
         r"[^.!?]{0,40}\b(?:most|every|each)\s+(?:night|nights|evening|evenings|weekend|weekends)\b",
         "health",
         "drinking",
@@ -309,8 +312,21 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         r"(?:work|the\s+office|my\s+office|the\s+hospital|the\s+plant|the\s+site)\b"
         + _NOW_AND_THEN
         + r"|^(?:i|we)\s+(?:now\s+)?(?:take|get|catch)\s+the\s+(?:train|bus|tube|metro|subway|tram|ferry)\s+now\b"
-        r"|^my\s+(?:daily\s+)?commute\s+is\b",
+        r"|^(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:started|have\s+to|now)\s+(?:cycling|biking|walking|driving|running|"
+        r"taking\s+the\s+\w+|take\s+the\s+\w+|cycle|bike|walk|drive)\s+(?:[\w-]+\s+){0,2}?to\s+(?:work|the\s+office)\b"
+        r"|^my\s+(?:daily\s+|morning\s+)?(?:commute\s+is|(?:walk|drive|cycle|ride|bike\s+ride|bus\s+ride|train\s+ride)\s+"
+        r"(?:to|into)\s+(?:work|the\s+office))\b",
         "work",
         "commute",
+    ),
+    (
+        # "My hair's still blonde", "my hair is pink at the moment", "still rocking my dark brown bob".
+        r"^my\s+hair(?:'s|\s+is)\s+(?:now\s+|still\s+)?(?:bright\s+|dark\s+|light\s+|jet\s+|natural\s+)?"
+        + HAIR
+        + r"\b|"
+        r"^(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:rocking|sporting)\s+(?:my|the|a)\s+(?:[\w-]+\s+)?" + HAIR + r"\s+"
+        r"(?:bob|hair|pixie|curls|locks|crop|fringe)\b",
+        "appearance",
+        "hair colour",
     ),
 )

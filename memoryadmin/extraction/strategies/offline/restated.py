@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from memoryadmin.extraction.strategies.base import KnownFact
+from memoryadmin.extraction.strategies.offline.lexicon import STOPWORDS
 
 
 class Fact(Protocol):
@@ -26,6 +27,8 @@ class Fact(Protocol):
 # "Pat is at X now" says where they work or study: the attribute the person has already (attribute -> other, topic).
 _AT_EITHER = {"school": ("employer", "work"), "employer": ("school", "education")}
 _IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b")
+_WORD = re.compile(r"\w[\w'@.-]*")
+_DENIES = re.compile(r"\b(?:no|not|never|longer|quit|stopped|left|former|ex|used\s+to)\b|n't\b", re.IGNORECASE)
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
@@ -33,6 +36,16 @@ _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 def _value_words(text: str) -> frozenset[str]:
     """The names and numbers a fact states, past its subject: "Pat has an iPhone 14" -> {"iPhone", "14"}."""
     return frozenset(w.lower().rstrip(".") for w in _VALUE_WORD.findall(text)[1:])
+
+
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(w.lower().rstrip(".") for w in _WORD.findall(text)) - STOPWORDS
+
+
+def _fewer_words(text: str, held: str) -> bool:
+    """Whether `text` says no word `held` does not, with at least two words to say it, and `held` denies nothing."""
+    words = _content_words(text)
+    return len(words) >= 2 and words <= _content_words(held) and not _DENIES.search(held)
 
 
 def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
@@ -64,7 +77,9 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
             )
             # The same names apply to a thing named in passing ("Pat has an iPhone 14"), not to a fact that may
             # end it ("Pat handed in their notice at Tesco" names the employer too).
-            if again or (named and values and values == _value_words(fact.text)):
+            same = named and values and values == _value_words(fact.text)
+            # Said with less: "now I'm a UX designer" after "I'm a UX designer at Spotify"; not after "no longer".
+            if again or same or (not reading.leaves and _fewer_words(reading.text, fact.text)):
                 reading.text = fact.text
                 break
 

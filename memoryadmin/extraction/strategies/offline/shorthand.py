@@ -217,7 +217,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} quit smoking",
     ),
     (
-        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:doing|going|gone|went)\s+sober\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
+        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:doing|going|gone|went)\s+(?:completely\s+|fully\s+|totally\s+)?sober\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
         r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b|\b(?:i've|i\s+have|ive)\s+been\s+sober\s+(?:since|for)\b",
         "health",
         "drinking",
@@ -226,7 +226,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         # "company forced us back to the office", "they made my role fully remote".
         r"\b(?:forced|ordered)\s+(?:us|everyone)\s+back\s+(?:in)?to\s+the\s+office\b(?![^.!?]{0,30}\bfor\s+(?:the|a)\b)|"
-        r"\bback\s+(?:in\s+the\s+office|in\s+person|in\s+office)\s+(?:full[- ]time|\d\s+days)\b"
+        r"\bback\s+(?:in\s+the\s+office|in\s+person|in\s+office)\s+(?:full[- ]time|(?:\d|five|four|three)\s+days|"
+        r"every\s+day)\b"
         r"(?![^.!?]{0,25}\b(?:this\s+week|for\s+training|then\s+home|just\s+for))|"
         r"\b(?:made|making|forcing|forced|ordered)\s+us\s+(?:to\s+)?(?:go\s+|come\s+)?back\s+(?:in)?to\s+the\s+office\b|"
         r"\b(?:made|making|forcing)\s+us\s+(?:back\s+)?(?:in|into\s+the\s+office)\s+(?:\w+\s+)?days\s+a\s+week\b",
@@ -342,8 +343,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         # Not asked or rumoured: "people keep asking if Priya and I broke up".
         r"(?<!\bif\s)(?<!\bwhether\s)(?<!\bthat\s)(?<!\bthink\s)"
-        r"\b(?:(?-i:[A-Z][a-z]+)\s+and\s+i|me\s+and\s+(?-i:[A-Z][a-z]+))\s+(?:have\s+|'ve\s+)?(?:separated|split\s+up|"
-        r"broken\s+up|broke\s+up|called\s+it\s+(?:a\s+day|quits)|are\s+(?:done|finished|over))\b"
+        r"\b(?:(?:my\s+(?:boyfriend|girlfriend|husband|wife|partner|fianc[eé]e?)\s+)?(?-i:[A-Z][a-z]+)\s+and\s+i|"
+        r"me\s+and\s+(?-i:[A-Z][a-z]+))\s+(?:have\s+|'ve\s+)?(?:finally\s+|officially\s+)?(?:decided\s+to\s+)?"
+        r"(?:separated|split\s+up|broken\s+up|broke\s+up|call(?:ed)?\s+it\s+(?:a\s+day|quits)|are\s+(?:done|finished|over)|"
+        r"ended\s+things|went\s+(?:our\s+)?separate\s+ways|(?:have\s+|'ve\s+)?gone\s+(?:our\s+)?separate\s+ways)\b"
         r"(?!\s+(?:the|into|in|a|an|our|my|their|it|them|with\s+(?:the|work|it))\b)|"
         r"\bdecree\s+absolute\s+(?:came|went|has\s+come)\s+through\b",
         "relationships",

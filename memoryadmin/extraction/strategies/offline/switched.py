@@ -52,7 +52,7 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     (
         # "I've started having the odd cocktail", "started having glass of wine at dinner".
         r"\bstarted\s+(?:having|drinking)\s+(?:the\s+odd|an?|the\s+occasional|some)?\s*(?:glass\s+of\s+)?"
-        r"(?:wine|beer|cocktail|drink|pint)s?\b",
+        r"(?:wine|beer|cocktail|drink|pint)s?\b|\b(?:i'm|im|i\s+am)\s+drinking\s+again\b",
         "health",
         "drinking",
         "{speaker} drinks now and then",
@@ -109,7 +109,8 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     *_PROVIDERS_CHANGED,
     (
         # "day 20 no vape", "day 30 without cigarette".
-        r"\bday\s+\d+\s+(?:no|without)\s+(?:vapes?|vaping|cigs?|cigarettes?|smoking|smokes?|fags?)\b",
+        r"\bday\s+\d+\s+(?:no|without)\s+(?:a\s+)?(?:vapes?|vaping|cigs?|cigarettes?|smoking|smokes?|fags?)\b|"
+        r"\b(?:i'm|im|i\s+am|i've\s+been|i\s+have\s+been)\s+(?:now\s+)?(?:smoke|nicotine)[- ]free\b",
         "health",
         "smoking",
         "{speaker} quit smoking",
