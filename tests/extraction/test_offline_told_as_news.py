@@ -87,6 +87,9 @@ from tests.extraction.test_updates import measure
         ("Being pescatarian is great, I eat so much salmon lol.", "diet", "Pat is pescatarian"),
         ("My biology degree is going well, though organic chem is brutal.", "course", "Pat studies biology"),
         ("My girlfriend Chloe and I want to adopt a cat - which breeds are good?", "partner", "Pat's partner is Chloe"),
+        ("How do I introduce myself at my first team meeting at BMW?", "employer", "Pat works at BMW"),
+        ("I'm at Deloitte now, the team is lovely", "employer", "Deloitte"),
+        ("How often should I service my 2014 Honda Civic?", "car", "Pat drives a Honda Civic"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -104,6 +107,7 @@ def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, 
         "I'm in Year 11 now, so GCSEs next year",
         "my new flat in Bristol? no, still looking",
         "My sister relocated to Porto last week",
+        "I'm at Costco now, want anything?",
         "Tom started at KPMG on Monday",
         "Please call me back tomorrow",
     ],
@@ -223,6 +227,11 @@ PAIRS = [
         "update": False,
         "before": "I drive 40 minutes to work on the M62 every day, any audiobook suggestions?",
         "after": "Took the train to work today because the car's in the garage.",
+    },
+    {
+        "update": False,
+        "before": "My Mazda 3 is perfect for the city, so easy to park.",
+        "after": "My dad just bought a huge pickup truck lol. I'm sticking with my Mazda, no way I'm parking that.",
     },
     {
         "update": False,

@@ -129,6 +129,16 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} is divorced",
     ),
     (
+        # "I'm at Deloitte now, the team is lovely": where the speaker works, said where the sentence speaks of work.
+        r"(?=[^\n]*\b(?:job|work|team|office|role|position|started|joined|hired|colleagues|boss|manager|salary|"
+        r"onboarding|badge|company|shifts?|quit|left)\b)(?:^|(?<=\s))(?:i'm|im|i\s+am)\s+(?:now\s+)?at\s+(?P<org>"
+        + NAME
+        + r")\s+now\b(?<!University\snow)(?<!College\snow)(?<!School\snow)",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+    (
         # "I'm doing contract work for BBVA now", "driving for the school district now".
         r"\b(?:doing\s+(?:contract|freelance|agency|some)\s+work|contracting|freelancing|consulting|driving|working)\s+"
         r"for\s+(?P<org>" + NAME + r")\s+now\b",
@@ -216,6 +226,15 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} studies {course}",
     ),
     (
+        # "How often should I service my 2014 Honda Civic?": the car the speaker has, named; not an old one.
+        r"\bmy\s+(?:new\s+|current\s+|trusty\s+|little\s+)?(?:(?:19|20)\d\d\s+)?(?P<car>(?:"
+        + named("cars", everyday=False)
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)(?!'s)\b",
+        "possessions",
+        "car",
+        "{speaker} drives a {car}",
+    ),
+    (
         # "I'm loving my classes at UCLA", "I'm a UP Diliman student now".
         r"\bmy\s+(?:classes|lectures|professors?|lecturers?|seminars?|tutors?)\s+at\s+(?P<school>"
         + NAME
@@ -233,7 +252,9 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} is a {title}",
     ),
     (
-        # Where the speaker works now: "now that I've started at KPMG", "I work in the risk team at Banco Santander".
+        # Where the speaker works now: "now that I've started at KPMG", "I work in the risk team at Banco Santander",
+        # "my first team meeting at BMW".
+        r"\bmy\s+first\s+(?:day|week|month|shift|(?:team\s+)?meeting|standup|all-hands)\s+at\s+(?P<org4>" + NAME + r")|"
         r"\b(?:i've|i\s+have|i|i'm|im|i\s+am|we've|we)\s+(?:just\s+|finally\s+|now\s+)?(?:started|starting)\s+(?:work\s+|working\s+|a\s+new\s+job\s+|my\s+new\s+job\s+)?at\s+(?P<org>"
         + NAME
         + r")(?![\w'-]*\s+(?:University|College|School|Uni|Academy|Institute)\b)|"

@@ -77,7 +77,8 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
             )
             # The same names apply to a thing named in passing ("Pat has an iPhone 14"), not to a fact that may
             # end it ("Pat handed in their notice at Tesco" names the employer too).
-            same = named and values and values == _value_words(fact.text)
+            # Named with less: "my Mazda" after "my Mazda 3".
+            same = named and values and values <= _value_words(fact.text)
             # Said with less: "now I'm a UX designer" after "I'm a UX designer at Spotify"; not after "no longer".
             if again or same or (not reading.leaves and _fewer_words(reading.text, fact.text)):
                 reading.text = fact.text
