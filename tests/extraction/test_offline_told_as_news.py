@@ -44,7 +44,7 @@ from tests.extraction.test_updates import measure
         ("Daniel's my fiancé now!! he proposed at the top of Snowdon lol.", "partner", "Pat is engaged to Daniel"),
         ("The divorce was finalised on Thursday. I'm sad and relieved.", "relationship_status", "divorce"),
         # A name.
-        ("Quick update - I'm officially Sarah Okoro now!", "name", "Pat goes by Sarah Okoro"),
+        ("Quick update - I'm officially Sarah Okoro now!", "name", "Pat's name is Sarah Okoro"),
         ("So I've decided to go by Sasha from now on - it feels more like me.", "name", "Pat goes by Sasha"),
         ("I've started introducing myself as James now, even at work.", "name", "Pat goes by James"),
         # A role, taken or had.
@@ -90,6 +90,10 @@ from tests.extraction.test_updates import measure
         ("How do I introduce myself at my first team meeting at BMW?", "employer", "Pat works at BMW"),
         ("I'm at Deloitte now, the team is lovely", "employer", "Deloitte"),
         ("How often should I service my 2014 Honda Civic?", "car", "Pat drives a Honda Civic"),
+        ("Been fully vegetarian since the start of the month and I'm sticking with it", "diet", "Pat is vegetarian"),
+        ("just a heads up, it's Samantha Okoye now, the deed poll came through", "name", "Samantha Okoye"),
+        ("I'm done with MI. RCB fan from now on, don't laugh", "team", "Pat supports RCB"),
+        ("went permanently blonde last week, my hairdresser says it needs touch-ups", "hair colour", "blonde"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -132,6 +136,11 @@ def test_a_stay_a_department_a_question_or_someone_elses_news_sets_nothing(conte
         ("The saxophone experiment is officially over; I sold it.", ["saxophone"]),
         ("Hung up my football boots after the knee injury.", ["football"]),
         ("I've put Japanese on hold and switched to Korean.", ["Japanese"]),
+        ("we had to say goodbye to Biscuit on Tuesday. the house is so quiet", ["Biscuit"]),
+        ("Dr Patel retired so I'm registered with Dr Osei at the same practice now", ["Dr Patel"]),
+        # Not given up: denied, or dropped and broken.
+        ("Haha no I haven't quit Ericsson, I was just venting yesterday", []),
+        ("Dropped my OnePlus and cracked the screen, repair shop says two days", []),
     ],
 )
 def test_what_ended_is_named(content: str, names: list[str]) -> None:
@@ -227,6 +236,31 @@ PAIRS = [
         "update": False,
         "before": "I drive 40 minutes to work on the M62 every day, any audiobook suggestions?",
         "after": "Took the train to work today because the car's in the garage.",
+    },
+    {
+        "update": False,
+        "before": "My girlfriend Chloe is a vet.",
+        "after": "my girlfriend Chloe's sister got engaged last night, Chloe cried for an hour",
+    },
+    {
+        "update": True,
+        "before": "Need gift ideas for my boyfriend Daniel, he's obsessed with hiking.",
+        "after": "Daniel's my fiancé now!! he proposed at the top of Snowdon lol.",
+    },
+    {
+        "update": False,
+        "before": "I've got dark brown hair.",
+        "after": "dyed my hair pink for the party, washes out tomorrow",
+    },
+    {
+        "update": False,
+        "before": "I take the Metro to work in Delhi.",
+        "after": "Our office is shifting to Gurgaon next year apparently, my commute is going to be brutal",
+    },
+    {
+        "update": False,
+        "before": "I'm a UX designer at Spotify.",
+        "after": "I'm a UX designer, mostly mobile onboarding flows these days",
     },
     {
         "update": False,

@@ -164,12 +164,18 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} lives in {place}",
     ),
     (
-        # What the speaker is called now: "I'm officially Sarah Okoro now", "going by Sasha from now on", "I've started
-        # introducing myself as James now", "please call me Daniel".
+        # A new full name: "I'm officially Sarah Okoro now", "changed my surname to Shah".
         r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+|now\s+)?(?P<name>" + _FIRST_NAME + r"\s+" + _FIRST_NAME + r")\s+now\b|"
+        r"\bchanged\s+my\s+(?:name|surname|last\s+name)\s+to\s+(?P<name2>" + _FIRST_NAME + r")\b",
+        "identity",
+        "name",
+        "{speaker}'s name is {name}",
+    ),
+    (
+        # What the speaker is called now: "going by Sasha from now on", "I've started introducing myself as James now",
+        # "please call me Daniel".
         r"\b(?:go|going)\s+by\s+(?P<name2>" + _FIRST_NAME + r")\s+(?:now|from\s+now\s+on|these\s+days)\b|"
         r"\bintroduc(?:e|ing)\s+myself\s+as\s+(?P<name3>" + _FIRST_NAME + r")\s+(?:now|from\s+now\s+on)\b|"
-        r"\bchanged\s+my\s+(?:name|surname|last\s+name)\s+to\s+(?P<name4>" + _FIRST_NAME + r")\b|"
         r"(?:^|(?<=[,.;!]\s))(?:please\s+)?call\s+me\s+(?P<name5>"
         + _FIRST_NAME
         + r")\b(?!\s+(?:back|later|tomorrow|tonight))",
@@ -187,7 +193,9 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         + DIETS
         + r")\b|\b(?:i'm|im|i\s+am)\s+(?:fully\s+|strictly\s+|completely\s+)?(?P<diet3>"
         + DIETS
-        + r")\s+from\s+now\s+on\b|^being\s+(?P<diet4>"
+        + r")\s+from\s+now\s+on\b|(?:^|\bi've\s+|\bi\s+have\s+)been\s+(?:fully\s+|strictly\s+|completely\s+)?(?P<diet5>"
+        + DIETS
+        + r")\s+(?:since|for)\b|^being\s+(?P<diet4>"
         + DIETS
         + r")\s+(?:is|has\s+been)\b",
         "diet",

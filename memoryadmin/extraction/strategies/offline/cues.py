@@ -223,10 +223,12 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"shoulder[- ]length)\s+(?:and\s+)?)*" + HAIR + r"\b|"
             r"\b(?:dyed|dye)\s+(?:my\s+hair|it)\s+"
             + HAIR
-            + r"\b|"
+            + r"\b(?![^.!?\n]{0,60}\b(?:for\s+(?:the|a|my)\s+(?:party|night|day|weekend|festival|wedding|show|game|"
+            r"shoot)|washes\s+out|wash\s+out|temporary|semi-permanent|halloween)\b)|"
             + AM
             + r"(?:a\s+)?(?:natural\s+|platinum\s+|dirty\s+|strawberry\s+)?(?:blonde?|brunette|redhead|ginger)\b|"
-            r"\bwent\s+(?:dark\s+|light\s+|platinum\s+)?(?:brown|blonde?|red|ginger|grey|gray|pink|purple|blue)\b|"
+            r"\bwent\s+(?:permanently\s+|fully\s+)?(?:dark\s+|light\s+|platinum\s+)?(?:brown|blonde?|red|ginger|grey|gray|pink|"
+            r"purple|blue)\b|"
             r"\b(?:i|i've|i\s+have)\s+(?:got\s+)?" + HAIR + r"\s+hair\b"
         ),
         Kind(MemoryType.SEMANTIC, "appearance", "hair colour"),

@@ -61,7 +61,11 @@ _SUBJECT_GONE = (
     r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b"
 )
 # "goodbye virgin, won't miss you"; not a trip's farewell ("goodbye London, two weeks in Tokyo!").
-_FAREWELL = r"\b(?:goodbye|bye\s+bye|bye|farewell|so\s+long)\s+" + _THING + _END
+_FAREWELL = (
+    r"\b(?:goodbye|bye\s+bye|bye|farewell|so\s+long|(?:had\s+to\s+)?say\s+goodbye\s+to|said\s+goodbye\s+to)\s+"
+    + _THING
+    + _END
+)
 _TRIP = re.compile(
     r"\b(?:holiday|holidays|vacation|trip|hols|see\s+you\s+(?:soon|next|in)|until\s+next|back\s+(?:on|in|next|soon)|"
     r"(?:for\s+)?(?:a|the|one|two|three|four|\d+)\s+(?:night|day|week|month|weekend)s?\s+(?:in|at|away|off)|"
@@ -122,6 +126,8 @@ GONE = tuple(
         + r"\s+(?:flat|house|place|apartment)\b",
         _FAREWELL,
         _SUBJECT_GONE,
+        # A doctor who retired: "Dr Patel retired so I'm with Dr Osei now".
+        _AFTER + r"(?P<old>(?:Dr|Doctor)\.?\s+(?-i:[A-Z])[\w'-]+)\s+(?:has\s+|just\s+)?retired\b",
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
         r"\bme\s+and\s+"
@@ -262,6 +268,12 @@ _BACK = re.compile(
     r"\b(?:he|she|it)(?:'s|\s+is)\s+(?:fine|ok|okay|safe)\b",
     re.IGNORECASE,
 )
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:haven't|havent|hasn't|didn't|didnt|don't|dont|won't|wont|not|never|nobody|wouldn't|can't)\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+# A thing dropped and broken, not given up: "Dropped my OnePlus and cracked the screen".
+_DAMAGED = re.compile(r"\b(?:cracked|smashed|shattered|broke|broken|screen|repair|fixed|floor|toilet)\b", re.IGNORECASE)
 _CLAUSE_OPENS = re.compile(
     r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
 )
@@ -278,6 +290,7 @@ def gone_in(content: str) -> list[str]:
     if not patterns:
         return names
     back = bool(_BACK.search(content))
+    damaged = bool(_DAMAGED.search(content))
     for sentence in _SENTENCES.split(content):
         if not sentence:
             continue
@@ -290,6 +303,11 @@ def gone_in(content: str) -> list[str]:
             for match in pattern.finditer(sentence):
                 name = match.group("old").rstrip(".'")
                 if back and pattern.pattern == _SUBJECT_GONE:
+                    continue
+                # "Haha no I haven't quit Ericsson", "Dropped my OnePlus and cracked the screen".
+                if _NEGATED_BEFORE.search(sentence[max(0, match.start() - 30) : match.start()]):
+                    continue
+                if damaged and sentence[match.start() : match.start() + 8].lower().startswith("dropped"):
                     continue
                 if pattern.pattern == _FAREWELL and _TRIP.search(content):
                     continue

@@ -242,7 +242,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             # ("went back to brown") only where the message speaks of hair.
             r"\b(?:went|gone|going|dyed\s+(?:it|my\s+hair))\s+(?:back\s+)?(?:to\s+)?(?:my\s+)?(?:natural\s+)?(?P<hair>"
             + _HAIR
-            + r")\b|"
+            + r")\b(?![^.!?\n]{0,60}\b(?:for\s+(?:the|a|my)\s+(?:party|night|day|weekend|festival|wedding|show|game|"
+            r"photoshoot|shoot)|washes\s+out|wash\s+out|temporary|semi-permanent|wig|spray|halloween)\b)|"
             r"^my\s+hair(?:'s|\s+is)\s+(?:now\s+|still\s+)?(?:bright\s+|dark\s+|light\s+)?(?P<hair2>" + _HAIR + r")\b|"
             r"\b(?:rocking|sporting)\s+(?:my|the|a)\s+(?P<hair3>"
             + _HAIR
@@ -296,7 +297,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             # A new surname: "it's Emma Okafor now 💍".
-            r"^(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b(?!\s+(?:on|for|in)\b)",
+            r"(?:^|[,:]\s*|\s[-–—]\s+)(?:it's|its|it\s+is)\s+(?P<name>(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z])[\w'-]+)\s+now\b(?!\s+(?:on|for|in)\b)",
             "identity",
             "name",
             "{speaker}'s name is {name}",

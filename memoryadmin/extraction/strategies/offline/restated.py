@@ -29,6 +29,9 @@ _AT_EITHER = {"school": ("employer", "work"), "employer": ("school", "education"
 _IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b")
 _WORD = re.compile(r"\w[\w'@.-]*")
 _DENIES = re.compile(r"\b(?:no|not|never|longer|quit|stopped|left|former|ex|used\s+to)\b|n't\b", re.IGNORECASE)
+_NEW_STATUS = re.compile(r"\b(?:fianc[eé]e?|engaged|married|husband|wife|spouse)\b", re.IGNORECASE)
+# A status said of someone of the partner's: "Chloe's sister got engaged".
+_THEIRS = re.compile(r"'s\s+(?:\w+\s+){1,2}(?:got|is|are|getting)\s+(?:engaged|married)\b", re.IGNORECASE)
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
@@ -44,7 +47,7 @@ def _content_words(text: str) -> frozenset[str]:
 
 def _fewer_words(text: str, held: str) -> bool:
     """Whether `text` says no word `held` does not, with at least two words to say it, and `held` denies nothing."""
-    words = _content_words(text)
+    words = _content_words(text.split(",", 1)[0])
     return len(words) >= 2 and words <= _content_words(held) and not _DENIES.search(held)
 
 
@@ -77,8 +80,15 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
             )
             # The same names apply to a thing named in passing ("Pat has an iPhone 14"), not to a fact that may
             # end it ("Pat handed in their notice at Tesco" names the employer too).
-            # Named with less: "my Mazda" after "my Mazda 3".
-            same = named and values and values <= _value_words(fact.text)
+            # Named with less: "my Mazda" after "my Mazda 3"; the same partner named again, unless with a new status
+            # ("Daniel's my fiancé now" after "my boyfriend Daniel").
+            held = _value_words(fact.text)
+            same = (named and values and values <= held) or (
+                reading.attribute == "partner"
+                and held
+                and held <= values
+                and not _NEW_STATUS.search(_THEIRS.sub("", reading.text))
+            )
             # Said with less: "now I'm a UX designer" after "I'm a UX designer at Spotify"; not after "no longer".
             if again or same or (not reading.leaves and _fewer_words(reading.text, fact.text)):
                 reading.text = fact.text

@@ -198,7 +198,7 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         r"(?:^|(?<=[,.!;]\s))(?:an?\s+)?(?P<team>"
         + NAME
         + r")\s+fan\s+(?:forever|for\s+life|ride\s+or\s+die|till\s+i\s+die|"
-        r"through\s+and\s+through)\b",
+        r"through\s+and\s+through|from\s+now\s+on)\b",
         "sports",
         "team",
         "{speaker} supports {team}",
