@@ -254,6 +254,39 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} studies at {school}",
     ),
     (
+        # "Everyone at work calls me Jim", "Hey, it's Sarah Mitchell here".
+        r"\b(?:everyone|everybody|people|they\s+all)\s+(?:at\s+\w+\s+)?calls?\s+me\s+(?P<name>" + _FIRST_NAME + r")\b",
+        "identity",
+        "name",
+        "{speaker} goes by {name}",
+    ),
+    (
+        r"\bit's\s+(?P<name>" + _FIRST_NAME + r"\s+" + _FIRST_NAME + r")\s+here\b",
+        "identity",
+        "name",
+        "{speaker}'s name is {name}",
+    ),
+    (
+        # "I'm with Nubank, how do I…", "I'm still with Barclays, but their app is terrible".
+        r"\b(?:i'm|im|i\s+am)\s+(?:still\s+)?with\s+(?P<bank>" + named("banks") + r")\b",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+    (
+        r"\b(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:with|on)\s+(?P<carrier>" + named("carriers") + r")\b",
+        "possessions",
+        "mobile_carrier",
+        "{speaker}'s mobile carrier is {carrier}",
+    ),
+    (
+        # "Dr. Reyes is my primary care doctor".
+        r"^(?P<name>(?:Dr|Doctor)\.?\s+(?-i:[A-Z])[\w'-]+)\s+is\s+(?:still\s+)?my\s+(?:[\w-]+\s+){0,2}?(?:doctor|gp|physician)\b",
+        "health",
+        "doctor",
+        "{speaker}'s doctor is {name}",
+    ),
+    (
         r"^as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b(?=[^.!?\n]{0,60}\b(?:how|what|can|could|should|any|i)\b)",
         "work",
         "occupation",

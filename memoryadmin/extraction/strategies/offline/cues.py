@@ -229,7 +229,8 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:a\s+)?(?:natural\s+|platinum\s+|dirty\s+|strawberry\s+)?(?:blonde?|brunette|redhead|ginger)\b|"
             r"\bwent\s+(?:permanently\s+|fully\s+)?(?:dark\s+|light\s+|platinum\s+)?(?:brown|blonde?|red|ginger|grey|gray|pink|"
             r"purple|blue)\b|"
-            r"\b(?:i|i've|i\s+have)\s+(?:got\s+)?" + HAIR + r"\s+hair\b"
+            r"\b(?:i|i've|i\s+have)\s+(?:got\s+)?(?:(?:long|short|curly|straight|wavy|thick|thin|mousy|natural|"
+            r"shoulder[- ]length)\s+)*" + HAIR + r"\s+hair\b"
         ),
         Kind(MemoryType.SEMANTIC, "appearance", "hair colour"),
     ),

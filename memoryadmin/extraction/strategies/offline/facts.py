@@ -4,11 +4,10 @@
 (semantic, episodic, preference), a topic, and, for facts of which a person has one at a time, the attribute a newer
 statement replaces ("residence": "I live in Lyon" then "I moved to Paris"); a clause no pattern knows, the strategy.
 
-Attributes recognised: name, age, residence, home, origin, employer, occupation, relationship_status, partner,
-school, course, diet, car, phone, phone_number, email, team, instrument, computer, bicycle, motorbike, doctor,
-dentist, therapist, hairdresser, vet, bank, internet_provider, mobile_carrier, supermarket and "favourite <thing>".
-Other facts (trips, illnesses, pets, plans, family, opinions about themselves) are kept without one: a second trip
-does not replace the first. `news.py` reads them (and gym, hair colour) told as news or in passing.
+Attributes: name, age, residence, home, origin, employer, occupation, relationship_status, partner, school, course,
+diet, car, phone, phone_number, email, team, instrument, computer, bicycle, motorbike, doctor, dentist, therapist,
+hairdresser, vet, bank, internet_provider, mobile_carrier, supermarket, commute, work mode, hair colour, smoking,
+drinking, "favourite <thing>"; other facts (trips, pets, plans, family) have none (`changes`: told as news).
 """
 
 from __future__ import annotations
@@ -121,7 +120,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             # "My flat in Leeds is freezing": where the speaker's home is, said in passing.
             r"^(?:my|our)\s+(?:new\s+)?(?:house|flat|apartment|place|home|condo)\s+in\s+(?-i:[A-Z])|"
             + _I
-            + r"(?:rent|own|share)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}(?:place|flat|room|apartment|house|studio)"
+            + r"(?:rent|own|share)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}(?:place|flat|room|apartment|house|studio|"
+            r"piso|condo|duplex|bungalow|cottage|[1-4]\s?bhk)"
             r"\s+in\s+(?-i:[A-Z])"
         ),
         Kind(MemoryType.SEMANTIC, "home", "residence"),

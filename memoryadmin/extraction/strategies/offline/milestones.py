@@ -413,6 +413,7 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
 # What is asked about is the value itself: "my new flat in Bristol? no, still looking".
+_STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
 _ASKED = re.compile(r"\s*\?")
 # "is a accountant" -> "is an accountant".
 _AN = re.compile(r"\ba (?=[aeiou])", re.IGNORECASE)
@@ -455,7 +456,12 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
-        said = (pattern.search(s) for s in every if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(s))
+        # A value said to hold still is said ("I'm still with Barclays").
+        said = (
+            pattern.search(s)
+            for s in every
+            if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(_STILL.sub("", s))
+        )
         match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:
             found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))

@@ -204,7 +204,7 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         # "i smoke like a pack a day", "i drink most weekends", "i work from home full time", "i work nights".
         r"^i\s+(?:still\s+)?(?:smoke\b(?!\s+(?:weed|pot|a\s+joint))|vape\b)|"
         r"^(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:a\s+)?(?:social|occasional|heavy|chain|light)\s+smoker\b|"
-        r"^(?:i'm|im|i\s+am)\s+still\s+smoking\b",
+        r"^(?:i'm|im|i\s+am)\s+still\s+(?:smoking|vaping)\b",
         "health",
         "smoking",
     ),
@@ -259,7 +259,7 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     (
         r"^i\s+(?:still\s+)?"
         + ADV
-        + r"work\s+(?:from\s+home|remotely|remote)\b"
+        + r"work\s+(?:fully\s+|full[- ]time\s+|100%\s+)?(?:from\s+home|remotely|remote)\b"
         + _NOW_AND_THEN
         + r"|"
         + _AM

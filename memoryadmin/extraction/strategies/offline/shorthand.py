@@ -218,7 +218,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:doing|going|gone|went)\s+(?:completely\s+|fully\s+|totally\s+)?sober\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
-        r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b|\b(?:i've|i\s+have|ive)\s+been\s+sober\s+(?:since|for)\b",
+        r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b|\b(?:i've|i\s+have|ive)\s+been\s+sober\s+(?:since|for)\b|"
+        r"^sober\s+(?:for|since)\b",
         "health",
         "drinking",
         "{speaker} is sober",

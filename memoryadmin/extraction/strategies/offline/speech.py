@@ -85,7 +85,7 @@ _VOCATIVE = re.compile(r"^(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[,!.]+\s*")
 _BEFORE_QUESTION = re.compile(
     r"^(.*?\w.*?)(?:\s+[-–—]+\s+|\s*;\s*|,\s+)(?:(?:and\s+)?(?:how|what)\s+about\s+you|and\s+you|wbu|hbu|you|"
     r"(?:[\w'-]+\s+){1,3}who\W*$|"
-    r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will)\s+\w"
+    r"(?:how|what|where|when|why|who|do|did|does|have|has|are|is|were|was|can|could|would|will|should)(?:'s|'re)?\s+\w"
     r"(?:(?!\s[-–—]+\s)[^;])*)\W*$",
     re.IGNORECASE,
 )

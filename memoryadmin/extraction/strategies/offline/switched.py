@@ -159,7 +159,8 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works in the office",
     ),
     (
-        r"\b(?:we're|we\s+are|i'm|im|i\s+am)\s+(?:now\s+)?hybrid\s+now\b",
+        r"\b(?:we're|we\s+are|i'm|im|i\s+am)\s+(?:now\s+)?hybrid\s+now\b|^hybrid\s+(?:life|schedule|working)\b|"
+        r"\b(?:two|three|\d)\s+days\s+(?:at\s+home|wfh|from\s+home)\b[^.!?\n]{0,30}\b(?:in\s+the\s+office|in\s+office)\b",
         "work",
         "work mode",
         "{speaker} works hybrid",
