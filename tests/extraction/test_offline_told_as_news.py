@@ -104,6 +104,10 @@ from tests.extraction.test_updates import measure
         ("Sober for three years and counting! How are you?", "drinking", "Pat is sober"),
         ("Hybrid life: two days at home, three in the office.", "work mode", "Pat works hybrid"),
         ("I work for Siemens in Munich - what's a polite way to decline a meeting?", "employer", "Siemens"),
+        ("We went fully remote! Help me set up a home office on a budget.", "work mode", "Pat works remotely"),
+        ("started sixth form at Queen Mary's College, doing A-level chem and maths.", "school", "Queen Mary's College"),
+        ("Proud owner of a (second-hand) Renault Clio as of Saturday!", "car", "Pat drives a Renault Clio"),
+        ("I've switched GPs to Dr Chen at the new practice.", "doctor", "Pat's doctor is Dr Chen"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -170,6 +174,11 @@ def test_a_request_after_a_statement_is_not_part_of_it(content: str, text: str) 
     texts = [r.text for r in read_message(content, "Pat", TODAY)]
     assert any(t.startswith(text) for t in texts), texts
     assert not any("them" in t or "playlist" in t or "lunch" in t or "ruling" in t for t in texts), texts
+
+
+def test_a_request_to_the_listener_is_no_part_of_what_happened() -> None:
+    texts = [r.text for r in read_message("We went fully remote! Help me set up a home office.", "Pat", TODAY)]
+    assert not any("home office" in t for t in texts), texts
 
 
 @pytest.mark.parametrize("content", ["I drove to work today because of the rain", "I walk to work when it's sunny"])
@@ -247,6 +256,21 @@ PAIRS = [
         "update": False,
         "before": "I drive 40 minutes to work on the M62 every day, any audiobook suggestions?",
         "after": "Took the train to work today because the car's in the garage.",
+    },
+    {
+        "update": True,
+        "before": "My hair's still blonde, but I'm so bored of it.",
+        "after": "I did it - I went platinum! It took three sessions.",
+    },
+    {
+        "update": False,
+        "before": "I take the bus to work, it's slow.",
+        "after": "I went platinum! It took three sessions and my scalp is not happy.",
+    },
+    {
+        "update": True,
+        "before": "My commute is 90 minutes on the MRT and a bus, how can I use the time?",
+        "after": "Since we moved I just walk 10 minutes to the office.",
     },
     {
         "update": False,

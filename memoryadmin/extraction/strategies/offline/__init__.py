@@ -29,7 +29,7 @@ from typing import Any
 
 from memoryadmin.extraction.strategies.base import Batch, Candidate, ChoiceStrategy, KnownFact, SourceMessage
 from memoryadmin.extraction.strategies.grammar import restore_subject, third_person
-from memoryadmin.extraction.strategies.offline.addressed import apposed, as_told
+from memoryadmin.extraction.strategies.offline.addressed import apposed, as_told, is_request
 from memoryadmin.extraction.strategies.offline.antecedents import (
     Phrase,
     has_pronoun,
@@ -206,6 +206,7 @@ def read_message(
         if clause.mode in ("other", "opinion") and left_out is None:
             if (
                 not addresses_listener(clause.words)
+                and not is_request(said)
                 and not is_hypothetical(said, clause.words)
                 and not is_negated(said, clause.words)
                 and len(content_words(said)) >= 3

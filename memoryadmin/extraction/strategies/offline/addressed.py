@@ -87,6 +87,18 @@ def apposed(content: str) -> str:
     return _APPOSED.sub(lambda m: f"{m.group(1)}{m.group('whose')} {m.group('what')} {m.group('name')} ", content)
 
 
+# "Help me set up a home office", "Remind me which pump is petrol": what the speaker asks the listener to do.
+_REQUEST = rx(
+    r"^(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?(?:help|make|give|tell|show|write|remind|suggest|"
+    r"recommend|find|plan|draft|send|create|explain|teach|quiz|build|pick|outline|review|redo|update|fix|translate|"
+    r"list)\s+(?:me|us)\b"
+)
+
+
+def is_request(clause: str) -> bool:
+    return bool(_REQUEST.match(clause))
+
+
 def as_told(clause: str) -> str:
     """A statement as the speaker tells it of themselves: "call me Dan" -> "I go by Dan", "I'm vegan, any recipe
     ideas?" -> "I'm vegan"."""

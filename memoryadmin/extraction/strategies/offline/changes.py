@@ -121,6 +121,24 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} is a {title}",
     ),
     (
+        # "started sixth form at Queen Mary's College".
+        r"\bstarted\s+(?:sixth\s+form|uni|university|college|school|high\s+school|year\s+\d+|my\s+\w+)\s+at\s+(?P<school>"
+        + NAME
+        + r")",
+        "education",
+        "school",
+        "{speaker} studies at {school}",
+    ),
+    (
+        # "Proud owner of a (second-hand) Renault Clio as of Saturday!".
+        r"\bproud\s+owner\s+of\s+(?:a|an)\s+(?:\([\w-]+\)\s+|[\w-]+\s+)?(?P<car>(?:"
+        + named("cars", everyday=False)
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)",
+        "possessions",
+        "car",
+        "{speaker} drives a {car}",
+    ),
+    (
         # "The divorce was finalised on Thursday": what ends a marriage, said of it.
         r"\b(?:the\s+|my\s+|our\s+)?divorce\s+(?:from\s+\w+\s+)?(?:was|is|has\s+been|came|went)\s+(?:finally\s+|officially\s+)?"
         r"(?:finali[sz]ed|final|through)\b",

@@ -32,6 +32,26 @@ _DENIES = re.compile(r"\b(?:no|not|never|longer|quit|stopped|left|former|ex|used
 _NEW_STATUS = re.compile(r"\b(?:fianc[eé]e?|engaged|married|husband|wife|spouse)\b", re.IGNORECASE)
 # A status said of someone of the partner's: "Chloe's sister got engaged".
 _THEIRS = re.compile(r"'s\s+(?:\w+\s+){1,2}(?:got|is|are|getting)\s+(?:engaged|married)\b", re.IGNORECASE)
+# (attribute, what says a new value of it) for a statement that names no attribute: read as one only where the
+# person has that attribute already ("I went platinum!" after "My hair's still blonde").
+_SAID_SHORT = (
+    (
+        "hair colour",
+        re.compile(
+            r"\bwent\s+(?:back\s+to\s+(?:their\s+)?(?:natural\s+)?)?(?:bright\s+|dark\s+|light\s+|jet\s+)?(?:blonde?|brown|"
+            r"black|red|ginger|grey|gray|pink|purple|blue|platinum|silver|white|auburn|copper)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "commute",
+        re.compile(
+            r"\b(?:walks?|cycles?|bikes?|drives?|zips?|rides?|takes?\s+the\s+\w+)\s+(?:[\w-]+\s+){0,3}?(?:to|into)\s+"
+            r"(?:work|the\s+office)\b|\bis\s+on\s+the\s+(?:[\w-]+\s+){1,3}every\s+day\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
@@ -57,6 +77,9 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
     It takes the known fact's words, so the write path counts it as said again instead of a new value."""
     held = {fact.attribute for fact in known}
     for reading in readings:
+        if not reading.attribute:
+            # "Went back to my natural brown" after "My hair is pink": a value of what the person has, said short.
+            reading.attribute = next((a for a, cue in _SAID_SHORT if a in held and cue.search(reading.text)), "")
         if not reading.attribute:
             continue
         # "I'm at NYU Langone now" after "I'm a nurse at Mount Sinai": at a place of work, not a school.

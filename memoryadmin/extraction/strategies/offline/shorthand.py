@@ -238,6 +238,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         r"\bmade\s+my\s+(?:role|job|position)\s+(?:fully\s+|100%\s+)?remote\b|\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:all\s+)?(?:fully\s+)?remote\s+now\b|"
+        r"\b(?:went|gone|go|going)\s+(?:fully|100%|completely)\s+remote\b|"
         # "my role went fully remote", "my company just went remote-first".
         r"\bmy\s+(?:role|job|position|team|company|employer|office)\s+(?:just\s+|has\s+)?(?:went|gone|has\s+gone)\s+"
         r"(?:fully\s+|100%\s+)?remote(?:[- ]first)?\b",

@@ -24,7 +24,7 @@ _PROVIDERS_CHANGED = tuple(
     )
     for nouns, topic, attribute in (
         ("dentist", "health", "dentist"),
-        (r"(?:family\s+)?(?:doctor|gp|physician)", "health", "doctor"),
+        (r"(?:family\s+)?(?:doctor|gp|physician)s?", "health", "doctor"),
         (r"therapist|counsell?or|psychologist", "health", "therapist"),
         ("hairdresser|barber|stylist|salon", "appearance", "hairdresser"),
         ("vet|vets", "pets", "vet"),
