@@ -406,3 +406,53 @@ def test_known_facts_are_the_persons_active_statements_of_an_attribute_newest_sa
         (old.pk, "Alice lives in Lyon", "alice", "home"),
     ]
     assert known_facts(namespace_id=namespace.pk, user_id="alice", limit=1) == facts[:1]
+
+
+def _said(namespace, text: str, said) -> Memory:
+    return remember(namespace, text, user_id="chat", stated_at=said)
+
+
+def test_what_was_said_beside_the_best_match_is_its_context(namespace, monkeypatch) -> None:
+    sitting = timezone.now() - timedelta(days=30)
+    best = _said(namespace, "John joined a march for veterans' rights.", sitting)
+    beside = _said(namespace, "John respects the military and stands up for what he believes in.", sitting)
+    later = _said(namespace, "John respects his coach and stands up for his teammates.", sitting + timedelta(days=9))
+
+    def ranked() -> dict[str, dict]:
+        page = memories_search(
+            namespace, query="Why did John join the march?", user_id="chat", explain=True, touch=False
+        )
+        assert page.items[0].memory.pk == best.pk
+        return {hit.memory.text: hit.explain for hit in page.items}
+
+    marked = ranked()
+    monkeypatch.setattr(scoring, "CONTEXT_WEIGHT", 0.0)
+    plain = ranked()
+    assert {text for text, parts in marked.items() if parts["context"]} == {best.text, beside.text}
+    bonus = 0.15 * plain[best.text]["relevance"]
+    for text in (best.text, beside.text):
+        assert marked[text]["relevance"] == pytest.approx(plain[text]["relevance"] + bonus)
+    assert marked[later.text]["relevance"] == pytest.approx(plain[later.text]["relevance"])
+
+
+def test_context_tells_nothing_apart_when_everything_was_said_together(namespace) -> None:
+    remember(namespace, "Alice is allergic to peanuts")
+    remember(namespace, "Alice lives in Lisbon")
+    page = memories_search(namespace, query="Is Alice allergic to peanuts?", user_id="alice", explain=True)
+    assert not any(hit.explain["context"] for hit in page.items)
+
+
+def test_an_irregular_form_matches_its_word(namespace) -> None:
+    won = remember(namespace, "Nate won a regional tournament", user_id="nate")
+    remember(namespace, "Nate plays in a regional league", user_id="nate")
+    page = memories_search(namespace, query="When did Nate win a tournament?", user_id="nate", explain=True)
+    first = page.items[0]
+    assert first.memory.pk == won.pk
+    assert ("win", "won", 1.0) in [(m["query"], m["memory"], m["similarity"]) for m in first.explain["matches"]]
+    # Full text counts "won" as "win": every word of the question is in it.
+    assert first.explain["fulltext"] == pytest.approx(1.0)
+    children = remember(namespace, "Melanie has two children", user_id="mel")
+    page = memories_search(namespace, query="How old is Melanie's child?", user_id="mel", syntax="websearch")
+    assert page.items == []
+    page = memories_search(namespace, query="How old is Melanie's child?", user_id="mel")
+    assert page.items[0].memory.pk == children.pk

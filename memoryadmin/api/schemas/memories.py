@@ -255,7 +255,7 @@ class SearchExplainOut(Schema):
     relevance: float = Field(
         description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625), times "
         "1 - 0.5 (1 - dates) when the query names dates, times 0.85 for an utterance, times 0.8 when "
-        "about_other, times 0.6 when opposite_sentiment."
+        "about_other, times 0.6 when opposite_sentiment; plus 0.15 times the best hit's relevance when context."
     )
     recency: float | None = Field(description="The recency blend's value; null when recency is off.")
     about_other: bool = Field(
@@ -265,6 +265,10 @@ class SearchExplainOut(Schema):
     opposite_sentiment: bool = Field(
         default=False,
         description="The query asks what someone likes (or dislikes), and this memory says the opposite.",
+    )
+    context: bool = Field(
+        default=False,
+        description="Said within an hour of the best hit (it included), when not every candidate was.",
     )
     matches: list[SearchMatchOut] = Field(description="The query words the memory comes close to, closest first.")
 

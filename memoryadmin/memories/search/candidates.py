@@ -64,7 +64,10 @@ class Pool:
 
 
 def _words_sql(question: Question) -> tuple[str, list[Any]]:
-    """CTEs `words` (i, exact, members, indexed, tsq) and `q` (the question's tsquery), with parameters."""
+    """CTEs `words` (i, exact, members, indexed, tsq) and `q` (the question's tsquery), with parameters.
+
+    A word's `exact` query also matches its irregular forms ("win" finds "won").
+    """
     member_index = [i + 1 for i, members in enumerate(question.members) for _ in members]
     member_text = [m for members in question.members for m in members]
     if question.syntax == "websearch":
@@ -85,13 +88,16 @@ def _words_sql(question: Question) -> tuple[str, list[Any]]:
             SELECT w.i, w.exact, mb.q AS members, numnode(w.exact) > 0 AS indexed,
                    CASE WHEN mb.q IS NULL THEN nullif(w.exact, ''::tsquery)
                         WHEN numnode(w.exact) > 0 THEN w.exact || mb.q ELSE mb.q END AS tsq
-            FROM (SELECT u.i, plainto_tsquery('english', u.word) AS exact
-                  FROM unnest(%s::text[]) WITH ORDINALITY AS u(word, i)) w
+            FROM (SELECT u.i, CASE WHEN u.forms = '' THEN plainto_tsquery('english', u.word)
+                              ELSE plainto_tsquery('english', u.word) || to_tsquery('english', u.forms) END AS exact
+                  FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS u(word, forms, i)) w
             LEFT JOIN members mb ON mb.i = w.i
         ),
         q AS MATERIALIZED (SELECT {tsquery} AS tsq)
     """
-    return sql, [member_index, member_text, question.words, *tsquery_params]
+    # A word's irregular forms match as the word (inflections.py: plain lower-case letters, OR-ed).
+    forms = [" | ".join(f) for f in question.forms] if question.forms else [""] * len(question.words)
+    return sql, [member_index, member_text, question.words, forms, *tsquery_params]
 
 
 def candidates_fetch(

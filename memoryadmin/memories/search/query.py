@@ -14,6 +14,7 @@ from datetime import date
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.embeddings import content_words
 from memoryadmin.memories.search.categories import members_of
+from memoryadmin.memories.search.inflections import other_forms
 from memoryadmin.memories.search.periods import Period, periods_in, without_spans
 from memoryadmin.memories.search.sentiment import sentiment
 
@@ -34,6 +35,8 @@ class Question:
     members: list[tuple[str, ...]]
     # What is embedded for the vector side: the question without its dates.
     about: str
+    # Each word's irregular forms ("win" -> "won"), matched as the word itself (inflections.py).
+    forms: list[tuple[str, ...]] = field(default_factory=list)
     periods: list[Period] = field(default_factory=list)
     # Its capitalized words: the names among them are who it asks about (scoring.people_asked).
     names: frozenset[str] = frozenset()
@@ -65,6 +68,7 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         words=words,
         members=[members_of(w) for w in words],
         about=about,
+        forms=[other_forms(w) for w in words],
         periods=[n.period for n in named],
         # Web-search syntax returns only its matches, ranked by them alone.
         names=capitalized(text) if syntax == "natural" else frozenset(),

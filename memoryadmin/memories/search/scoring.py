@@ -22,7 +22,9 @@ on LoCoMo conversations, see docs/search.md), then:
   relevance: people_asked below;
 - when the question asks what someone likes (or dislikes), a memory saying the opposite ("Alice
   dislikes spicy food" for "What food does Alice like?") counts OPPOSITE_SENTIMENT_WEIGHT of its
-  relevance (sentiment.py).
+  relevance (sentiment.py);
+- a memory said within CONTEXT_WINDOW of the best match (it included) gains CONTEXT_WEIGHT times
+  the best match's relevance: said_beside below.
 
 score = text_weight * relevance + recency_weight * recency (Recency below).
 """
@@ -43,6 +45,7 @@ from memoryadmin.memories.embeddings import content_words, word_vectors
 from memoryadmin.memories.models import DatePrecision, MemoryType
 from memoryadmin.memories.search.candidates import Facts
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
+from memoryadmin.memories.search.inflections import base_word
 from memoryadmin.memories.search.periods import Period
 from memoryadmin.memories.search.query import leading_name
 from memoryadmin.memories.search.sentiment import sentiment
@@ -57,6 +60,9 @@ DATE_TOLERANCE_DAYS = 3
 UTTERANCE_WEIGHT = 0.85
 OTHER_PERSON_WEIGHT = 0.8
 OPPOSITE_SENTIMENT_WEIGHT = 0.6
+# What was said in the same sitting as the best match is its context (said_beside).
+CONTEXT_WEIGHT = 0.15
+CONTEXT_WINDOW = timedelta(hours=1)
 # 0.5 ** 1000 is still a normal double; beyond it the decay underflows.
 MAX_HALF_LIVES = 1000
 # The bounds of a search's recency settings: a half-life of up to a century, weights up to 1000.
@@ -127,6 +133,8 @@ class Candidate:
     about_other: bool = False
     # Says the opposite of the liking or disliking the question asks about.
     opposite_sentiment: bool = False
+    # Said in the same sitting as the best match (said_beside).
+    context: bool = False
 
 
 @lru_cache(maxsize=50_000)
@@ -159,7 +167,8 @@ def term_similarity(
     similarity = np.zeros((len(words), 0))
     starts: list[int] = []
     if flat:
-        matrix, rows = word_vectors.rows([*words, *flat])
+        # Irregular forms are compared as their base word: "won" is "win" (inflections.py).
+        matrix, rows = word_vectors.rows([base_word(w) for w in (*words, *flat)])
         vectors = matrix[rows]
         similarity = np.clip(vectors[: len(words)] @ vectors[len(words) :].T, 0.0, 1.0)
         start = 0
@@ -214,6 +223,26 @@ def people_asked(candidates: list[Candidate], names: frozenset[str]) -> None:
         return
     for candidate, lead in zip(candidates, leads, strict=True):
         candidate.about_other = lead in people and lead not in names
+
+
+def said_beside(candidates: list[Candidate], best: Candidate) -> None:
+    """Mark the candidates said within CONTEXT_WINDOW of the best one, it included.
+
+    A question about an event is often answered beside it, in other words: why it happened,
+    how it felt, what came of it ("What inspired John to join the march?" is answered by what
+    he said around "John joined a march for veterans' rights", not by the march). The best
+    match's sitting (its `stated_at`, to within the window) is where the rest of its story was
+    told. When every candidate was said in that window (memories written together, a history
+    imported at one time) it tells none apart, and nothing is marked.
+    """
+    said = best.facts.stated_at
+    if said is None:
+        return
+    beside = [c.facts.stated_at is not None and abs(c.facts.stated_at - said) <= CONTEXT_WINDOW for c in candidates]
+    if all(beside):
+        return
+    for candidate, near in zip(candidates, beside, strict=True):
+        candidate.context = near
 
 
 _PRECISION_DAYS = {
@@ -298,11 +327,17 @@ def rank(
                 if candidate.embedding is not None:
                     candidate.vector = float(candidate.embedding @ fed_back)
             ranked = _scored(candidates, in_use, recency)
+    best = ranked[0]
+    said_beside(candidates, best)
+    if best.context:
+        ranked = _scored(candidates, in_use, recency, context=CONTEXT_WEIGHT * best.relevance)
     return ranked
 
 
-def _scored(candidates: list[Candidate], weights: dict[str, float], recency: Recency) -> list[Candidate]:
-    """The candidates' relevance and score from their components, best first."""
+def _scored(
+    candidates: list[Candidate], weights: dict[str, float], recency: Recency, *, context: float = 0.0
+) -> list[Candidate]:
+    """The candidates' relevance and score from their components (`context` added to those marked), best first."""
     total = sum(weights.values()) or 1.0
     for candidate in candidates:
         relevance = weights["fulltext"] * candidate.fulltext + weights["terms"] * candidate.terms
@@ -317,6 +352,8 @@ def _scored(candidates: list[Candidate], weights: dict[str, float], recency: Rec
             relevance *= OTHER_PERSON_WEIGHT
         if candidate.opposite_sentiment:
             relevance *= OPPOSITE_SENTIMENT_WEIGHT
+        if candidate.context:
+            relevance += context
         candidate.relevance = relevance
         if candidate.recency is not None:
             candidate.score = recency.text_weight * relevance + recency.recency_weight * candidate.recency
@@ -338,5 +375,6 @@ def explained(candidate: Candidate) -> dict[str, Any]:
         "recency": candidate.recency,
         "about_other": candidate.about_other,
         "opposite_sentiment": candidate.opposite_sentiment,
+        "context": candidate.context,
         "matches": candidate.matches,
     }
