@@ -108,6 +108,9 @@ from tests.extraction.test_updates import measure
         ("started sixth form at Queen Mary's College, doing A-level chem and maths.", "school", "Queen Mary's College"),
         ("Proud owner of a (second-hand) Renault Clio as of Saturday!", "car", "Pat drives a Renault Clio"),
         ("I've switched GPs to Dr Chen at the new practice.", "doctor", "Pat's doctor is Dr Chen"),
+        ("Moved to Boston and honestly I'm a Celtics fan now, don't judge.", "team", "Pat supports Celtics"),
+        ("since moving to Madrid I've become a proper Atletico fan - I'm a member", "team", "Pat supports Atletico"),
+        ("Well, we're officially a couple now! His name is Mateo.", "relationship_status", "in a relationship"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -271,6 +274,11 @@ PAIRS = [
         "update": True,
         "before": "My commute is 90 minutes on the MRT and a bus, how can I use the time?",
         "after": "Since we moved I just walk 10 minutes to the office.",
+    },
+    {
+        "update": True,
+        "before": "I'm a widower of 76. How do I stop feeling lonely in the evenings?",
+        "after": "I've met a lovely lady called Margaret at the bowls club and we're courting now.",
     },
     {
         "update": False,

@@ -91,6 +91,17 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s partner is {name}",
     ),
     (
+        # "I'm a Celtics fan now", "I've become a proper Atletico fan".
+        r"\b(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:a\s+|an\s+)?(?:proper\s+|big\s+|huge\s+|massive\s+)?(?P<team>"
+        + NAME
+        + r")\s+fan\s+now\b|\b(?:i've|i\s+have)\s+become\s+(?:a\s+|an\s+)?(?:proper\s+|big\s+|huge\s+)?(?P<team2>"
+        + NAME
+        + r")\s+fan\b",
+        "sports",
+        "team",
+        "{speaker} supports {team}",
+    ),
+    (
         # "Daniel's my fiancé now!!", "Sam is officially my husband".
         r"(?:^|(?<=[,.;!]\s))(?P<name>" + _FIRST_NAME + r")(?:'s|\s+is)\s+(?:now\s+|officially\s+)?my\s+"
         r"fianc[eé]e?\b",

@@ -48,8 +48,10 @@ OWN_OPENING = word_set(
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
 # The speaker named in the change itself: as the one it happens to ("fedex hired me", "forced us back", "made my
-# role fully remote"), or as its subject ("whitefield where i live now").
-_TO_THE_SPEAKER = re.compile(r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live)\b", re.IGNORECASE)
+# role fully remote"), or as its subject ("whitefield where i live now", "since moving I've become an Atletico fan").
+_TO_THE_SPEAKER = re.compile(
+    r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live|i'm|i've|i\s+am|i\s+have)(?![\w'])", re.IGNORECASE
+)
 _WORDS = re.compile(r"[a-z']+")
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
 _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burgers|steak|animal\s+products)"
@@ -337,7 +339,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} no longer plays the {instrument}",
     ),
     (
-        r"\b(?:i'm|im|i\s+am)\s+not\s+single\s+any\s*more\b",
+        r"\b(?:i'm|im|i\s+am)\s+not\s+single\s+any\s*more\b|\b(?:we're|we\s+are)\s+(?:officially\s+)?(?:a\s+couple|together|"
+        r"an\s+item|courting)\s+now\b|\b(?:we're|we\s+are)\s+officially\s+(?:a\s+couple|together|an\s+item|dating)\b",
         "relationships",
         "relationship_status",
         "{speaker} is in a relationship",
