@@ -111,6 +111,13 @@ from tests.extraction.test_updates import measure
         ("Moved to Boston and honestly I'm a Celtics fan now, don't judge.", "team", "Pat supports Celtics"),
         ("since moving to Madrid I've become a proper Atletico fan - I'm a member", "team", "Pat supports Atletico"),
         ("Well, we're officially a couple now! His name is Mateo.", "relationship_status", "in a relationship"),
+        # Typed in lower case.
+        ("moved home to galway since the job's fully remote, mam's delighted", "residence", "Galway"),
+        ("my toyota hilux has done 300k km and still going", "car", "Pat drives a Toyota hilux"),
+        ("new role, data scientist, same team. finally get to do ML stuff", "occupation", "Pat is a data scientist"),
+        ("made partner!!! 8 years of grinding.", "occupation", "Pat is a partner"),
+        ("3 weeks no fags!! patches are doing their job.", "smoking", "Pat quit smoking"),
+        ("switched to the cyber security msc instead, the modules were too stats heavy", "course", "cyber security"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -130,6 +137,8 @@ def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, 
         "My sister relocated to Porto last week",
         "I'm at Costco now, want anything?",
         "I'm still thinking about moving to Leeds, since I'm in London now",
+        "we're living in hope lol, the flat search is brutal",
+        "so I've moved over to percussion in the band",
         "Tom started at KPMG on Monday",
         "Please call me back tomorrow",
     ],
@@ -156,6 +165,8 @@ def test_a_stay_a_department_a_question_or_someone_elses_news_sets_nothing(conte
         ("I've put Japanese on hold and switched to Korean.", ["Japanese"]),
         ("we had to say goodbye to Biscuit on Tuesday. the house is so quiet", ["Biscuit"]),
         ("Dr Patel retired so I'm registered with Dr Osei at the same practice now", ["Dr Patel"]),
+        ("dr chen retired so we got assigned to a new doctor, dr singh", ["dr chen"]),
+        ("handed back the keys on the jc apartment yesterday", ["jc"]),
         # Not given up: denied, or dropped and broken.
         ("Haha no I haven't quit Ericsson, I was just venting yesterday", []),
         ("Dropped my OnePlus and cracked the screen, repair shop says two days", []),
@@ -279,6 +290,16 @@ PAIRS = [
         "update": True,
         "before": "I'm a widower of 76. How do I stop feeling lonely in the evenings?",
         "after": "I've met a lovely lady called Margaret at the bowls club and we're courting now.",
+    },
+    {
+        "update": False,
+        "before": "my toyota hilux has done 300k km and still going",
+        "after": "my brother just bought a ford ranger raptor, he won't shut up about it. still loving my hilux",
+    },
+    {
+        "update": False,
+        "before": "im single rn, focusing on work",
+        "after": "should i download bumble or is it a waste of time?? single and kinda bored of it",
     },
     {
         "update": False,

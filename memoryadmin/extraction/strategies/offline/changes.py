@@ -123,6 +123,8 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         r"\bgot\s+the\s+(?P<title>" + _TITLE + r")\s+(?:role|position|job|post|promotion)\b|"
         r"\b(?:just\s+)?started\s+(?:work\s+)?as\s+(?:a\s+|an\s+|the\s+)?(?P<title2>" + _TITLE + r")\b|"
         r"\bmy\s+(?:job\s+)?title\s+(?:changed\s+to|is\s+now|is|has\s+changed\s+to)\s+(?P<title3>" + _TITLE + r")\b|"
+        r"\bnew\s+(?:role|job|title|position)\s*[,:-]\s*(?:a\s+|an\s+)?(?P<title7>" + _TITLE + r")\b|"
+        r"\bmade\s+(?P<title8>partner|director|principal|associate|vp|senior\s+[\w-]+|head\s+of\s+[\w-]+)\b(?=\s*[!.,]|\s+at\b)|"
         r"\b" + _AM + r"(?:now\s+)?the\s+(?:[\w']+\s+){0,2}?(?P<title4>" + _TITLE + r")\s+now\b|"
         r"^(?:being|life\s+as)\s+(?:a\s+|an\s+)?(?P<title5>"
         + _TITLE
@@ -266,7 +268,7 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         # "How often should I service my 2014 Honda Civic?": the car the speaker has, named; not an old one.
         r"\bmy\s+(?:new\s+|current\s+|trusty\s+|little\s+)?(?:(?:19|20)\d\d\s+)?(?P<car>(?:"
         + named("cars", everyday=False)
-        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)(?!'s)\b",
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*|\s+[a-z][\w-]*(?=\s+(?:has|is|was|'s|needs|keeps|just|still)\b))?)(?!'s)\b",
         "possessions",
         "car",
         "{speaker} drives a {car}",

@@ -4,10 +4,8 @@
 (semantic, episodic, preference), a topic, and, for facts of which a person has one at a time, the attribute a newer
 statement replaces ("residence": "I live in Lyon" then "I moved to Paris"); a clause no pattern knows, the strategy.
 
-Attributes: name, age, residence, home, origin, employer, occupation, relationship_status, partner, school, course,
-diet, car, phone, phone_number, email, team, instrument, computer, bicycle, motorbike, doctor, dentist, therapist,
-hairdresser, vet, bank, internet_provider, mobile_carrier, supermarket, commute, work mode, hair colour, smoking,
-drinking, "favourite <thing>"; other facts (trips, pets, plans, family) have none (`changes`: told as news).
+Attributes (docs/extraction.md lists them): residence, employer, occupation, partner, school, car, diet, phone…;
+other facts (trips, pets, plans, family) have none. `changes` and `milestones` read changes told as news.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     favourite_attribute,
     word_set,
 )
-from memoryadmin.extraction.strategies.offline.phrases import NOT_FOR_A_SERVICE
+from memoryadmin.extraction.strategies.offline.phrases import NOT_A_STATE, NOT_FOR_A_SERVICE
 from memoryadmin.extraction.strategies.offline.plain import STATED
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.providers import PROVIDERS
@@ -101,13 +99,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             _I
             + r"(?:live|reside)\s+in\s|"
             + _AM
-            + r"(?:living|residing|based|located|settled)\s+in\s|"
+            + r"(?:living|residing|based|located|settled)\s+in\s"
+            + NOT_A_STATE
+            + "|"
             + _HAVE
             + r"(?:been\s+)?(?:living|lived|based)\s+in\s|"
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
             # A place ("moved to cork"), not "moved to keys", a team, a gym or a provider ("to Virgin for broadband").
-            + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:back\s+)?(?:up\s+|down\s+|over\s+)?to\s+"
+            + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:(?:back|home|up|down|over)\s+){0,2}to\s+"
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
             r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"
             + NOT_FOR_A_SERVICE

@@ -121,13 +121,13 @@ GONE = tuple(
         + _THING
         + r"\s+(?:was|has\s+been|is)\s+(?:the\s+)?(?:best|right)\s+(?:call|decision|choice|move|"
         r"thing)\b(?!.*\b(?:my|his|her|their|your)\s+\w+\s+(?:ever\s+)?(?:did|made)\b)",
-        r"\bhanded\s+(?:the\s+)?keys\s+back\s+(?:on|for|to)\s+(?:the|my|our)\s+"
+        r"\bhanded\s+(?:back\s+)?(?:the\s+)?keys\s+(?:back\s+)?(?:on|for|to)\s+(?:the|my|our)\s+"
         + _THING
         + r"\s+(?:flat|house|place|apartment)\b",
         _FAREWELL,
         _SUBJECT_GONE,
         # A doctor who retired: "Dr Patel retired so I'm with Dr Osei now".
-        _AFTER + r"(?P<old>(?:Dr|Doctor)\.?\s+(?-i:[A-Z])[\w'-]+)\s+(?:has\s+|just\s+)?retired\b",
+        _AFTER + r"(?P<old>(?:Dr|Doctor)\.?\s+[a-z][\w'-]+)\s+(?:has\s+|just\s+)?retired\b",
         # The speaker ends it: "it's over with Rahul", "me and priya broke up", "put Miso down", "rehomed Gerald".
         r"\b(?:it's|it\s+is)\s+over\s+(?:with|between\s+me\s+and)\s+" + _THING + _END,
         r"\bme\s+and\s+"

@@ -14,6 +14,8 @@ import re
 from functools import cache, lru_cache
 from pathlib import Path
 
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, STOPWORDS, word_set
+
 LEXICON = Path(__file__).with_name("names.txt")
 # The words after which a name that is also an everyday word is one: "with chase", "moved to reading", "a bears fan".
 _INTRODUCES = re.compile(
@@ -105,9 +107,47 @@ _WORD = re.compile(r"(?<![\w&'+@./-])[a-z0-9][a-z0-9&'+-]*")
 _ENDS = re.compile(r"(?![\w&+@-]|'\w|\.\w)")
 
 
+# Where a home's place is named, typed in lower case: "moved home to galway", "a room in a houseshare in dalston",
+# "living in lekki"; the word after is a place unless it is an everyday one ("moved to tears", "living in hope").
+_PLACE_AFTER = re.compile(
+    r"\b(?:moved|relocated|move|moving|living|live|lives|based|settled|home|flat|house|place|apartment|room|studio|"
+    r"condo|houseshare|[1-4]bhk|lease|renting|rent)\s+(?:back\s+|home\s+|up\s+|down\s+|over\s+|out\s+)?(?:in|to|near)\s+"
+    r"(?P<place>[a-z][a-z'-]{2,})(?:\s+(?P<kind>city|town|bay|beach|heights|hills?|park|springs|valley|village))?"
+    r"(?![\w'-])"
+)
+_INSTRUMENT = re.compile(INSTRUMENTS)
+_NOT_PLACES = word_set(
+    """the a an my our his her their this that it them him me you us here there town city work school uni college
+    hospital bed home tears hope fear denial sin peace harmony style luxury poverty comfort sync london-ish
+    nights days mornings evenings weekends part full remote tech sales finance marketing management admin retail
+    nursing teaching law medicine another other new old same next last first second third big small each every
+    some any one two three four five six seven eight nine ten few couple while bit lot time now then today tonight
+    tomorrow yesterday together alone love luck trouble charge touch person general fact order front case total
+    public private advance half stock line progress silence secret shape shock bits pieces debt lockdown quarantine
+    isolation limbo chaos bliss"""
+)
+
+
+def _places_typed(text: str) -> str:
+    """The places a home is named in, typed in lower case, spelt with capitals; the same length."""
+
+    def spell(match: re.Match[str]) -> str:
+        place = match.group("place")
+        if place in _NOT_PLACES or place in STOPWORDS or _INSTRUMENT.fullmatch(place):
+            return match.group(0)
+        start = match.start("place") - match.start()
+        head = match.group(0)[:start] + place[:1].upper() + place[1:]
+        kind = match.group("kind")
+        return head + (match.group(0)[len(head) : len(head) + 1] + kind[:1].upper() + kind[1:] if kind else "")
+
+    return _PLACE_AFTER.sub(spell, text)
+
+
 @lru_cache(maxsize=1024)
 def spelt(text: str) -> str:
-    """The text with the lexicon's names typed in lower case spelt as names; the same length."""
+    """The text with the lexicon's names typed in lower case spelt as names, and the place a home is named in
+    (`_PLACE_AFTER`); the same length."""
+    text = _places_typed(text)
     by_first, everyday, employers = _lexicon()
     parts: list[str] = []
     last = 0

@@ -88,6 +88,11 @@ LET_OUT = re.compile(
     r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
 )
 NOT_LIVED_IN = r"(?![^\n]{0,60}" + LET_OUT.pattern + ")"
+# Living in a state, not a place: "living in hope", "based in reality".
+NOT_A_STATE = (
+    r"(?!(?:hope|fear|denial|sin|peace|harmony|style|luxury|poverty|comfort|sync|reality|limbo|chaos|bliss|dread|"
+    r"the\s+(?:moment|past|present|now|dark|shadows?)|a\s+(?:bubble|dream)|my\s+head)\b)"
+)
 # A move to a provider, not a place: "moved to Virgin Media for broadband".
 NOT_FOR_A_SERVICE = (
     r"(?![^,.;!?]{0,40}\bfor\s+(?:broadband|internet|fibre|fiber|wifi|my\s+(?:phone|mobile|banking|savings))\b)"

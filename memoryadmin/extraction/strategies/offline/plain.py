@@ -314,6 +314,7 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         + r"|^(?:i|we)\s+(?:now\s+)?(?:take|get|catch)\s+the\s+(?:train|bus|tube|metro|subway|tram|ferry)\s+now\b"
         r"|^(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:started|have\s+to|now)\s+(?:cycling|biking|walking|driving|running|"
         r"taking\s+the\s+\w+|take\s+the\s+\w+|cycle|bike|walk|drive)\s+(?:[\w-]+\s+){0,2}?to\s+(?:work|the\s+office)\b"
+        r"|^(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:getting|taking|catching)\s+the\s+\w+\s+(?:to|into)\s+(?:work|the\s+office)\b"
         r"|^my\s+(?:daily\s+|morning\s+)?(?:commute\s+is(?!\s+(?:going\s+to|gonna|about\s+to))|(?:walk|drive|cycle|ride|bike\s+ride|bus\s+ride|train\s+ride)\s+"
         r"(?:to|into)\s+(?:work|the\s+office))\b",
         "work",

@@ -52,6 +52,10 @@ _SAID_SHORT = (
         ),
     ),
 )
+_STATUS = re.compile(
+    r"\b(?:single|married|divorced|engaged|widowed|widower|widow|separated|vegan|vegetarian|pescatarian|keto|remote|"
+    r"hybrid|sober|teetotal)\b"
+)
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
@@ -106,11 +110,21 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
             # Named with less: "my Mazda" after "my Mazda 3"; the same partner named again, unless with a new status
             # ("Daniel's my fiancé now" after "my boyfriend Daniel").
             held = _value_words(fact.text)
-            same = (named and values and values <= held) or (
-                reading.attribute == "partner"
-                and held
-                and held <= values
-                and not _NEW_STATUS.search(_THEIRS.sub("", reading.text))
+            # The same status in other words: "single and kinda bored of it" after "im single rn".
+            status = _STATUS.findall(reading.text.lower())
+            same = (
+                (named and values and values <= held)
+                or (
+                    bool(status)
+                    and set(status) == set(_STATUS.findall(fact.text.lower()))
+                    and not _DENIES.search(reading.text)
+                )
+                or (
+                    reading.attribute == "partner"
+                    and held
+                    and held <= values
+                    and not _NEW_STATUS.search(_THEIRS.sub("", reading.text))
+                )
             )
             # Said with less: "now I'm a UX designer" after "I'm a UX designer at Spotify"; not after "no longer".
             if again or same or (not reading.leaves and _fewer_words(reading.text, fact.text)):

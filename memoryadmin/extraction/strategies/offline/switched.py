@@ -109,7 +109,8 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     *_PROVIDERS_CHANGED,
     (
         # "day 20 no vape", "day 30 without cigarette".
-        r"\bday\s+\d+\s+(?:no|without)\s+(?:a\s+)?(?:vapes?|vaping|cigs?|cigarettes?|smoking|smokes?|fags?)\b|"
+        r"\b(?:day\s+\d+|\d+\s+(?:days|weeks|months))\s+(?:no|without)\s+(?:a\s+)?(?:vapes?|vaping|cigs?|cigarettes?|smoking|"
+        r"smokes?|fags?)\b|"
         r"\b(?:i'm|im|i\s+am|i've\s+been|i\s+have\s+been)\s+(?:now\s+)?(?:smoke|nicotine)[- ]free\b",
         "health",
         "smoking",
@@ -206,6 +207,8 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "changed my course to journalism", "switched my major to computer science".
+        r"\bswitched\s+to\s+(?:the\s+|a\s+)?(?P<course2>[a-z][\w -]{2,30}?)\s+(?:msc|ma|ba|bsc|mba|phd|degree|course|"
+        r"programme|program|major)\b|"
         r"\b(?:changed|switched)\s+(?:my\s+)?(?:course|degree|major|programme|program)\s+to\s+"
         r"(?P<course>[\w' -]{2,40}?)"
         r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|because|bc|since|as|now|still)\b)",
