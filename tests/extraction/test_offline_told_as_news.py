@@ -118,6 +118,12 @@ from tests.extraction.test_updates import measure
         ("made partner!!! 8 years of grinding.", "occupation", "Pat is a partner"),
         ("3 weeks no fags!! patches are doing their job.", "smoking", "Pat quit smoking"),
         ("switched to the cyber security msc instead, the modules were too stats heavy", "course", "cyber security"),
+        # A profile's fields, filled in for a bot.
+        ("Current residence: Melbourne, VIC (Fitzroy).", "residence", "Pat lives in Melbourne"),
+        ("Employer: Deloitte, Chicago office.", "employer", "Pat works at Deloitte"),
+        ("Update: new employer is Accenture, starting this Monday.", "employer", "Pat works at Accenture"),
+        ("Relationship status: single, for the dating-tips feature.", "relationship_status", "Pat is single"),
+        ("I am working in Infosys, Mysore campus, since 2019.", "employer", "Pat works at Infosys"),
     ],
 )
 def test_a_change_told_as_news_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -300,6 +306,11 @@ PAIRS = [
         "update": False,
         "before": "im single rn, focusing on work",
         "after": "should i download bumble or is it a waste of time?? single and kinda bored of it",
+    },
+    {
+        "update": False,
+        "before": "My mail id is rahul.sharma@gmail.com.",
+        "after": "Office gave me new id rahul.s@hcltech.com but for personal please use the gmail only.",
     },
     {
         "update": False,

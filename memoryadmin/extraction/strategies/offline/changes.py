@@ -318,6 +318,34 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s doctor is {name}",
     ),
     (
+        # A profile's fields, as people fill them in for a bot: "Current residence: Melbourne", "Employer: Deloitte",
+        # "Relationship status: single", "Update: new employer is Accenture".
+        r"^(?:my\s+)?(?:current\s+|new\s+)?(?:residence|home\s+city|city|location|home)\s*(?::|is\s+now)\s*"
+        + place("place", lower_case=False),
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        r"^(?:my\s+)?(?:current\s+|new\s+)?(?:employer|company|workplace)\s*(?::|is(?:\s+now)?)\s*(?P<org>"
+        + NAME
+        + r")|\bnew\s+(?:employer|company)\s+is\s+(?P<org2>"
+        + NAME
+        + r")|\b(?:i'm|im|i\s+am)\s+working\s+(?:in|at|for|with)\s+(?P<org3>"
+        + named("employers", everyday=False)
+        + r")",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+    (
+        r"^(?:my\s+)?(?:relationship\s+status|status)\s*:\s*(?P<status>single|married|engaged|divorced|widowed|separated|"
+        r"in\s+a\s+relationship)\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is {status}",
+    ),
+    (
         r"^as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b(?=[^.!?\n]{0,60}\b(?:how|what|can|could|should|any|i)\b)",
         "work",
         "occupation",

@@ -37,8 +37,8 @@ _MINE = rx(
 # A second one, a service's, or one that is not the speaker's to give: "my work line", "the support email".
 _NOT_THE_ONE = rx(
     r"\b(?:work|office|business|company|support|helpline|hotline|customer\s+service|reception|emergency|"
-    r"landline|fax|second|separate|backup|spare|other|extra|alternate|alternative)\s+(?:\w+\s+)?"
-    r"(?:number|e-?mail|address|line|cell|mobile|phone|sim|account)\b|"
+    r"landline|fax|second|separate|backup|spare|other|extra|alternate|alternative)\s+(?:\w+\s+){0,3}?"
+    r"(?:number|e-?mail|address|line|cell|mobile|phone|sim|account|id)\b|"
     r"\b(?:whether|should|would|wish)\b|"
     # The same one said again: "my number is still 312-555-0134"; one of the past: "I used to have …".
     r"\b(?:still|same|as\s+before|as\s+always|reminder|used\s+to|back\s+(?:in|when|then)|years\s+ago)\b|"
