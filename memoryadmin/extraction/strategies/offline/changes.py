@@ -160,11 +160,11 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} is divorced",
     ),
     (
-        # "I'm at Deloitte now, the team is lovely": where the speaker works, said where the sentence speaks of work.
-        r"(?=[^\n]*\b(?:job|work|team|office|role|position|started|joined|hired|colleagues|boss|manager|salary|"
-        r"onboarding|badge|company|shifts?|quit|left)\b)(?:^|(?<=\s))(?:i'm|im|i\s+am)\s+(?:now\s+)?at\s+(?P<org>"
+        # "I'm at Deloitte now, the team is lovely": where the speaker works, said where what follows speaks of work.
+        r"(?:^|(?<=\s))(?:i'm|im|i\s+am)\s+(?:now\s+)?at\s+(?P<org>"
         + NAME
-        + r")\s+now\b(?<!University\snow)(?<!College\snow)(?<!School\snow)",
+        + r")\s+now\b(?<!University\snow)(?<!College\snow)(?<!School\snow)(?=[^\n]*\b(?:job|work|team|office|role|"
+        r"position|started|joined|hired|colleagues|boss|manager|salary|onboarding|badge|company|shifts?|quit|left)\b)",
         "work",
         "employer",
         "{speaker} works at {org}",

@@ -453,15 +453,12 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         return found
     # "I wanted to let you know that Lorraine and I have separated": the news is what follows the courtesy.
     every = [_COURTESY.sub("", s) for s in SENTENCE_BREAK.split(content) if s and not NOT_NOW.search(s)]
+    # A value said to hold still is said ("I'm still with Barclays").
+    told = [s for s in every if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(_STILL.sub("", s))]
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
-        # A value said to hold still is said ("I'm still with Barclays").
-        said = (
-            pattern.search(s)
-            for s in every
-            if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(_STILL.sub("", s))
-        )
+        said = (pattern.search(s) for s in told)
         match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:
             found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))
