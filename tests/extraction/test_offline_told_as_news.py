@@ -176,6 +176,8 @@ def test_a_stay_a_department_a_question_or_someone_elses_news_sets_nothing(conte
         # Not given up: denied, or dropped and broken.
         ("Haha no I haven't quit Ericsson, I was just venting yesterday", []),
         ("Dropped my OnePlus and cracked the screen, repair shop says two days", []),
+        ("Tom left me a voicemail about the party", []),
+        ("said goodbye to London for two weeks, Tokyo here I come", []),
     ],
 )
 def test_what_ended_is_named(content: str, names: list[str]) -> None:
@@ -213,8 +215,9 @@ def test_a_name_set_before_what_it_names_is_kept() -> None:
     assert texts == ["Pat's golden retriever Max loves the beach more than anything"]
 
 
-def test_a_partner_named_in_a_break_up_is_no_partner(offline_namespace) -> None:
-    pairs = [{"update": True, "before": "My boyfriend Tom is a chef.", "after": "My boyfriend Tom and I split up."}]
+@pytest.mark.parametrize("after", ["My boyfriend Tom and I split up.", "My boyfriend Tom dumped me."])
+def test_a_partner_named_in_a_break_up_is_no_partner(offline_namespace, after: str) -> None:
+    pairs = [{"update": True, "before": "My boyfriend Tom is a chef.", "after": after}]
     assert measure(offline_namespace, pairs)["missed"] == []
     current = Memory.objects.filter(namespace=offline_namespace, status=MemoryStatus.ACTIVE, attribute="partner")
     assert list(current.values_list("text", flat=True)) == []

@@ -23,7 +23,8 @@ from memoryadmin.memories.models import MemoryType
 
 # "My husband got a new job at Google": the clause is about someone of the speaker's, not the speaker.
 RELATIVE_SUBJECT = rx(
-    r"^(?:my|our)\s+(?:(?:little|big|older|younger|best|new|ex|twin)\s+)?(?P<who>[a-z]+(?:-[a-z]+)*)(?![\w-])(?!(?:\s+(?-i:[A-Z])[a-z]+)?\s+and\s+i\b)"
+    r"^(?:my|our)\s+(?:(?:little|big|older|younger|best|new|ex|twin)\s+)?(?P<who>[a-z]+(?:-[a-z]+)*)(?![\w-])(?!(?:\s+(?-i:[A-Z])[a-z]+)?\s+(?:and\s+i\b|"
+    r"(?:just\s+|finally\s+)?(?:dumped\s+me|left\s+me|broke\s+up\s+with\s+me)\b))"
 )
 
 
@@ -226,7 +227,11 @@ LEFT_BEHIND = (
     rx(
         r"\b(?:said\s+goodbye\s+to|gave\s+up\s+on|given\s+up\s+on|not\s+going\s+back\s+to|done\s+with|"
         r"pulled\s+(?:everything|my\s+money)\s+out\s+of|transferred\s+out\s+of|moved\s+(?:away\s+from|out\s+of)|"
-        r"got\s+rid\s+of|handed\s+in\s+my\s+notice\s+at)\s+" + _OLD
+        r"got\s+rid\s+of|handed\s+in\s+my\s+notice\s+at)\s+"
+        + _OLD
+        # Not for a while: "said goodbye to London for two weeks".
+        + r"(?![^.!?]{0,40}\bfor\s+(?:a|the|one|two|three|four|\d+|a\s+few|a\s+couple\s+of)\s+(?:night|day|week|month|"
+        r"weekend)s?\b)"
     ),
 )
 

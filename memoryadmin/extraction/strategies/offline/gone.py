@@ -57,7 +57,8 @@ _SUBJECT_GONE = (
     r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
     r"gave\s+up\s+on\s+me|died\s+on\s+me|gave\s+up\s+the\s+ghost|packed\s+in|packed\s+up|conked\s+out|"
     r"bit\s+the\s+dust|"
-    r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|left\s+me|went\s+to\s+(?:my|our)\s+"
+    r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|"
+    r"left\s+me(?!\s+(?:a|an|the|some|with|on|at|in|alone|for|hanging|speechless|out|to)\b)|went\s+to\s+(?:my|our)\s+"
     r"(?:\w+\s+)?(?:nephew|niece|son|daughter|brother|sister|cousin|friend|parents|mum|mom|dad))\b"
 )
 # "goodbye virgin, won't miss you"; not a trip's farewell ("goodbye London, two weeks in Tokyo!").

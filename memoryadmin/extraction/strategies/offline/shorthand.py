@@ -353,7 +353,9 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"(?:separated|split\s+up|broken\s+up|broke\s+up|call(?:ed)?\s+it\s+(?:a\s+day|quits)|are\s+(?:done|finished|over)|"
         r"ended\s+things|went\s+(?:our\s+)?separate\s+ways|(?:have\s+|'ve\s+)?gone\s+(?:our\s+)?separate\s+ways)\b"
         r"(?!\s+(?:the|into|in|a|an|our|my|their|it|them|with\s+(?:the|work|it))\b)|"
-        r"\bdecree\s+absolute\s+(?:came|went|has\s+come)\s+through\b",
+        r"\bdecree\s+absolute\s+(?:came|went|has\s+come)\s+through\b|"
+        r"^(?:my\s+(?:boyfriend|girlfriend|husband|wife|partner|fianc[eé]e?)\s+)?(?-i:[A-Z][a-z]+)\s+(?:just\s+|finally\s+)?"
+        r"(?:dumped\s+me|broke\s+up\s+with\s+me|left\s+me)\b(?!\s+(?:a|an|the|some|with|on|at|in|alone\s+for)\b)",
         "relationships",
         "relationship_status",
         "{speaker} is no longer with their partner",
