@@ -16,6 +16,7 @@ from memoryadmin.conversations.signals import messages_appended
 from memoryadmin.conversations.working_memory import working_memory_delete
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict, InvalidInput
+from memoryadmin.core.locks import lock_subject
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.tenancy.models import Namespace
 
@@ -70,6 +71,8 @@ def session_upsert(
     if agent_id:
         validate_app_id(agent_id, "agent_id")
     with transaction.atomic():
+        # A new session is a row about the person: it waits for an erasure of them in progress.
+        lock_subject(namespace.pk, user_id)
         now = timezone.now()
         session, created = Session.objects.select_for_update().get_or_create(
             namespace=namespace,
@@ -119,6 +122,8 @@ def session_append_messages(
             raise UserIdRequired("user_id is required to create a session", details={"field": "user_id"})
         with transaction.atomic():
             session_upsert(namespace=namespace, session_id=session_id, user_id=user_id, agent_id=agent_id)
+            # Timed once the session is ours: an erasure this create waited for is over by then.
+            now = timezone.now()
             outcome, session, created = _append(namespace.pk, session_id, user_id, messages, now)
     if outcome == "user_mismatch":
         raise Conflict("the session belongs to another user_id", code="user_mismatch")

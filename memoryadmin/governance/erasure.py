@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, audit_about
@@ -30,7 +30,7 @@ from memoryadmin.conversations.models import Session
 from memoryadmin.core.app_ids import validate_app_id
 from memoryadmin.core.errors import Conflict
 from memoryadmin.core.fingerprints import subject_hmac
-from memoryadmin.core.locks import lock_namespace_writes
+from memoryadmin.core.locks import lock_namespace_writes, lock_subject
 from memoryadmin.core.personal_data import Holding, SessionRef, holdings, key_families, subject_tables, treatments
 from memoryadmin.core.queueing import queued
 from memoryadmin.core.redis_client import get_redis
@@ -103,11 +103,8 @@ class Sweep:
     roots: dict[str, set[Any]] = field(default_factory=lambda: defaultdict(set))
 
 
-def _counts_about(
-    holding: Holding, namespace: Namespace, user_id: str, written_by: datetime | None = None
-) -> tuple[int, int]:
-    """(rows written by `written_by`, all rows) of the table about the person, in one statement; a table
-    that does not say when its rows were written counts them all in both.
+def _count_about(holding: Holding, namespace: Namespace, user_id: str) -> int:
+    """The rows of the table about the person, in one statement.
 
     A table reached by several paths (evidence: through its memory and through its message) is
     filtered by one subquery per path: each follows its own indexes, where the paths OR'ed
@@ -116,33 +113,33 @@ def _counts_about(
     manager = holding.model._default_manager
     lookups = holding.lookups(namespace.pk, user_id)
     if len(lookups) == 1:
-        rows = manager.filter(lookups[0])
-    else:
-        about = Q()
-        for lookup in lookups:
-            about |= Q(pk__in=manager.filter(lookup).values("pk"))
-        rows = manager.filter(about)
-    dated = written_by is not None and "created_at" in {f.name for f in holding.model._meta.get_fields()}
-    if not dated:
-        total = rows.count()
-        return total, total
-    counted = rows.aggregate(early=Count("pk", filter=Q(created_at__lte=written_by)), total=Count("pk"))
-    return counted["early"], counted["total"]
+        return manager.filter(lookups[0]).count()
+    about = Q()
+    for lookup in lookups:
+        about |= Q(pk__in=manager.filter(lookup).values("pk"))
+    return manager.filter(about).count()
 
 
-def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
-    """Delete one pass of everything about the person; counts are added only once it commits.
+def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> tuple[datetime, dict[str, int]]:
+    """Delete one pass of everything about the person and check, before it commits, that nothing is left;
+    answers the moment the pass covers and what it left (counts are added only once it commits).
 
-    Every subject row of the person is locked first: an append in flight finishes before we
-    delete (and is deleted with the rest), one that starts later waits and then finds its
-    session gone, and no dependent row (evidence, a revision) can be added meanwhile, since
-    inserting one needs a lock on its parent. So the counts taken then are exactly what the
-    deletes remove: subject rows go by primary key, dependent rows with them by cascade.
+    The person's subject lock is taken exclusively first: a writer adding rows about them (a new
+    session, a memory, a tombstone) that is in flight commits before we look, and one that starts
+    later waits until this pass has committed, so its rows are new data written after the moment
+    covered. Then every subject row of the person is locked: an append to a session in flight
+    finishes before we delete (and is deleted with the rest), one that starts later waits and then
+    finds its session gone, and no dependent row (evidence, a revision) can be added meanwhile,
+    since inserting one needs a lock on its parent. So the counts taken then are exactly what the
+    deletes remove (subject rows go by primary key, dependent rows with them by cascade), and the
+    check after them, in the same transaction, sees no one else's rows about the person.
     """
     deleted: Counter[str] = Counter()
     locked: dict[str, list[Any]] = {}
     with transaction.atomic():
         lock_namespace_writes(namespace.pk)
+        lock_subject(namespace.pk, user_id, exclusive=True)
+        covered = timezone.now()
         sessions: list[tuple[int, str]] = []
         for model in subject_tables():
             qs = model._default_manager.select_for_update().filter(namespace=namespace, user_id=user_id).order_by("pk")
@@ -155,38 +152,38 @@ def _sweep(namespace: Namespace, user_id: str, sweep: Sweep) -> None:
             if holding.is_subject_table:
                 deleted[holding.store] += len(locked[holding.label])
             else:
-                deleted[holding.store] += _counts_about(holding, namespace, user_id)[1]
+                deleted[holding.store] += _count_about(holding, namespace, user_id)
         for model in subject_tables():
             model._default_manager.filter(pk__in=locked[model._meta.label]).delete()
+        remaining = _remaining_rows(namespace, user_id, {label: set(pks) for label, pks in locked.items()})
     sweep.sessions.update((pk, SessionRef(pk, sid)) for pk, sid in sessions)
     for label, pks in locked.items():
         sweep.roots[label].update(pks)
     sweep.deleted += deleted
+    return covered, remaining
 
 
-def _remaining_rows(namespace: Namespace, user_id: str, sweep: Sweep, cutoff: datetime) -> tuple[dict[str, int], int]:
-    """What the erasure should have removed and did not: rows written before its last sweep began,
-    and any row that still points at a subject row it deleted; and how many rows about the person
-    were written since (each table counted once for both).
-
-    Rows written later are the person's new data (an app still writing while the erasure
-    runs); the receipt counts them, and a later erasure removes them.
-    """
+def _remaining_rows(namespace: Namespace, user_id: str, roots: dict[str, set[Any]]) -> dict[str, int]:
+    """What the pass should have removed and did not (read in its transaction, under its locks): any row
+    about the person, and any row that still points at a subject row it deleted."""
     remaining: dict[str, int] = {}
-    arrived = 0
     for holding in holdings():
-        early, total = _counts_about(holding, namespace, user_id, cutoff)
-        if early:
-            remaining[holding.label] = early
-        arrived += total - early
+        if n := _count_about(holding, namespace, user_id):
+            remaining[holding.label] = n
         for path in holding.paths:
             hops = path.prefix.split("__")[:-1]
             if len(hops) != 1:
                 continue  # reached through another dependent table, which is checked itself
-            pks = sweep.roots.get(path.root._meta.label)
+            pks = roots.get(path.root._meta.label)
             if pks and (n := holding.model._default_manager.filter(**{f"{hops[0]}_id__in": list(pks)}).count()):
                 remaining[holding.label] = remaining.get(holding.label, 0) + n
-    return remaining, arrived
+    return remaining
+
+
+def _arrived_rows(namespace: Namespace, user_id: str) -> int:
+    """Rows about the person written since the last pass committed: the person's new data (an app still
+    writing while the erasure ran); the receipt counts them, and a later erasure removes them."""
+    return sum(_count_about(holding, namespace, user_id) for holding in holdings())
 
 
 def subject_redis_keys(namespace_id: int, sessions: list[SessionRef]) -> list[str]:
@@ -238,20 +235,21 @@ def erasure_execute(*, erasure_id: uuid.UUID | str) -> ErasureRequest:
             raise RuntimeError("the request has no subject left to erase")
         sweep = Sweep()
         arrived = 0
+        cutoff = timezone.now()
         remaining: dict[str, int] = {}
         leftover_keys: list[str] = []
         redis_counts: Counter[str] = Counter()
         for _ in range(MAX_SWEEPS):
-            cutoff = timezone.now()
             try:
-                _sweep(namespace, user_id, sweep)
-            except IntegrityError:
+                cutoff, remaining = _sweep(namespace, user_id, sweep)
+            except (IntegrityError, OperationalError):
                 # A writer added a row that points at what we were deleting (an extraction
-                # run of a session created mid-sweep): the sweep rolled back; sweep again.
+                # run of a session created mid-sweep), or waited for us while holding a row we
+                # wanted: the sweep rolled back; sweep again.
                 remaining = {"concurrent writes": 1}
                 continue
             redis_counts += _clear_redis(namespace.pk, sweep)
-            remaining, arrived = _remaining_rows(namespace, user_id, sweep, cutoff)
+            arrived = _arrived_rows(namespace, user_id)
             keys = subject_redis_keys(namespace.pk, sorted(sweep.sessions.values(), key=lambda s: s.pk))
             leftover_keys = _remaining_keys(keys)
             if not remaining and not leftover_keys:

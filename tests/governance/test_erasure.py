@@ -8,7 +8,8 @@ import time
 from datetime import datetime
 
 import pytest
-from django.db import connection, models
+from django.db import connection, models, transaction
+from django.utils import timezone
 
 from memoryadmin.audit.models import AuditEvent
 from memoryadmin.audit.services import verify_audit_chain
@@ -16,6 +17,7 @@ from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.services import NewMessage, session_append_messages
 from memoryadmin.conversations.working_memory import working_memory_put
 from memoryadmin.core.fingerprints import subject_hmac
+from memoryadmin.core.locks import SUBJECT_LOCK_CLASS, lock_subject
 from memoryadmin.core.personal_data import subject_tables
 from memoryadmin.governance.erasure import erasure_execute, erasure_request, receipt_verify
 from memoryadmin.governance.models import ErasureRequest
@@ -250,6 +252,104 @@ def test_concurrent_appends_during_an_erasure_never_leave_orphans(make_namespace
     assert not Tombstone.objects.filter(namespace=namespace, user_id="alice").exists()
 
 
+def _waiting_for_a_subject_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = %s",
+            [SUBJECT_LOCK_CLASS],
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def _wait_until(condition, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_erasure_waits_for_a_new_session_in_flight_and_erases_it_too(make_namespace) -> None:
+    """A session created (with its messages, dated before the erasure) by a transaction that has not
+    committed when the erasure starts is swept with the rest, not left behind as 'written during'."""
+    namespace = make_namespace("in-flight")
+    populate(namespace, "alice", sessions=1, messages=2)
+    written, release = threading.Event(), threading.Event()
+    done: dict[str, ErasureRequest] = {}
+
+    def writer() -> None:
+        try:
+            with transaction.atomic():
+                session_append_messages(
+                    namespace=namespace,
+                    session_id="alice-late",
+                    user_id="alice",
+                    messages=[NewMessage(role="user", content="said while being erased")],
+                )
+                written.set()
+                release.wait(60)
+        finally:
+            connection.close()
+
+    def eraser() -> None:
+        try:
+            erasure = erasure_request(namespace=namespace, user_id="alice", actor=SYSTEM)
+            done["erasure"] = erasure_execute(erasure_id=erasure.pk)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=eraser)]
+    threads[0].start()
+    try:
+        assert written.wait(60)
+        threads[1].start()
+        # The erasure waits for the writer's transaction, however long it takes.
+        _wait_until(_waiting_for_a_subject_lock, "the erasure never waited for the writer")
+        assert "erasure" not in done
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join(60)
+    erasure = done["erasure"]
+    assert erasure.status == "completed", erasure.error
+    assert erasure.receipt["verification"]["rows_written_during_erasure"] == 0
+    assert not Session.objects.filter(namespace=namespace, user_id="alice").exists()
+    assert not Message.objects.filter(session__namespace=namespace, content="said while being erased").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_session_started_during_an_erasure_waits_and_is_new_data(make_namespace) -> None:
+    """A writer that starts while the sweep holds the person waits for it, then writes the person's new
+    data, dated after the moment the receipt covers."""
+    namespace = make_namespace("after")
+    populate(namespace, "alice", sessions=1, messages=2)
+    done: dict[str, object] = {}
+
+    def writer() -> None:
+        try:
+            done["session"] = session_append_messages(
+                namespace=namespace,
+                session_id="alice-next",
+                user_id="alice",
+                messages=[NewMessage(role="user", content="written after")],
+            )[0]
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=writer)
+    with transaction.atomic():
+        # What the sweep holds: the person's subject lock, exclusively.
+        lock_subject(namespace.pk, "alice", exclusive=True)
+        held_since = timezone.now()
+        thread.start()
+        _wait_until(_waiting_for_a_subject_lock, "the writer never waited for the subject lock")
+        assert "session" not in done
+    thread.join(60)
+    session = done["session"]
+    assert session.created_at > held_since
+    assert Message.objects.get(session=session).created_at > held_since
+
+
 def test_each_table_is_counted_once_per_pass_and_the_sessions_locked_once(namespace) -> None:
     from django.test.utils import CaptureQueriesContext
 
@@ -267,10 +367,11 @@ def test_each_table_is_counted_once_per_pass_and_the_sessions_locked_once(namesp
     counts = [sql for sql in statements if sql.startswith("SELECT COUNT(")]
     for holding in holdings():
         table = holding.model._meta.db_table
-        # The sweep counts a dependent table (a subject table's rows are the ones it locked); the check counts
-        # every table once for what remains and what arrived, and once more per key to a deleted subject row.
+        # The sweep counts a dependent table (a subject table's rows are the ones it locked); the check in its
+        # transaction counts every table once for what remains and once more per key to a deleted subject row,
+        # and once after it commits for what arrived.
         one_hop = sum(1 for path in holding.paths if path.prefix.count("__") == 1)
-        expected = (0 if holding.is_subject_table else 1) + 1 + one_hop
+        expected = (0 if holding.is_subject_table else 1) + 1 + one_hop + 1
         assert sum(outer_table(sql) == table for sql in counts) == expected, table
     locks = [sql for sql in statements if outer_table(sql) == "conversations_session" and "FOR UPDATE" in sql]
     assert len(locks) == 1
