@@ -8,6 +8,8 @@
   retriever, Max").
 - What follows "people keep asking if …" is the question asked, not the speaker's news.
 - A request after a statement ("I'm vegetarian, give me a quick lunch") is not part of it.
+- Someone named before the speaker in a subject of two ("My sister Jane and I went hiking") is kept with them:
+  the clause reads as "Me and my sister Jane went hiking", which is never parted at its "and".
 """
 
 from __future__ import annotations
@@ -114,3 +116,26 @@ def without_label(text: str) -> str:
 def asks_if(piece: str) -> bool:
     """Whether a piece of a sentence ends asking if something is so: what follows is the question."""
     return bool(_ASKED_IF.search(piece[-60:]))
+
+
+# "My sister Jane and I went hiking", "Yesterday Jane and I cooked": who did it with the speaker, before them.
+_SUBJECT_OF_TWO = re.compile(
+    r"^(?P<lead>(?:yesterday|today|tonight|last\s+\w+|this\s+\w+|on\s+\w+day)\s*,?\s+)?"
+    r"(?P<who>(?:my|our)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS | PETS)) + r")(?:\s+(?-i:[A-Z])[a-z]+)?"
+    r"|(?-i:[A-Z])[a-z]+)"
+    r"\s+and\s+i\s+(?!(?:am|was|are|were|think|guess|mean|know|hope|bet|swear|promise)\b)(?=[a-z])",
+    re.IGNORECASE,
+)
+
+
+def together(sentence: str) -> str:
+    """A subject of two with the speaker named last, said with the speaker first ("me and my sister Jane went…")."""
+    if " and " not in sentence and " And " not in sentence:
+        return sentence
+    match = _SUBJECT_OF_TWO.match(sentence)
+    if match is None:
+        return sentence
+    lead, who = match.group("lead") or "", match.group("who")
+    if who[:2].lower() in ("my", "ou"):
+        who = who[0].lower() + who[1:]
+    return f"{lead}{'me' if lead else 'Me'} and {who} {sentence[match.end() :]}"

@@ -3,14 +3,16 @@ have a scooty", "day 30 without cigarette exclamation mark I quit finally", "I'm
 Read as the marks they stand for, so a message dictated in one breath has its sentences again. A word is a mark only
 where it cannot be the noun: not after a word that makes it one ("a trial period", "my period", "the comma", "a new
 line of work"). And chat's shorthand for the little words a reading looks for, typed in lower case: "w/ my cousin"
-(with), "bc rent is insane" (because), "back at my parents' rn" (right now), "my gf maya" (girlfriend).
+(with), "bc rent is insane" (because), "back at my parents' rn" (right now), "my gf maya" (girlfriend). And the
+forms of English as a learner writes it, in the standard form: "I am having a Maruti Swift" (I have), "I am working
+by Bosch" (at), "Since two weeks I live in Hamburg" (I live in Hamburg), "I use Xiaomi 12" (a Xiaomi 12).
 """
 
 from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import word_set
+from memoryadmin.extraction.strategies.offline.lexicon import THINGS, word_set
 
 _SPOKEN = re.compile(r"comma|period|full\s+stop|new\s+(?:line|paragraph)|exclamation|question\s+mark", re.IGNORECASE)
 _MARK = re.compile(
@@ -44,11 +46,50 @@ _LONG = {
 }
 
 
+_CALENDAR = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|christmas|easter|then|now|tomorrow|next|the)\b"
+)
+_MAKES = "|".join(
+    sorted(
+        (THINGS["phone"] | THINGS["car"])
+        - word_set("phone smartphone cellphone android car cars truck pickup suv van")
+        - word_set("minivan jeep sedan hatchback convertible mini")
+    )
+)
+_LEARNER = re.compile(
+    # "I am having a Maruti Swift": to own, not to eat or to hold an event (a make follows).
+    r"\b(?P<have>i\s+am|i'm|im|we\s+are|we're)\s+having\s+(?=(?:a|an)\s+(?:" + _MAKES + r")\b)|"
+    # "I am working by Bosch", "I work by Siemens since January": at an employer (named, not a day or a time).
+    r"\b(?P<work>work|works|working|worked)\s+by\s+(?=(?!" + _CALENDAR + r")(?-i:[A-Z]))|"
+    # "Since two weeks I live in Hamburg", "Since one month I am at Porsche": a duration said with "since".
+    r"(?:^|(?<=[.!?]\s))since\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|a|\d+|few|some|many|several)\s+"
+    r"(?:days?|weeks?|months?|years?)(?:\s+now|\s+only)?\s*,?\s+(?=(?:i|i'm|im|we|we're|my|our)\b)|"
+    # "I use Xiaomi 12", "my phone is iPhone 13", "I am having Maruti Swift": a make without its article.
+    r"\b(?P<verb>use|using|have|has|drive|driving|bought|got|having|(?:phone|mobile|car)(?:'s|\s+is))\s+(?=(?:"
+    + _MAKES
+    + r")\b"
+    r"(?!\s+(?:pay|health|notes|cloud|music|tv|watch|buds|tab|wallet|account|id|store|stock|shares)\b))",
+    re.IGNORECASE,
+)
+
+
+def _standard(match: re.Match[str]) -> str:
+    if have := match.group("have"):
+        return ("I" if have[0] in "iI" else have[:2]) + " have "
+    if work := match.group("work"):
+        return work + " at "
+    if verb := match.group("verb"):
+        return verb + (" an " if match.string[match.end() : match.end() + 1].lower() in "aeiou" else " a ")
+    return ""
+
+
 def undictated(text: str) -> str:
-    """The text with punctuation said aloud written as marks and chat's shorthand written out; a text without any is
-    returned as it is."""
+    """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
+    in their standard form; a text without any is returned as it is."""
     if _SHORT.search(text) is not None:
         text = _SHORT.sub(lambda m: _LONG[m.group(0)], text)
+    text = _LEARNER.sub(_standard, text)
     if _SPOKEN.search(text) is None:
         return text
 

@@ -120,7 +120,8 @@ THINGS = {
         "car cars truck pickup suv van minivan jeep sedan hatchback convertible prius civic corolla camry accord "
         "tesla toyota honda ford chevy chevrolet bmw audi mercedes volkswagen vw subaru mazda nissan hyundai kia "
         "volvo lexus porsche jaguar mini fiat peugeot renault skoda opel vauxhall citroen dacia hilux octavia astra "
-        "fiesta creta outback forester tacoma"
+        "fiesta creta outback forester tacoma maruti mahindra suzuki mitsubishi byd proton perodua cupra lancia saab "
+        "cadillac buick rivian polestar geely lada isuzu acura infiniti nexon baleno dzire innova fortuner"
     ),
     "phone": word_set(
         "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung redmi "

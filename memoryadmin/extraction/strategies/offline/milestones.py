@@ -85,7 +85,9 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"^(?:day\s+\d+\s+(?:of\s+(?:being\s+)?)?|(?:\w+\s+){1,2}(?:days|weeks|months)\s+(?:fully\s+|strictly\s+)?|"
-            r"going\s+|gone\s+)(?P<diet>" + DIETS + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
+            r"going\s+|gone\s+(?:fully\s+|full\s+|strictly\s+|completely\s+)?)(?P<diet>"
+            + DIETS
+            + r")\b|\b(?:put|started)\s+me\s+on\s+(?:a|the)\s+"
             r"(?P<diet2>(?:[\w-]+\s+){0,2}?)diet\b|"
             # "I'm back to vegetarian", "convinced me to go vegan".
             r"\b(?:i'm|i\s+am)\s+back\s+to\s+(?:being\s+)?(?P<diet3>" + DIETS + r")\b|"
@@ -105,7 +107,9 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} supports {team}",
         ),
         (
-            r"(?:^|\bi\s+|\bjust\s+)(?:signed\s+for|now\s+play\s+for|play\s+for)\s+(?:the\s+)?(?P<team>" + NAME + r")",
+            # Not someone else's: "my brother just signed for Leinster's academy".
+            r"(?:^|\bi\s+(?:just\s+)?|(?<![a-z]\s)\bjust\s+)(?:signed\s+for|now\s+play\s+for|play\s+for)\s+(?:the\s+)?"
+            r"(?P<team>" + NAME + r")(?!'s\b)",
             "sports",
             "team",
             "{speaker} plays for {team}",
@@ -283,7 +287,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             # "I'm Anglican", "I've become a Buddhist", "I'd call myself agnostic now", "converted to Islam".
-            r"^(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:an?\s+)?(?:practising\s+|practicing\s+|devout\s+)?(?P<faith>"
+            r"(?:^|\b(?:so|and|now)\s+)(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:an?\s+)?(?:practising\s+|practicing\s+|devout\s+)?(?P<faith>"
             + FAITHS
             + r")\b|\b(?:i've|i\s+have)\s+become\s+(?:an?\s+)?(?P<faith2>"
             + FAITHS

@@ -203,7 +203,8 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     (
         # "i smoke like a pack a day", "i drink most weekends", "i work from home full time", "i work nights".
         r"^i\s+(?:still\s+)?(?:smoke\b(?!\s+(?:weed|pot|a\s+joint))|vape\b)|"
-        r"^(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:a\s+)?(?:social|occasional|heavy|chain|light)\s+smoker\b|"
+        r"^(?:(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:a\s+)?|(?:a\s+)?(?=pack))"
+        r"(?:(?:social|occasional|heavy|chain|light|pack[- ]a[- ]day)\s+)?smoker\b(?!\s+(?:friendly|area|zone))|"
         r"^(?:i'm|im|i\s+am)\s+still\s+(?:smoking|vaping)\b",
         "health",
         "smoking",
@@ -273,7 +274,11 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         + r"|"
         + _AM
         + r"(?:in\s+(?:the\s+)?office|going\s+(?:in)?to\s+(?:the\s+)?office)\s+(?:every\s*day|full[- ]time|five\s+days|"
-        r"5\s+days)\b|" + _AM + r"hybrid\b(?!\s+(?:car|cars|vehicle|bike|model|owner|driver))" + _NOW_AND_THEN,
+        r"5\s+days)\b|^i\s+(?:still\s+)?go\s+(?:in)?to\s+(?:the\s+)?office\s+(?:every\s*day|daily|full[- ]time|"
+        r"five\s+days|5\s+days)\b|"
+        + _AM
+        + r"hybrid\b(?!\s+(?:car|cars|vehicle|bike|model|owner|driver))"
+        + _NOW_AND_THEN,
         "work",
         "work mode",
     ),
@@ -312,6 +317,8 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         r"(?:work|the\s+office|my\s+office|the\s+hospital|the\s+plant|the\s+site)\b"
         + _NOW_AND_THEN
         + r"|^(?:i|we)\s+(?:now\s+)?(?:take|get|catch)\s+the\s+(?:train|bus|tube|metro|subway|tram|ferry)\s+now\b"
+        r"|^(?:i|we)\s+(?:now\s+|usually\s+|mostly\s+)?commute\s+(?:by|on)\s+(?:car|train|bus|bike|bicycle|tube|metro|"
+        r"subway|tram|ferry|foot|scooter|motorbike)\b"
         r"|^(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:started|have\s+to|now)\s+(?:cycling|biking|walking|driving|running|"
         r"taking\s+the\s+\w+|take\s+the\s+\w+|cycle|bike|walk|drive)\s+(?:[\w-]+\s+){0,2}?to\s+(?:work|the\s+office)\b"
         r"|^(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:getting|taking|catching)\s+the\s+\w+\s+(?:to|into)\s+(?:work|the\s+office)\b"

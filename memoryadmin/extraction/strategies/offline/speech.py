@@ -21,7 +21,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memoryadmin.extraction.strategies.grammar import is_past_form, normalise_spelling
-from memoryadmin.extraction.strategies.offline.addressed import asks_if, kept_as_stated, without_label, without_vocative
+from memoryadmin.extraction.strategies.offline.addressed import (
+    asks_if,
+    kept_as_stated,
+    together,
+    without_label,
+    without_vocative,
+)
 from memoryadmin.extraction.strategies.offline.lexicon import (
     CONFIDENTIAL_WORDS,
     INTERJECTIONS,
@@ -71,8 +77,7 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _REPORTING_TAIL = re.compile(
-    r"(?<!\bi )\b(?:" + REPORTING_VERBS + r"|according\s+to\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+|our\s+)?\w+)"
-    r"\s*[,:]?\s*$",
+    r"(?<!\bi )\b(?:" + REPORTING_VERBS + r"|according\s+to\s+(?:(?:my|his|her|their|the|our)\s+)?\w+)\s*[,:]?\s*$",
     re.IGNORECASE,
 )
 _OPENING_FIRST_WORDS = frozenset(alternative.split()[0] for alternative in INTERJECTIONS.split("|"))
@@ -399,7 +404,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
         low_sentence = sentence.lower()
         if sarcastic_emoji or (any(h in low_sentence for h in _SARCASM_HINTS) and _SARCASM.search(sentence)):
             continue
-        sentence = strip_opening(sentence)
+        sentence = together(strip_opening(sentence))
         if not sentence or _REACTION.match(sentence):
             continue
         reported = False
@@ -421,9 +426,7 @@ def read_clauses(content: str) -> Iterator[Clause]:
             clause = _TRAILING_FILLER.sub("", clause).strip(" ,;:-").rstrip(".!…").strip()
             if not clause or was_reported or len(clause) > MAX_CLAUSE_CHARS or clause[0] in "\"'":
                 continue
-            if _QUESTION_START.match(clause) or _REACTION.match(clause) or _REPORTED.match(clause):
-                continue
-            if holds_secret(clause):
+            if holds_secret(clause) or any(kind.match(clause) for kind in (_QUESTION_START, _REACTION, _REPORTED)):
                 continue
             low = clause.lower()
             tokens = frozenset(_TOKENS.findall(low))
@@ -459,8 +462,7 @@ def _speaks_of_past(low: str) -> bool:
     )
 
 
-_NAMING = frozenset({"called", "named", "nicknamed"})
-_HAVE_GOT = frozenset({"i've", "we've", "ive", "have", "they've"})
+_NAMING, _HAVE_GOT = frozenset({"called", "named", "nicknamed"}), frozenset({"i've", "we've", "ive", "have", "they've"})
 _SUBJECTS = frozenset({"i", "we", "he", "she", "they", "you", "who", "just", "finally"})
 
 

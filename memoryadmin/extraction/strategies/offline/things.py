@@ -41,7 +41,7 @@ NOT_A_NEW_ONE = re.compile(
     r"\bstill\s+(?:use|using|have|got|drive|driving|ride|riding|own|rocking)\b|\bback\s+(?:in|to|on)\s+(?:my|our)\b|"
     r"\b(?:rental|rented|borrow(?:ed|ing)?|loaner|courtesy|test[- ]drive|stock|stocks|shares)\b|"
     # A present for someone else: "Got my mum a Samsung Galaxy for her birthday".
-    r"\b(?:got|get|bought|buy|gave|give|ordered)\s+(?:my|our)\s+[a-z]+\s+(?:a|an|the)\b|\bfor\s+(?:her|his|their)\s+birthday\b|"
+    r"\b(?:got|get|bought|buy|gave|give|ordered)\s+(?:my|our)\s+[a-z]+\s+(?:a|an|the|his|her|their)\b|\bfor\s+(?:her|his|their)\s+birthday\b|"
     r"\bfor\s+(?:my|our)\s+(?:mum|mom|dad|mother|father|son|daughter|kids?|nephew|niece|brother|sister|wife|husband|"
     r"partner|friend|grandma|grandpa|grandson|granddaughter|cousin|girlfriend|boyfriend)\b",
     re.IGNORECASE,
