@@ -43,7 +43,8 @@ OWN_OPENING = word_set(
     """i we i've we've ive weve i'm im we're i'd just finally so and now officially ok okay update lol well guess
     what actually also then yeah yep ugh omg welp btw anyway today yesterday recently literally basically last
     week month year night tbh big news have has had been got already kinda sorta oh hey hi hello good great sad
-    wow really don't um uh ya yo fyi wanted let you know that to know went like"""
+    wow really don't um uh ya yo fyi wanted let you know that to know went like this on weekend morning evening
+    afternoon monday tuesday wednesday thursday friday saturday sunday"""
 )
 # Where a clause starts again: a stop, a comma, an emoji or other sign, a dash, a joining word.
 _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|then|because|cause|plus|also)\b)", re.S)
@@ -377,12 +378,12 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} supports the {team}",
     ),
     (
-        r"\bconverted\s+to\s+(?P<faith>islam|christianity|catholicism|judaism|buddhism|hinduism|sikhism)\b|"
-        r"\btook\s+my\s+shahada\b",
+        r"\bconverted\s+to\s+(?P<faith>islam|christianity|catholicism|judaism|buddhism|hinduism|sikhism)\b",
         "beliefs",
         "religion",
         "{speaker} converted to {faith}",
     ),
+    (r"\btook\s+my\s+shahada\b", "beliefs", "religion", "{speaker} converted to Islam"),
     (
         # "haven't had an actual cigarette in 3 weeks".
         r"\bhaven't\s+(?:had|smoked|touched)\s+(?:a|an|one)\s+(?:actual\s+|single\s+)?(?:cigarette|cig|smoke|fag)\s+in\s+"

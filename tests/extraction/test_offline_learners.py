@@ -1,0 +1,126 @@
+"""English as learners write it and states said plainly: read as the standard form would be ("I am working by
+Bosch", "Since two weeks I live in Hamburg", "I use Xiaomi 12"), a subject of two kept whole ("My sister Jane and I
+went hiking"), and what is someone else's left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryadmin.extraction.strategies.offline import read_message
+from memoryadmin.extraction.strategies.offline.dictated import undictated
+from tests.extraction.test_offline_news import TODAY, attributes
+from tests.extraction.test_updates import measure
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute", "text"),
+    [
+        ("I am working by Bosch in Stuttgart.", "employer", "Pat is working at Bosch"),
+        ("I work by Siemens since January", "employer", "Pat works at Siemens"),
+        ("Since two weeks I live in Hamburg", "residence", "Pat lives in Hamburg"),
+        ("I am having a Maruti Swift.", "car", "Pat has a Maruti Swift"),
+        ("I drive Toyota Corolla", "car", "Pat drives a Toyota Corolla"),
+        ("I use Xiaomi 12.", "phone", "Pat uses a Xiaomi 12"),
+        ("I am using Tecno Camon.", "phone", "Pat is using a Tecno Camon"),
+        ("My phone is iPhone 13", "phone", "Pat's phone is an iPhone 13"),
+        ("I'm a smoker", "smoking", "Pat is a smoker"),
+        ("gone fully vegan this month, oat milk everything", "diet", "Pat is vegan"),
+        ("I took my shahada last Friday, so I'm Muslim now.", "religion", "Pat is Muslim"),
+        ("Last Friday I took my shahada.", "religion", "Pat converted to Islam"),
+        ("We're dating, nothing serious yet.", "relationship_status", "dating"),
+        ("I go into the office every day.", "work mode", "office"),
+        ("I commute by car, about 40 minutes each way.", "commute", "Pat commutes by car"),
+    ],
+)
+def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attribute: str, text: str) -> None:
+    found = attributes(content)
+    assert attribute in found, found
+    assert text in found[attribute]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I work by Friday usually",
+        "I'm having a Big Mac lol",
+        "I use Samsung Pay a lot",
+        "my operator is Vivo, the chip I have since 2015",
+        "I'm a smoker friendly host",
+        "I'm on three dating apps",
+        "Got my son his first phone, an old Galaxy A14. Can you recommend parental control apps?",
+        "Mad week. I pulled a hamstring, and my brother just signed for Leinster's academy. So proud of him.",
+        "For two years I lived in Hamburg",
+    ],
+)
+def test_what_only_looks_like_one_sets_nothing(content: str) -> None:
+    found = attributes(content)
+    assert not {"employer", "car", "phone", "smoking", "relationship_status", "team", "residence"} & set(found), found
+
+
+@pytest.mark.parametrize(
+    ("content", "standard"),
+    [
+        ("I am having a Maruti Swift.", "I have a Maruti Swift."),
+        ("Since one month I am by Porsche now.", "I am by Porsche now."),
+        ("I use iPhone 14", "I use an iPhone 14"),
+        ("I study since two weeks in Hamburg.", "I study since two weeks in Hamburg."),
+    ],
+)
+def test_a_learners_form_is_written_in_the_standard_form(content: str, standard: str) -> None:
+    assert undictated(content) == standard
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("My sister Jane and I went hiking last weekend", "Pat and their sister Jane went hiking"),
+        ("My dog Biscuit and I walk every morning", "Pat and their dog Biscuit walk every morning"),
+        ("Jane and I went to the beach", "Pat and Jane went to the beach"),
+        ("Yesterday my brother Tom and I cooked dinner for everyone", "Pat and their brother Tom cooked dinner"),
+    ],
+)
+def test_someone_named_before_the_speaker_is_kept_with_them(content: str, text: str) -> None:
+    texts = [r.text for r in read_message(content, "Pat", TODAY)]
+    assert any(text in t for t in texts), texts
+
+
+PAIRS = [
+    {
+        "attribute": "employer",
+        "update": True,
+        "before": "I am working by Bosch in Stuttgart.",
+        "after": "I work by Porsche since January, in the development center.",
+    },
+    {
+        "attribute": "residence",
+        "update": True,
+        "before": "I live in Munich.",
+        "after": "Since two weeks I live in Hamburg.",
+    },
+    {"attribute": "phone", "update": True, "before": "I use Xiaomi 12.", "after": "Now my phone is Huawei Mate 60."},
+    {
+        "attribute": "car",
+        "update": True,
+        "before": "I am having a Maruti Swift.",
+        "after": "Now I am having a Hyundai Creta.",
+    },
+    {"attribute": "diet", "update": True, "before": "im vegetarian btw", "after": "gone fully vegan this month"},
+    {
+        "attribute": "phone",
+        "update": False,
+        "before": "I use an iPhone 14.",
+        "after": "Got my son his first phone, an old Galaxy A14.",
+    },
+    {
+        "attribute": "team",
+        "update": False,
+        "before": "I play for the Dublin Rovers rugby club.",
+        "after": "Mad week. I pulled a hamstring, and my brother just signed for Leinster's academy.",
+    },
+]
+
+
+def test_a_learners_update_supersedes_and_someone_elses_does_not(offline_namespace) -> None:
+    figures = measure(offline_namespace, PAIRS)
+    assert figures["false_updates"] == []
+    assert figures["missed"] == []
