@@ -30,6 +30,12 @@ from tests.extraction.test_updates import measure
         ("We're dating, nothing serious yet.", "relationship_status", "dating"),
         ("I go into the office every day.", "work mode", "office"),
         ("I commute by car, about 40 minutes each way.", "commute", "Pat commutes by car"),
+        ("pls call me Kit from now on, kate never felt like me", "name", "Pat goes by Kit"),
+        ("I have stopped the cigarette, now it is two months", "smoking", "Pat quit smoking"),
+        ("I've cut alcohol out completely since my diagnosis.", "drinking", "Pat is sober"),
+        ("sober 6 weeks now, didnt think id make it", "drinking", "Pat is sober"),
+        ("I wfh every day", "work mode", "Pat works from home"),
+        ("Now that we're married, how do I change my surname?", "relationship_status", "Pat is married"),
     ],
 )
 def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -50,6 +56,7 @@ def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attri
         "Got my son his first phone, an old Galaxy A14. Can you recommend parental control apps?",
         "Mad week. I pulled a hamstring, and my brother just signed for Leinster's academy. So proud of him.",
         "For two years I lived in Hamburg",
+        "Since I'm married to my job lol",
     ],
 )
 def test_what_only_looks_like_one_sets_nothing(content: str) -> None:

@@ -46,7 +46,7 @@ _UPDATE_MY = rx(
     r"(?P<value>[^,;]+?)(?:,?\s+(?:please|pls|thanks|thx))?[.!]*$"
 )
 # "Call me Daniel": the name the speaker goes by.
-_GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
+_GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|pls\s+|plz\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 # ", give me a quick lunch I can take to work", " - any tips?", ", can you help?": what the speaker asks for after
 # a statement.
 _REQUEST_TAIL = rx(

@@ -207,12 +207,22 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         # "please call me Daniel".
         r"\b(?:go|going)\s+by\s+(?P<name2>" + _FIRST_NAME + r")\s+(?:now|from\s+now\s+on|these\s+days)\b|"
         r"\bintroduc(?:e|ing)\s+myself\s+as\s+(?P<name3>" + _FIRST_NAME + r")\s+(?:now|from\s+now\s+on)\b|"
-        r"(?:^|(?<=[,.;!]\s))(?:please\s+)?call\s+me\s+(?P<name5>"
+        r"(?:^|(?<=[,.;!]\s))(?:please\s+|pls\s+|plz\s+)?call\s+me\s+(?P<name5>"
         + _FIRST_NAME
         + r")\b(?!\s+(?:back|later|tomorrow|tonight))",
         "identity",
         "name",
         "{speaker} goes by {name}",
+    ),
+    (
+        # "Now that we're married, how do I change my surname?", "since I'm divorced now, what happens to the house?"
+        r"\b(?:now\s+that|since)\s+"
+        + _AM
+        + r"(?:now\s+)?(?:officially\s+)?(?P<status>married|engaged|divorced|separated|"
+        r"single|widowed)\b(?!\s+(?:for|in|to|with)\b)",
+        "relationships",
+        "relationship_status",
+        "{speaker} is {status}",
     ),
     (
         # "now that I'm vegan, give me a dinner idea", "I went back to being vegetarian", "I'm gluten-free from now on".

@@ -29,7 +29,7 @@ _NOUN_AFTER = word_set(
 )
 
 
-_SHORT = re.compile(r"(?<![\w/.])(?:w/o|w/|bc|cuz|coz|rn|ppl|gf|bf|bday|tho|ur)(?![\w/])")
+_SHORT = re.compile(r"(?<![\w/.])(?:w/o|w/|bc|cuz|coz|rn|ppl|gf|bf|bday|tho|ur|wfh)(?![\w/])")
 _LONG = {
     "w/o": "without",
     "w/": "with",
@@ -43,6 +43,7 @@ _LONG = {
     "bday": "birthday",
     "tho": "though",
     "ur": "your",
+    "wfh": "work from home",
 }
 
 

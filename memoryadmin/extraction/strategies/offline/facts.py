@@ -235,9 +235,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         _rx(
             _AM + r"(?:single|married|engaged|divorced|separated|widowed|in\s+a\s+relationship|seeing\s+someone|"
-            r"dating\b(?!\s+(?:apps?|sites?|profiles?|scene|life|shows?|advice|pool)))\b|^(?:i|we)\s+"
-            + _ADV
-            + r"got\s+(?:married|engaged|divorced|hitched)\b|"
+            r"dating\b(?!\s+(?:apps?|sites?|profiles?|scene|life|shows?|advice|pool)))\b(?!\s+to\s+(?:my|the)\s+(?:job|work))|"
+            r"^(?:i|we)\s+" + _ADV + r"got\s+(?:married|engaged|divorced|hitched)\b|"
             r"^(?:i|we)\s+" + _ADV + r"broke\s+up\b"
         ),
         Kind(MemoryType.SEMANTIC, "relationships", "relationship_status"),

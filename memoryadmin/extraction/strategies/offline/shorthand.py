@@ -208,7 +208,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "3 weeks no cigs!!!", "quit smoking", "i'm sober now, 30 days today".
-        r"\b(?:quit|stopped|gave\s+up|given\s+up)\s+(?:smoking|cigs|cigarettes|vaping|the\s+vape)\b"
+        r"\b(?:quit|stopped|gave\s+up|given\s+up)\s+(?:smoking|(?:the\s+)?(?:cigs|cigarettes?|fags)|vaping|the\s+vape)\b"
         r"(?!\s+(?:in|inside|indoors|around|near|at)\b)|"
         # "It's been four weeks since my last cigarette", "sixty days without a pipe".
         r"\b(?:it's\s+been\s+|been\s+)?(?:\w+\s+)?(?:days|weeks|months)\s+(?:since\s+my\s+last|without\s+a)\s+"
@@ -220,9 +220,11 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} quit smoking",
     ),
     (
-        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:doing|going|gone|went)\s+(?:completely\s+|fully\s+|totally\s+)?sober\b|\b(?:quit|stopped|gave\s+up)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
-        r"\b" + _COUNT + r"\s+(?:days|weeks|months)\s+sober\b|\b(?:i've|i\s+have|ive)\s+been\s+sober\s+(?:since|for)\b|"
-        r"^sober\s+(?:for|since)\b",
+        r"\b(?:i'm|im|i\s+am)\s+(?:officially\s+)?sober\s+now\b|\b(?:doing|going|gone|went)\s+(?:completely\s+|fully\s+|totally\s+)?sober\b|\b(?:quit|stopped|gave\s+up|given\s+up|cut\s+out)\s+(?:drinking\b(?!\s+(?:coffee|tea|soda|pop|fizzy|energy|diet|milk|after|before))|alcohol\b|booze\b)|"
+        r"\b"
+        + _COUNT
+        + r"\s+(?:days|weeks|months)\s+sober\b|\b(?:i've|i\s+have|ive)\s+been\s+sober\s+(?:since|for|\d)|"
+        r"^sober\s+(?:for\b|since\b|\d+\s+(?:days|weeks|months|years)\b)|\bcut\s+(?:alcohol|booze|drinking)\s+out\b",
         "health",
         "drinking",
         "{speaker} is sober",
