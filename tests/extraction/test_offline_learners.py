@@ -36,6 +36,8 @@ from tests.extraction.test_updates import measure
         ("sober 6 weeks now, didnt think id make it", "drinking", "Pat is sober"),
         ("I wfh every day", "work mode", "Pat works from home"),
         ("Now that we're married, how do I change my surname?", "relationship_status", "Pat is married"),
+        ("My husband and me we are separating", "relationship_status", "Pat is getting divorced"),
+        ("we filed for divorce last week", "relationship_status", "Pat is getting divorced"),
     ],
 )
 def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -57,6 +59,8 @@ def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attri
         "Mad week. I pulled a hamstring, and my brother just signed for Leinster's academy. So proud of him.",
         "For two years I lived in Hamburg",
         "Since I'm married to my job lol",
+        "my parents are getting divorced",
+        "I'm helping my friend who is getting divorced",
     ],
 )
 def test_what_only_looks_like_one_sets_nothing(content: str) -> None:
@@ -84,6 +88,7 @@ def test_a_learners_form_is_written_in_the_standard_form(content: str, standard:
         ("My dog Biscuit and I walk every morning", "Pat and their dog Biscuit walk every morning"),
         ("Jane and I went to the beach", "Pat and Jane went to the beach"),
         ("Yesterday my brother Tom and I cooked dinner for everyone", "Pat and their brother Tom cooked dinner"),
+        ("My sister and me went to Paris", "Pat and their sister went to Paris"),
     ],
 )
 def test_someone_named_before_the_speaker_is_kept_with_them(content: str, text: str) -> None:

@@ -123,7 +123,7 @@ _SUBJECT_OF_TWO = re.compile(
     r"^(?P<lead>(?:yesterday|today|tonight|last\s+\w+|this\s+\w+|on\s+\w+day)\s*,?\s+)?"
     r"(?P<who>(?:my|our)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS | PETS)) + r")(?:\s+(?-i:[A-Z])[a-z]+)?"
     r"|(?-i:[A-Z])[a-z]+)"
-    r"\s+and\s+i\s+(?!(?:am|was|are|were|think|guess|mean|know|hope|bet|swear|promise)\b)(?=[a-z])",
+    r"\s+and\s+(?:i\s+(?!(?:am|was|are|were|think|guess|mean|know|hope|bet|swear|promise)\b)|me\s+(?:we\s+)?)(?=[a-z])",
     re.IGNORECASE,
 )
 

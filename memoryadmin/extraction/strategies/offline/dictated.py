@@ -66,6 +66,8 @@ _LEARNER = re.compile(
     # "Since two weeks I live in Hamburg", "Since one month I am at Porsche": a duration said with "since".
     r"(?:^|(?<=[.!?]\s))since\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|a|\d+|few|some|many|several)\s+"
     r"(?:days?|weeks?|months?|years?)(?:\s+now|\s+only)?\s*,?\s+(?=(?:i|i'm|im|we|we're|my|our)\b)|"
+    # "My husband and me we are separating": the speaker named second, and again.
+    r"(?:^|(?<=[.!?]\s))(?P<pair>(?:my|our)\s+[a-z]+)\s+and\s+me\s+(?:we\s+)?(?=[a-z])|"
     # "I use Xiaomi 12", "my phone is iPhone 13", "I am having Maruti Swift": a make without its article.
     r"\b(?P<verb>use|using|have|has|drive|driving|bought|got|having|(?:phone|mobile|car)(?:'s|\s+is))\s+(?=(?:"
     + _MAKES
@@ -78,6 +80,8 @@ _LEARNER = re.compile(
 def _standard(match: re.Match[str]) -> str:
     if have := match.group("have"):
         return ("I" if have[0] in "iI" else have[:2]) + " have "
+    if pair := match.group("pair"):
+        return "Me and " + pair[0].lower() + pair[1:] + " "
     if work := match.group("work"):
         return work + " at "
     if verb := match.group("verb"):

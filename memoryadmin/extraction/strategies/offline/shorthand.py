@@ -387,6 +387,16 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (r"\btook\s+my\s+shahada\b", "beliefs", "religion", "{speaker} converted to Islam"),
     (
+        # "we're getting divorced", "me and my husband are separating", "we filed for divorce last week".
+        r"\b(?:(?:i'm|im|i\s+am|we're|we\s+are|(?:me\s+and\s+my\s+(?:husband|wife|partner)|my\s+(?:husband|wife|partner)\s+"
+        r"and\s+(?:me|i)(?:\s+we)?)\s+are)\s+(?:getting\s+(?:a\s+)?"
+        r"divorced?|separating)|(?:we've|we\s+have|i've|i\s+have)\s+decided\s+to\s+(?:divorce|separate)|"
+        r"(?:we|i)\s+(?:have\s+|'ve\s+)?filed\s+for\s+(?:a\s+)?divorce)\b(?!\s+(?:papers\s+)?(?:for|from)\s+(?:my|our|his|her)\b)",
+        "relationships",
+        "relationship_status",
+        "{speaker} is getting divorced",
+    ),
+    (
         # "haven't had an actual cigarette in 3 weeks".
         r"\bhaven't\s+(?:had|smoked|touched)\s+(?:a|an|one)\s+(?:actual\s+|single\s+)?(?:cigarette|cig|smoke|fag)\s+in\s+"
         + _COUNT
