@@ -59,6 +59,7 @@ def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attri
         "Mad week. I pulled a hamstring, and my brother just signed for Leinster's academy. So proud of him.",
         "For two years I lived in Hamburg",
         "Since I'm married to my job lol",
+        "I moved to tears lol, what an ending",
         "my parents are getting divorced",
         "I'm helping my friend who is getting divorced",
     ],

@@ -49,10 +49,15 @@ _UPDATE_MY = rx(
 _GOES_BY = re.compile(r"^(?:you\s+can\s+|please\s+|pls\s+|plz\s+|just\s+)?call\s+me\s+(.+)$", re.IGNORECASE)
 # ", give me a quick lunch I can take to work", " - any tips?", ", can you help?": what the speaker asks for after
 # a statement.
+# What a speaker asks the listener to do for them: "give me…", "help us…".
+_ASKED_OF_YOU = (
+    r"(?:please\s+|pls\s+)?(?:give|help|make|suggest|recommend|tell|show|write|draft|find|plan|create|send|remind|"
+    r"explain|summari[sz]e|teach|quiz|fix|translate|list|build|pick|outline|review|redo|update)\s+"
+)
 _REQUEST_TAIL = rx(
-    r"(?:,|\s[-–—])\s+(?:and\s+)?(?:(?:can|could|would|will)\s+(?:you|u)\b|(?:please\s+|pls\s+)?(?:give|help|make|"
-    r"suggest|recommend|tell|show|write|draft|find|plan|create|send|remind|explain|summari[sz]e|teach|quiz|fix|"
-    r"translate|list|build|pick|outline|review|redo|update)\s+(?:me|us|my|our|with)\b|any\s+(?:tips|ideas|"
+    r"(?:,|\s[-–—])\s+(?:and\s+)?(?:(?:can|could|would|will)\s+(?:you|u)\b|"
+    + _ASKED_OF_YOU
+    + r"(?:me|us|my|our|with)\b|any\s+(?:tips|ideas|"
     r"suggestions|recommendations|recs|advice)\b|what\s+(?:should|can|do|would)\s+(?:i|we)\b|how\s+(?:do|can|should)\s+"
     r"(?:i|we)\b|is\s+it\s+(?:worth|ok|okay|safe|normal)\b).*$"
 )
@@ -90,11 +95,7 @@ def apposed(content: str) -> str:
 
 
 # "Help me set up a home office", "Remind me which pump is petrol": what the speaker asks the listener to do.
-_REQUEST = rx(
-    r"^(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?(?:help|make|give|tell|show|write|remind|suggest|"
-    r"recommend|find|plan|draft|send|create|explain|teach|quiz|build|pick|outline|review|redo|update|fix|translate|"
-    r"list)\s+(?:me|us)\b"
-)
+_REQUEST = rx(r"^(?:(?:can|could|would)\s+(?:you|u)\s+)?" + _ASKED_OF_YOU + r"(?:me|us)\b")
 
 
 def is_request(clause: str) -> bool:

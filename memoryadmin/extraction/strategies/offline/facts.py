@@ -111,6 +111,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
             r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"
             + NOT_FOR_A_SERVICE
+            + NOT_A_STATE
             + r"(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
             r"nights|days|part[- ]time|full[- ]time|"
             + INSTRUMENTS

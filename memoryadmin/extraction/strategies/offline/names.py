@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, STOPWORDS, word_set
+from memoryadmin.extraction.strategies.offline.phrases import STATES
 
 LEXICON = Path(__file__).with_name("names.txt")
 # The words after which a name that is also an everyday word is one: "with chase", "moved to reading", "a bears fan".
@@ -118,14 +119,14 @@ _PLACE_AFTER = re.compile(
 _INSTRUMENT = re.compile(INSTRUMENTS)
 _NOT_PLACES = word_set(
     """the a an my our his her their this that it them him me you us here there town city work school uni college
-    hospital bed home tears hope fear denial sin peace harmony style luxury poverty comfort sync london-ish
+    hospital bed home london-ish
     nights days mornings evenings weekends part full remote tech sales finance marketing management admin retail
     nursing teaching law medicine another other new old same next last first second third big small each every
     some any one two three four five six seven eight nine ten few couple while bit lot time now then today tonight
     tomorrow yesterday together alone love luck trouble charge touch person general fact order front case total
     public private advance half stock line progress silence secret shape shock bits pieces debt lockdown quarantine
-    isolation limbo chaos bliss"""
-)
+    isolation"""
+) | word_set(STATES)
 
 
 def _places_typed(text: str) -> str:

@@ -88,10 +88,11 @@ LET_OUT = re.compile(
     r"\b(?:rent\s+(?:it\s+)?out|investment|tenants|holiday\s+let|buy[- ]to[- ]let|airbnb|rental|let\s+out)\b", re.I
 )
 NOT_LIVED_IN = r"(?![^\n]{0,60}" + LET_OUT.pattern + ")"
-# Living in a state, not a place: "living in hope", "based in reality".
+# States one lives in that are no place: "living in hope", "based in reality", "moved to tears".
+STATES = "hope fear denial sin peace harmony style luxury poverty comfort sync reality limbo chaos bliss dread tears"
 NOT_A_STATE = (
-    r"(?!(?:hope|fear|denial|sin|peace|harmony|style|luxury|poverty|comfort|sync|reality|limbo|chaos|bliss|dread|"
-    r"the\s+(?:moment|past|present|now|dark|shadows?)|a\s+(?:bubble|dream)|my\s+head)\b)"
+    r"(?!(?:" + "|".join(STATES.split()) + r"|the\s+(?:moment|past|present|now|dark|shadows?)|a\s+(?:bubble|dream)|"
+    r"my\s+head)\b)"
 )
 # A move to a provider, not a place: "moved to Virgin Media for broadband".
 NOT_FOR_A_SERVICE = (
