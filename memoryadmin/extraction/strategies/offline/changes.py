@@ -179,6 +179,22 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
     ),
 )
 
+# A service named as the speaker's by using it: "I'm with Nubank, how do I…", "I'm still with Barclays", "I'm on
+# Airtel", "Jio user, how do I…", "Monzo customer here".
+_SERVICES_USED = tuple(
+    (
+        r"\b(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:" + joined + r")\s+(?P<" + group + r">" + named(label) + r")\b|"
+        r"^(?P<" + group + r"2>" + named(label) + r")\s+(?:user|customer|client|subscriber)\b",
+        topic,
+        attribute,
+        template,
+    )
+    for label, group, joined, topic, attribute, template in (
+        ("banks", "bank", "with", "money", "bank", "{speaker} banks with {bank}"),
+        ("carriers", "carrier", "with|on", "possessions", "mobile_carrier", "{speaker}'s mobile carrier is {carrier}"),
+    )
+)
+
 # Said in a question or a request, as people tell an assistant about themselves on the way: "Since I'm in Vancouver
 # now, should I sell the winter tires?", "as a teaching assistant how can I…", "Jio user, how do I…". Each is said of
 # the speaker by its own words, so it is read whatever the clause is for.
@@ -307,19 +323,7 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "name",
         "{speaker}'s name is {name}",
     ),
-    (
-        # "I'm with Nubank, how do I…", "I'm still with Barclays, but their app is terrible".
-        r"\b(?:i'm|im|i\s+am)\s+(?:still\s+)?with\s+(?P<bank>" + named("banks") + r")\b",
-        "money",
-        "bank",
-        "{speaker} banks with {bank}",
-    ),
-    (
-        r"\b(?:i'm|im|i\s+am)\s+(?:still\s+)?(?:with|on)\s+(?P<carrier>" + named("carriers") + r")\b",
-        "possessions",
-        "mobile_carrier",
-        "{speaker}'s mobile carrier is {carrier}",
-    ),
+    *_SERVICES_USED,
     (
         # "Dr. Reyes is my primary care doctor".
         r"^(?P<name>(?:Dr|Doctor)\.?\s+(?-i:[A-Z])[\w'-]+)\s+is\s+(?:still\s+)?my\s+(?:[\w-]+\s+){0,2}?(?:doctor|gp|physician)\b",
@@ -375,24 +379,7 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "employer",
         "{speaker} works at {org}",
     ),
-    (
-        # A service named as the speaker's by using it: "Jio user, how do I…", "I'm with Nubank", "Planet Fitness
-        # member, total beginner".
-        r"^(?P<carrier>" + named("carriers") + r")\s+(?:user|customer|subscriber)\b",
-        "possessions",
-        "mobile_carrier",
-        "{speaker}'s mobile carrier is {carrier}",
-    ),
-    (
-        r"^(?P<bank>"
-        + named("banks")
-        + r")\s+(?:user|customer|client)\b|\bbanking\s+with\s+(?P<bank2>"
-        + NAME
-        + r")\s+now\b",
-        "money",
-        "bank",
-        "{speaker} banks with {bank}",
-    ),
+    (r"\bbanking\s+with\s+(?P<bank>" + NAME + r")\s+now\b", "money", "bank", "{speaker} banks with {bank}"),
     (
         r"^(?P<gym>" + named("gyms") + r")\s+member\b",
         "health",
