@@ -255,7 +255,8 @@ class SearchExplainOut(Schema):
     relevance: float = Field(
         description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625), times "
         "1 - 0.5 (1 - dates) when the query names dates, times 0.85 for an utterance, times 0.8 when "
-        "about_other, times 0.6 when opposite_sentiment; plus 0.15 times the best hit's relevance when context."
+        "about_other, times 0.6 when opposite_sentiment; plus 0.05 sitting; plus 0.15 times the best hit's "
+        "relevance when context."
     )
     recency: float | None = Field(description="The recency blend's value; null when recency is off.")
     about_other: bool = Field(
@@ -269,6 +270,11 @@ class SearchExplainOut(Schema):
     context: bool = Field(
         default=False,
         description="Said within an hour of the best hit (it included), when not every candidate was.",
+    )
+    sitting: float = Field(
+        default=0.0,
+        description="The relevance of the best other candidate said within an hour of it (0 when every candidate "
+        "was said within one hour).",
     )
     matches: list[SearchMatchOut] = Field(description="The query words the memory comes close to, closest first.")
 

@@ -20,14 +20,16 @@ are the WIDE_MATCHES newest: ranking every match of a common word would cost mor
 search should (62,000 rows for "coffee" in a million memories).
 
 The second statement reads the candidates' rows, in scope: a vector candidate the scope
-refuses (another status, a filter) is dropped there.
+refuses (another status, a filter) is dropped there. For a person's search it also reads the
+sittings of the best full-text and the nearest candidate (what was said within SITTING of
+them): their mates join the candidates, and scoring keeps those beside the best match.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field, fields
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,10 @@ from memoryadmin.memories.vectors import nearest_sql, person_codes_sql, pgvector
 
 # Candidates taken from each side (full text, vectors, dates) before they are scored together.
 POOL = 100
+# A sitting: what was said within this time of a memory (its context, scoring.said_beside).
+SITTING = timedelta(hours=1)
+# At most this many memories of an anchor's sitting join its candidates (candidate_rows).
+MATES = 20
 # Across a namespace, full text ranks at most this many matches: the newest.
 WIDE_MATCHES = 200
 
@@ -244,8 +250,16 @@ class Facts:
 FACT_COLUMNS = [f.name for f in fields(Facts)]
 
 
-def candidate_rows(ids: list[uuid.UUID], scope: Scope, *, model: str | None) -> list[tuple[Any, ...]]:
-    """The candidates' facts (FACT_COLUMNS), in scope; with `model`, each row's int8 code last (None without)."""
+def candidate_rows(
+    ids: list[uuid.UUID], scope: Scope, *, model: str | None, anchors: list[uuid.UUID] | None = None
+) -> list[tuple[Any, ...]]:
+    """The candidates' facts (FACT_COLUMNS), in scope; with `model`, each row's int8 code (None without); last,
+    whether the row is a sitting mate.
+
+    With `anchors` (some of `ids`, the likely best matches), the same statement also reads up to MATES memories
+    in scope said within SITTING of each anchor and not among `ids`, nearest in time first: what was said
+    beside an event often answers a question about it in other words (scoring.said_beside).
+    """
     if not ids:
         return []
     columns = ", ".join(f"m.{Memory._meta.get_field(name).column}" for name in FACT_COLUMNS)
@@ -256,12 +270,33 @@ def candidate_rows(ids: list[uuid.UUID], scope: Scope, *, model: str | None) -> 
         join_params = [model]
     # The rows by primary key, then the scope's conditions on them (without the fence, PostgreSQL may
     # also scan the person's index to AND it with the keys, for rows it already has).
+    sql = (
+        f"SELECT {columns}, {code}, false FROM (SELECT * FROM memories_memory WHERE id = ANY(%s) OFFSET 0) m {join} "
+        f"WHERE {scope.sql}"
+    )
+    params: list[Any] = [ids, *join_params, *scope.params]
+    if anchors:
+        # Each anchor's sitting by the person's (namespace, user, stated_at) index, nearest in time first.
+        sql += f"""
+            UNION ALL
+            SELECT {columns}, {code}, true FROM (
+                SELECT DISTINCT near.id FROM (
+                    SELECT a.stated_at AS said FROM memories_memory a
+                    WHERE a.id = ANY(%s) AND a.stated_at IS NOT NULL
+                ) anchor
+                CROSS JOIN LATERAL (
+                    SELECT m.id FROM memories_memory m
+                    WHERE {scope.sql} AND m.stated_at >= anchor.said - %s AND m.stated_at <= anchor.said + %s
+                          AND m.id <> ALL(%s)
+                    ORDER BY abs(extract(epoch FROM m.stated_at - anchor.said)), m.id
+                    LIMIT %s
+                ) near
+            ) mate
+            JOIN memories_memory m ON m.id = mate.id {join}
+        """
+        params += [anchors, *scope.params, SITTING, SITTING, ids, MATES, *join_params]
     with read_connection().cursor() as cursor:
-        cursor.execute(
-            f"SELECT {columns}, {code} FROM (SELECT * FROM memories_memory WHERE id = ANY(%s) OFFSET 0) m {join} "
-            f"WHERE {scope.sql}",
-            [ids, *join_params, *scope.params],
-        )
+        cursor.execute(sql, params)
         return cursor.fetchall()
 
 

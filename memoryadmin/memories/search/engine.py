@@ -230,12 +230,18 @@ def _gathered(
     dated_only = set(pool.dated).difference(fulltext) if lexical else set()
     # Without a person's vectors at hand, each candidate's code comes with its row.
     codes_needed = model is not None and pool.person is None
-    rows = candidate_rows(ids, scope, model=model if codes_needed else None)
+    anchors = _anchors(fulltext, similar) if lexical and with_vectors and person is not None else None
+    rows = candidate_rows(ids, scope, model=model if codes_needed else None, anchors=anchors)
+    mates = [row[0] for row in rows if row[-1]]
+    if mates and person is not None and vector is not None:
+        for pk, position in zip(mates, person.positions([pk.bytes for pk in mates]), strict=True):
+            if position is not None:
+                embeddings[pk] = person.vector(position)
     candidates = []
     dimension = len(vector) if vector is not None else 0
     for row in rows:
         facts = Facts(*row[:_FACTS])
-        candidate = Candidate(facts.id, facts, fulltext=fulltext.get(facts.id, 0.0))
+        candidate = Candidate(facts.id, facts, fulltext=fulltext.get(facts.id, 0.0), mate=row[-1])
         embedding = embeddings.get(facts.id)
         code = row[_FACTS]
         if embedding is None and code is not None and vector is not None:
@@ -249,12 +255,22 @@ def _gathered(
             candidate.vector = float(embedding @ vector)  # type: ignore[operator]
         if not lexical and candidate.vector is None:
             continue
-        if facts.id in dated_only and (candidate.vector is None or candidate.vector < DATED_MIN_SIMILARITY):
+        if (candidate.mate or facts.id in dated_only) and (
+            candidate.vector is None or candidate.vector < DATED_MIN_SIMILARITY
+        ):
             # A date is a preference among relevant memories: said on the day asked about is no reason
             # to be found on its own ("Can I eat peanuts tonight?" is not about where Alice lives).
             continue
         candidates.append(candidate)
     return candidates
+
+
+def _anchors(fulltext: dict[uuid.UUID, float], similar: dict[uuid.UUID, float]) -> list[uuid.UUID]:
+    """The likely best matches whose sittings are read too: the best by full text and the nearest by vector."""
+    anchors = [next(iter(fulltext))] if fulltext else []
+    if similar:
+        anchors.append(max(similar, key=similar.__getitem__))
+    return list(dict.fromkeys(anchors))
 
 
 def _touch_due(last_accessed_at: datetime | None, now: datetime) -> bool:

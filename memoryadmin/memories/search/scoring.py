@@ -23,8 +23,11 @@ on LoCoMo conversations, see docs/search.md), then:
 - when the question asks what someone likes (or dislikes), a memory saying the opposite ("Alice
   dislikes spicy food" for "What food does Alice like?") counts OPPOSITE_SENTIMENT_WEIGHT of its
   relevance (sentiment.py);
+- a memory gains SITTING_WEIGHT times the relevance of the best other memory said within
+  CONTEXT_WINDOW of it (its sitting): sitting_support below;
 - a memory said within CONTEXT_WINDOW of the best match (it included) gains CONTEXT_WEIGHT times
-  the best match's relevance: said_beside below.
+  the best match's relevance: said_beside below. A sitting mate (a memory read only because it was
+  said beside a likely best match, candidates.candidate_rows) is kept only when it is beside the best.
 
 score = text_weight * relevance + recency_weight * recency (Recency below).
 """
@@ -43,7 +46,7 @@ import numpy as np
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.embeddings import content_words, word_vectors
 from memoryadmin.memories.models import DatePrecision, MemoryType
-from memoryadmin.memories.search.candidates import Facts
+from memoryadmin.memories.search.candidates import SITTING, Facts
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
 from memoryadmin.memories.search.inflections import base_word
 from memoryadmin.memories.search.periods import Period
@@ -62,7 +65,9 @@ OTHER_PERSON_WEIGHT = 0.8
 OPPOSITE_SENTIMENT_WEIGHT = 0.6
 # What was said in the same sitting as the best match is its context (said_beside).
 CONTEXT_WEIGHT = 0.15
-CONTEXT_WINDOW = timedelta(hours=1)
+CONTEXT_WINDOW = SITTING
+# What the best other memory of a memory's sitting tells of it (sitting_support).
+SITTING_WEIGHT = 0.05
 # 0.5 ** 1000 is still a normal double; beyond it the decay underflows.
 MAX_HALF_LIVES = 1000
 # The bounds of a search's recency settings: a half-life of up to a century, weights up to 1000.
@@ -135,6 +140,10 @@ class Candidate:
     opposite_sentiment: bool = False
     # Said in the same sitting as the best match (said_beside).
     context: bool = False
+    # The relevance of the best other memory said in its sitting (sitting_support).
+    sitting: float = 0.0
+    # Read only as a memory said beside a likely best match (candidates.candidate_rows).
+    mate: bool = False
 
 
 @lru_cache(maxsize=50_000)
@@ -245,6 +254,30 @@ def said_beside(candidates: list[Candidate], best: Candidate) -> None:
         candidate.context = near
 
 
+def sitting_support(candidates: list[Candidate]) -> None:
+    """Set each candidate's `sitting`: the relevance of the best other candidate said within CONTEXT_WINDOW of it.
+
+    Memories said together tell one story, and a memory whose sitting holds a good match is more
+    likely relevant than one said alone (cluster-based retrieval: a document is scored with its
+    neighbours). When every candidate was said within one window, it tells none apart and none gains.
+    """
+    said = np.array(
+        [c.facts.stated_at.timestamp() if c.facts.stated_at is not None else np.nan for c in candidates],
+        dtype=np.float64,
+    )
+    known = ~np.isnan(said)
+    window = CONTEXT_WINDOW.total_seconds()
+    if known.sum() < 2 or (known.all() and said.max() - said.min() <= window):
+        return
+    relevance = np.array([c.relevance for c in candidates], dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        beside = np.abs(said[:, None] - said[None, :]) <= window
+    np.fill_diagonal(beside, False)
+    support = np.where(beside, relevance[None, :], 0.0).max(axis=1)
+    for candidate, value in zip(candidates, support, strict=True):
+        candidate.sitting = float(value)
+
+
 _PRECISION_DAYS = {
     DatePrecision.DAY: 1,
     DatePrecision.WEEK: 7,
@@ -327,11 +360,15 @@ def rank(
                 if candidate.embedding is not None:
                     candidate.vector = float(candidate.embedding @ fed_back)
             ranked = _scored(candidates, in_use, recency)
+    sitting_support(candidates)
+    if any(c.sitting for c in candidates):
+        ranked = _scored(candidates, in_use, recency)
     best = ranked[0]
     said_beside(candidates, best)
     if best.context:
         ranked = _scored(candidates, in_use, recency, context=CONTEXT_WEIGHT * best.relevance)
-    return ranked
+    # A sitting mate was read for the best match's context: away from it, it is no candidate.
+    return [c for c in ranked if c.context or not c.mate]
 
 
 def _scored(
@@ -352,6 +389,7 @@ def _scored(
             relevance *= OTHER_PERSON_WEIGHT
         if candidate.opposite_sentiment:
             relevance *= OPPOSITE_SENTIMENT_WEIGHT
+        relevance += SITTING_WEIGHT * candidate.sitting
         if candidate.context:
             relevance += context
         candidate.relevance = relevance
@@ -376,5 +414,6 @@ def explained(candidate: Candidate) -> dict[str, Any]:
         "about_other": candidate.about_other,
         "opposite_sentiment": candidate.opposite_sentiment,
         "context": candidate.context,
+        "sitting": candidate.sitting,
         "matches": candidate.matches,
     }
