@@ -68,11 +68,15 @@ _LEARNER = re.compile(
     r"(?:days?|weeks?|months?|years?)(?:\s+now|\s+only)?\s*,?\s+(?=(?:i|i'm|im|we|we're|my|our)\b)|"
     # "My husband and me we are separating": the speaker named second, and again.
     r"(?:^|(?<=[.!?]\s))(?P<pair>(?:my|our)\s+[a-z]+)\s+and\s+me\s+(?:we\s+)?(?=[a-z])|"
-    # "I use Xiaomi 12", "my phone is iPhone 13", "I am having Maruti Swift": a make without its article.
+    # "I use Xiaomi 12", "my phone is iPhone 13", "I am having Maruti Swift": a make without its article. The device
+    # is all the phrase names (its make, its model's words, then the clause goes on or ends): "I have iPhone
+    # issues", "we got Samsung fridge" name none.
     r"\b(?P<verb>use|using|have|has|drive|driving|bought|got|having|(?:phone|mobile|car)(?:'s|\s+is))\s+(?=(?:"
     + _MAKES
     + r")\b"
-    r"(?!\s+(?:pay|health|notes|cloud|music|tv|watch|buds|tab|wallet|account|id|store|stock|shares)\b))",
+    r"(?!\s+(?:pay|health|notes|cloud|music|tv|watch|buds|tab|wallet|account|id|store|stock|shares)\b)"
+    r"[\w-]*(?:\s+(?:(?-i:[A-Z0-9])[\w+-]*|pro|max|plus|ultra|mini|lite|ev))*\s*(?:[,.!?;:)]|$|\s+(?:now|and|but|so|"
+    r"since|from|with|for|lol|too|as|these|this|at|in|which|that|because|instead|only|also|though)\b))",
     re.IGNORECASE,
 )
 
