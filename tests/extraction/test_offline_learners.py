@@ -62,6 +62,8 @@ def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attri
         "I moved to tears lol, what an ending",
         "I have iPhone issues",
         "we got Samsung fridge last week",
+        "I bought a Samsung TV",
+        "we got a Samsung fridge last week",
         "my parents are getting divorced",
         "I'm helping my friend who is getting divorced",
     ],
@@ -101,6 +103,7 @@ def test_someone_named_before_the_speaker_is_kept_with_them(content: str, text: 
 
 
 PAIRS = [
+    {"attribute": "phone", "update": False, "before": "I use an iPhone 14.", "after": "I bought a Samsung TV."},
     {
         "attribute": "employer",
         "update": True,

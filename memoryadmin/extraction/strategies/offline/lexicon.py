@@ -134,6 +134,13 @@ THINGS = {
     "motorbike": word_set("motorbike motorcycle scooter moped"),
     "home": word_set("house apartment flat condo home townhouse cottage"),
 }
+# Goods of the makes of phones and cars that are no phone and no car: "a Samsung TV", "my Tesla stock".
+OTHER_GOODS = word_set(
+    """tv tvs television fridge freezer fridge-freezer washer dryer washing dishwasher microwave oven hob vacuum hoover
+    watch smartwatch tablet tab monitor soundbar speaker speakers headphones earbuds buds charger case cover printer
+    camera console aircon stock stocks shares laptop notebook chromebook computer pc desktop"""
+)
+OTHER_GOODS_AFTER = r"(?![\s\d]*\s(?:" + "|".join(sorted(OTHER_GOODS)) + r")\b)"
 THING_OF = {word: attribute for attribute, words in THINGS.items() for word in words}
 THING_WORDS = frozenset(THING_OF)
 INSTRUMENTS = (

@@ -13,7 +13,7 @@ import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
 from memoryadmin.extraction.strategies.offline.changes import ON_THE_WAY
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, favourite_attribute
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, OTHER_GOODS_AFTER, favourite_attribute
 from memoryadmin.extraction.strategies.offline.names import canonical
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
 from memoryadmin.extraction.strategies.offline.phrases import (
@@ -220,7 +220,7 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         (
             r"\b(?:upgraded|switched(?:\s+back)?|moved|changed|went)\s+(?:over\s+)?to\s+(?:the\s+|an?\s+)?"
-            r"(?P<phone>" + PHONE + r")(?![\s\d]*\s(?:case|cover|screen|store|group|chat|charger)\b)",
+            r"(?P<phone>" + PHONE + r")(?![\s\d]*\s(?:screen|store|group|chat)\b)" + OTHER_GOODS_AFTER,
             "possessions",
             "phone",
             "{speaker}'s phone is the {phone}",

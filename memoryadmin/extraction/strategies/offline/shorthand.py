@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.changes import CHANGES
-from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, PROFESSIONS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, OTHER_GOODS_AFTER, PROFESSIONS, word_set
 from memoryadmin.extraction.strategies.offline.names import named
 from memoryadmin.extraction.strategies.offline.phrases import (
     CAP,
@@ -190,7 +190,9 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"set\s+me\s+up\s+with)\s+"
         r"(?:a|an|the|myself\s+a)\s+(?:new\s+|used\s+|refurbished\s+|shiny\s+)?(?P<phone>"
         + PHONE
-        + r")(?![^.!?]{0,30}\b(?:for\s+(?:on\s+call|work)|work\s+phone|company\s+phone)\b)",
+        + r")"
+        + OTHER_GOODS_AFTER
+        + r"(?![^.!?]{0,30}\b(?:for\s+(?:on\s+call|work)|work\s+phone|company\s+phone)\b)",
         "possessions",
         "phone",
         "{speaker}'s phone is the {phone}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import PETS, THING_OF, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import OTHER_GOODS, PETS, THING_OF, word_set
 
 _NEW_THING = re.compile(
     r"\b(?:my|our)\s+(?:brand[- ]new|new)\s+(?P<phrase>(?:[a-z0-9-]+\s+)?(?P<thing>[a-z-]+))\b", re.IGNORECASE
@@ -75,8 +75,14 @@ def possession_in(clause: str) -> tuple[str, str] | None:
 def owned_thing(phrase: str) -> str:
     """The kind of thing a short noun phrase names: "a used 2019 Honda Civic" -> "honda", "two cats" -> "cats"."""
     words = re.findall(r"[a-z][a-z-]*|\d+", phrase.lower())[:6]
-    for word in words:
+    for index, word in enumerate(words):
         if word in THING_OF or word in PETS:
+            after = words[index + 1] if index + 1 < len(words) else ""
+            # A make of other goods too: "a Samsung TV" is no phone, "a Samsung laptop" a computer.
+            if word in _MAKES and THING_OF.get(after, THING_OF[word]) != THING_OF[word]:
+                return after
+            if word in _MAKES and after in OTHER_GOODS:
+                return ""
             return word
         if word in _PHRASE_ENDS:
             break
