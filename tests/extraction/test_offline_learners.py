@@ -64,6 +64,8 @@ def test_a_learners_form_or_a_plain_state_sets_its_attribute(content: str, attri
         "we got Samsung fridge last week",
         "I bought a Samsung TV",
         "we got a Samsung fridge last week",
+        "I got a Honda lawnmower",
+        "I have a Nokia 3310 as a backup phone",
         "my parents are getting divorced",
         "I'm helping my friend who is getting divorced",
     ],

@@ -138,7 +138,8 @@ THINGS = {
 OTHER_GOODS = word_set(
     """tv tvs television fridge freezer fridge-freezer washer dryer washing dishwasher microwave oven hob vacuum hoover
     watch smartwatch tablet tab monitor soundbar speaker speakers headphones earbuds buds charger case cover printer
-    camera console aircon stock stocks shares laptop notebook chromebook computer pc desktop"""
+    camera console aircon stock stocks shares laptop notebook chromebook computer pc desktop lawnmower mower
+    generator powerwall battery"""
 )
 OTHER_GOODS_AFTER = r"(?![\s\d]*\s(?:" + "|".join(sorted(OTHER_GOODS)) + r")\b)"
 THING_OF = {word: attribute for attribute, words in THINGS.items() for word in words}

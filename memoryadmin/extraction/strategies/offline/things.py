@@ -40,6 +40,8 @@ _MAKES = word_set(
 NOT_A_NEW_ONE = re.compile(
     r"\bstill\s+(?:use|using|have|got|drive|driving|ride|riding|own|rocking)\b|\bback\s+(?:in|to|on)\s+(?:my|our)\b|"
     r"\b(?:rental|rented|borrow(?:ed|ing)?|loaner|courtesy|test[- ]drive|stock|stocks|shares)\b|"
+    # One beside the one the speaker uses: "a Nokia 3310 as a backup phone".
+    r"\b(?:backup|back-up|spare|second|burner)\s+(?:phone|car|laptop)\b|"
     # A present for someone else: "Got my mum a Samsung Galaxy for her birthday".
     r"\b(?:got|get|bought|buy|gave|give|ordered)\s+(?:my|our)\s+[a-z]+\s+(?:a|an|the|his|her|their)\b|\bfor\s+(?:her|his|their)\s+birthday\b|"
     r"\bfor\s+(?:my|our)\s+(?:mum|mom|dad|mother|father|son|daughter|kids?|nephew|niece|brother|sister|wife|husband|"
