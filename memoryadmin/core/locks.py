@@ -64,6 +64,11 @@ def _subject_key(namespace_id: int, user_id: str) -> str:
     return f"{namespace_id}:{user_id}"
 
 
+def subject_lock_sql(namespace_id: int, user_id: str) -> tuple[str, list[object]]:
+    """The shared subject lock as an expression, for a writer that takes it in a statement of its own."""
+    return "pg_advisory_xact_lock_shared(%s, hashtext(%s))", [_SUBJECT, _subject_key(namespace_id, user_id)]
+
+
 def lock_subject(namespace_id: int, user_id: str, *, exclusive: bool = False) -> None:
     """The subject lock of one person: shared for a writer that adds rows about them, exclusive for an erasure."""
     _require_transaction()

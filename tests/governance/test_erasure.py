@@ -350,6 +350,43 @@ def test_a_new_session_started_during_an_erasure_waits_and_is_new_data(make_name
     assert Message.objects.get(session=session).created_at > held_since
 
 
+@pytest.mark.django_db(transaction=True)
+def test_an_extraction_run_waits_for_an_erasure_before_it_holds_the_session(make_namespace) -> None:
+    """An extraction run takes the person's subject lock before it holds their session, as an erasure takes
+    them: it waits for the sweep instead of holding the session the sweep is waiting for (a deadlock)."""
+    from memoryadmin.extraction.models import RunStatus
+    from memoryadmin.extraction.services import extraction_run, extraction_schedule
+
+    namespace = make_namespace("extracting")
+    session, _ = session_append_messages(
+        namespace=namespace,
+        session_id="alice-chat",
+        user_id="alice",
+        messages=[NewMessage(role="user", name="Alice", content="I live in Lyon and I love jazz.")],
+    )
+    run = extraction_schedule(session=session, delay=0)
+    done: dict[str, object] = {}
+
+    def extract() -> None:
+        try:
+            done["run"] = extraction_run(run=run)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=extract)
+    with transaction.atomic():
+        lock_subject(namespace.pk, "alice", exclusive=True)
+        thread.start()
+        _wait_until(_waiting_for_a_subject_lock, "the run never waited for the subject lock")
+        assert "run" not in done
+        with connection.cursor() as cursor:
+            # It holds nothing of the session yet: a sweep could lock it.
+            cursor.execute("SELECT id FROM conversations_session WHERE id = %s FOR UPDATE NOWAIT", [session.pk])
+    thread.join(60)
+    assert done["run"].status == RunStatus.SUCCEEDED
+    assert Memory.objects.filter(namespace=namespace, user_id="alice").exists()
+
+
 def test_each_table_is_counted_once_per_pass_and_the_sessions_locked_once(namespace) -> None:
     from django.test.utils import CaptureQueriesContext
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from memoryadmin.conversations.models import Message, Session
 from memoryadmin.core.bulk import send_later
+from memoryadmin.core.locks import subject_lock_sql
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
 from memoryadmin.tenancy.models import Namespace
@@ -145,28 +146,38 @@ def run_messages(
 
 
 def run_lock_and_mark(
-    session_pk: int, user_lock: tuple[str, list[object]], message_pks: Sequence[int]
+    session_pk: int, user_lock: tuple[str, list[object]], message_pks: Sequence[int], subject: tuple[int, str]
 ) -> set[int] | None:
     """In the writing transaction, in one round trip: take turns with the session's other writers, hold off
     its deletion, and mark which of these messages no run has taken yet as extracted; returns them, or None
     when the session no longer exists (so a run never writes for a session that is gone).
 
     The person's supersession lock (`user_lock`: `user_lock_sql`) is taken with the writers' one: the run
-    settles that person's knowledge updates. The hold is `conversations.services.session_hold` (FOR KEY
-    SHARE: a deletion or an erasure waits for the run, an append does not), the marks
-    `messages_mark_extracted`: they commit with what the run writes for them.
+    settles that person's knowledge updates. So is the person's subject lock (shared, `core.locks`), before the
+    session's row, as an erasure takes them: the run adds rows about the person. The hold is
+    `conversations.services.session_hold` (FOR KEY SHARE: a deletion or an erasure waits for the run, an append
+    does not), the marks `messages_mark_extracted`: they commit with what the run writes for them.
     """
     lock_sql, lock_params = user_lock
+    subject_sql, subject_params = subject_lock_sql(*subject)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
-            SELECT pg_advisory_xact_lock(%s), (SELECT count(*) FROM ({lock_sql}) AS locked);
+            SELECT pg_advisory_xact_lock(%s), {subject_sql}, (SELECT count(*) FROM ({lock_sql}) AS locked);
             SELECT 1 FROM {Session._meta.db_table} WHERE id = %s FOR KEY SHARE;
             UPDATE {Message._meta.db_table} SET extracted_at = %s
             WHERE session_id = %s AND id = ANY(%s) AND extracted_at IS NULL
             RETURNING id
             """,
-            [_WRITER_LOCK_BASE + session_pk, *lock_params, session_pk, timezone.now(), session_pk, list(message_pks)],
+            [
+                _WRITER_LOCK_BASE + session_pk,
+                *subject_params,
+                *lock_params,
+                session_pk,
+                timezone.now(),
+                session_pk,
+                list(message_pks),
+            ],
         )
         cursor.nextset()
         held = cursor.fetchone() is not None

@@ -281,7 +281,9 @@ def _write(
     # The writes nobody reads back (revisions, evidence, vectors) travel with the statements after them.
     with transaction.atomic(), writes_sent_later(), audit_last():
         user_lock = user_lock_sql(session.namespace_id, [session.user_id])
-        still_open = run_lock_and_mark(session.pk, user_lock, [m.pk for m in chunk])
+        still_open = run_lock_and_mark(
+            session.pk, user_lock, [m.pk for m in chunk], (session.namespace_id, session.user_id)
+        )
         if still_open is None:
             return False
         tally = Tally(candidates=len(candidates))
