@@ -78,7 +78,8 @@ def test_a_replica_lagging_beyond_the_bound_is_skipped(replica, namespace, api, 
     memory_create(namespace=namespace, user_id="alice", text="Alice goes to Tromso", actor=SYSTEM)
 
     lagging = eventually(lambda: (h := replica_health(anon_api))["state"] == "lagging" and h, "the replica lags")
-    assert lagging["used"] is False and lagging["lag_seconds"] > 0.3
+    # Past the bound when judged; the lag shown is rounded to the millisecond (0.3004 is shown as 0.3).
+    assert lagging["used"] is False and lagging["lag_seconds"] >= 0.3
     scraped = Client().get("/metrics").content.decode()
     assert f'memoryadmin_replica_used{{replica="{REPLICA}",state="lagging"}} 0' in scraped
     assert f'memoryadmin_replica_lag_seconds{{replica="{REPLICA}"}} ' in scraped
