@@ -64,17 +64,18 @@ def _subject_key(namespace_id: int, user_id: str) -> str:
     return f"{namespace_id}:{user_id}"
 
 
-def subject_lock_sql(namespace_id: int, user_id: str) -> tuple[str, list[object]]:
-    """The shared subject lock as an expression, for a writer that takes it in a statement of its own."""
-    return "pg_advisory_xact_lock_shared(%s, hashtext(%s))", [_SUBJECT, _subject_key(namespace_id, user_id)]
+def subject_lock_sql(namespace_id: int, user_id: str, *, exclusive: bool = False) -> tuple[str, list[object]]:
+    """The subject lock as an expression, for a writer that takes it in a statement of its own."""
+    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    return f"{function}(%s, hashtext(%s))", [_SUBJECT, _subject_key(namespace_id, user_id)]
 
 
 def lock_subject(namespace_id: int, user_id: str, *, exclusive: bool = False) -> None:
     """The subject lock of one person: shared for a writer that adds rows about them, exclusive for an erasure."""
     _require_transaction()
-    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    sql, params = subject_lock_sql(namespace_id, user_id, exclusive=exclusive)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s, hashtext(%s))", [_SUBJECT, _subject_key(namespace_id, user_id)])
+        cursor.execute(f"SELECT {sql}", params)
 
 
 def lock_texts(namespace_id: int, texts: Iterable[tuple[str, str]], *, with_namespace: bool = True) -> None:

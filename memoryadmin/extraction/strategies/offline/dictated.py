@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import THINGS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import GENERIC_THINGS, THINGS, word_set
 
 _SPOKEN = re.compile(r"comma|period|full\s+stop|new\s+(?:line|paragraph)|exclamation|question\s+mark", re.IGNORECASE)
 _MARK = re.compile(
@@ -51,13 +51,8 @@ _CALENDAR = (
     r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
     r"september|october|november|december|christmas|easter|then|now|tomorrow|next|the)\b"
 )
-_MAKES = "|".join(
-    sorted(
-        (THINGS["phone"] | THINGS["car"])
-        - word_set("phone smartphone cellphone android car cars truck pickup suv van")
-        - word_set("minivan jeep sedan hatchback convertible mini")
-    )
-)
+# The makes and models of phones and cars: not their kinds, nor a system ("android") or a kind named by a make ("jeep").
+_MAKES = "|".join(sorted((THINGS["phone"] | THINGS["car"]) - GENERIC_THINGS - word_set("android jeep")))
 _LEARNER = re.compile(
     # "I am having a Maruti Swift": to own, not to eat or to hold an event (a make follows).
     r"\b(?P<have>i\s+am|i'm|im|we\s+are|we're)\s+having\s+(?=(?:a|an)\s+(?:" + _MAKES + r")\b)|"

@@ -134,6 +134,12 @@ THINGS = {
     "motorbike": word_set("motorbike motorcycle scooter moped"),
     "home": word_set("house apartment flat condo home townhouse cottage"),
 }
+# Words that name a kind of thing, not a make or model: "my car" says nothing of which car.
+GENERIC_THINGS = word_set(
+    """car cars truck pickup suv van minivan sedan hatchback convertible phone smartphone cellphone laptop computer
+    pc desktop notebook bike bicycle e-bike ebike motorbike motorcycle scooter moped house apartment flat condo
+    home townhouse cottage mini"""
+)
 # Goods of the makes of phones and cars that are no phone and no car: "a Samsung TV", "my Tesla stock".
 OTHER_GOODS = word_set(
     """tv tvs television fridge freezer fridge-freezer washer dryer washing dishwasher microwave oven hob vacuum hoover

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import OTHER_GOODS, PETS, THING_OF, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import GENERIC_THINGS, OTHER_GOODS, PETS, THING_OF, word_set
 
 _NEW_THING = re.compile(
     r"\b(?:my|our)\s+(?:brand[- ]new|new)\s+(?P<phrase>(?:[a-z0-9-]+\s+)?(?P<thing>[a-z-]+))\b", re.IGNORECASE
@@ -18,12 +18,6 @@ _NEW_THING = re.compile(
 _NAMED_THING = re.compile(
     r"\b(?:my|our)\s+(?P<phrase>(?:(?:19|20)\d\d\s+)?(?P<thing>[a-z][a-z-]*)(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})",
     re.IGNORECASE,
-)
-# Words that name a kind of thing, not a make or model: "my car" says nothing of which car.
-_GENERIC_THINGS = word_set(
-    """car cars truck pickup suv van minivan sedan hatchback convertible phone smartphone cellphone laptop computer
-    pc desktop notebook bike bicycle e-bike ebike motorbike motorcycle scooter moped house apartment flat condo
-    home townhouse cottage mini"""
 )
 
 # Makes and product lines of many models: named alone in passing, they restate rather than replace.
@@ -69,7 +63,7 @@ def possession_in(clause: str) -> tuple[str, str] | None:
         thing = match.group("thing").lower()
         phrase = match.group("phrase")
         # "while my Pixel gets a new screen": a make or a line alone says which one no better than the fact before.
-        if thing in THING_OF and thing not in _GENERIC_THINGS and not (thing in _MAKES and phrase.lower() == thing):
+        if thing in THING_OF and thing not in GENERIC_THINGS and not (thing in _MAKES and phrase.lower() == thing):
             return THING_OF[thing], f"an {phrase}" if phrase[:1].lower() in "aeiou" else f"a {phrase}"
     return None
 
