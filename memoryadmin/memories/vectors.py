@@ -296,6 +296,16 @@ def memories_without_vector(
         return cursor.fetchall()
 
 
+def memories_unchanged(texts: dict[uuid.UUID, str]) -> set[uuid.UUID]:
+    """Which of these memories still exist with the text given, held (FOR SHARE) until the transaction ends:
+    an edit or a deletion waits, so a vector of that text stored now is stored for the memory as it is."""
+    if not texts:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, text FROM memories_memory WHERE id = ANY(%s) ORDER BY id FOR SHARE", [list(texts)])
+        return {pk for pk, text in cursor.fetchall() if texts.get(pk) == text}
+
+
 def memories_count_without_vector(model: str) -> int:
     with connection.cursor() as cursor:
         cursor.execute(

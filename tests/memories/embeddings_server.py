@@ -6,6 +6,7 @@ import hashlib
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -37,6 +38,8 @@ class EmbeddingsServer:
         self.requests: list[dict[str, Any]] = []
         self.closing = threading.Event()
         self.lock = threading.Lock()
+        # Run (in the request's thread) with the texts of the next request answered with vectors, once.
+        self.before_next: Callable[[list[str]], None] | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -54,6 +57,10 @@ class EmbeddingsServer:
                     status, payload = failure.status, b'{"error": {"message": "scripted failure"}}'
                 else:
                     texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    with server.lock:
+                        before, server.before_next = server.before_next, None
+                    if before is not None:
+                        before(texts)
                     data = [
                         {"object": "embedding", "index": i, "embedding": text_vector(t, server.dimension)}
                         for i, t in enumerate(texts)

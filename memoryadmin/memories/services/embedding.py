@@ -25,6 +25,7 @@ from memoryadmin.memories.vectors import (
     Owner,
     hnsw_index_ensure,
     memories_count_without_vector,
+    memories_unchanged,
     memories_without_vector,
     vectors_prune,
     vectors_store,
@@ -83,7 +84,10 @@ def memories_embed_all(
                 break
             vectors = embedder.embed([text for _, _, _, text in rows])
             with transaction.atomic():
-                vectors_store([Owner(pk, ns, user) for pk, ns, user, _ in rows], embedder, vectors)
+                # Deleted or edited while the batch was embedded: nothing to store (an edit stored its own).
+                current = memories_unchanged({pk: text for pk, _, _, text in rows})
+                kept = [i for i, row in enumerate(rows) if row[0] in current]
+                vectors_store([Owner(*rows[i][:3]) for i in kept], embedder, vectors[kept])
             after = rows[-1][0]
             job.done += len(rows)
             job.save()
@@ -96,6 +100,12 @@ def memories_embed_all(
     except EmbeddingError as exc:
         job.status, job.error = "failed", str(exc)[:500]
         logger.warning("re-embedding stopped: %s", exc)
+    except Exception as exc:
+        # Said in the job before it goes up (the console would show it running for ever).
+        job.status, job.error = "failed", f"internal error: {type(exc).__name__}"
+        job.finished_at = rfc3339(timezone.now())
+        job.save()
+        raise
     job.finished_at = rfc3339(timezone.now())
     job.save()
     return job
