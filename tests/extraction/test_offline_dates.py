@@ -54,6 +54,12 @@ PHRASES = [
     ("it starts in September", MONDAY, False, "it starts in September 2023", date(2023, 9, 1), "month"),
     ("it was in January 2021", MONDAY, True, "it was in January 2021", date(2021, 1, 1), "month"),
     ("I went earlier this week", MONDAY, True, "I went in the week of 8 May 2023", MONDAY, "week"),
+    # A weekday said without "on", where a day is meant.
+    ("my new job starts monday", SUNDAY, False, "my new job starts on Monday 15 May 2023", date(2023, 5, 15), "day"),
+    ("we got back sunday", MONDAY, True, "we got back on Sunday 7 May 2023", date(2023, 5, 7), "day"),
+    ("she stays until thursday", MONDAY, False, "she stays until Thursday 11 May 2023", date(2023, 5, 11), "day"),
+    ("it's due by friday", MONDAY, False, "it's due by Friday 12 May 2023", date(2023, 5, 12), "day"),
+    ("Tuesday I start at Google", MONDAY, False, "on Tuesday 9 May 2023 I start at Google", date(2023, 5, 9), "day"),
 ]
 
 
@@ -73,6 +79,10 @@ def test_a_relative_date_resolves_against_the_day_it_was_said(said, on, past, re
         "I've been there a while ago",
         "I have two kids",
         "a day job",
+        "I work monday to friday",
+        "my favourite day is friday",
+        "I always fly out monday",
+        "Friday mornings I swim",
     ],
 )
 def test_vague_or_undated_words_resolve_to_nothing(said) -> None:

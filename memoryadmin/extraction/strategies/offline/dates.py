@@ -37,9 +37,18 @@ _COUNT = (
 )
 _UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
 _WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NOT_EVERY = r"(?!\s+(?:mornings|afternoons|evenings|nights))"  # "on Friday afternoons" is every one
 _MONTH_NAME = (
     r"(?P<month>january|february|march|april|may|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+
+# What leads a weekday said without "on" (see "weekday_led"); after the deadlines, the day has no "on".
+_WEEKDAY_DEADLINES = ("until", "till", "til", "by")
+_WEEKDAY_LEAD = (
+    r"start|starts|starting|begins|beginning|ends|ending|arrive|arrives|arriving|arrived|leave|leaves|leaving|"
+    r"left|fly|flies|flying|flew|out|back|home|move|moves|moving|moved|due|visiting|coming|landed|landing|lands|"
+    + "|".join(_WEEKDAY_DEADLINES)
 )
 
 # The phrases, longest first where they overlap. `kind` names how to resolve each.
@@ -75,7 +84,12 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         ("in_month", r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])"),
         ("in_year", r"(?:in|since|back\s+in)\s+(?P<year>(?:19|20)\d{2})"),
         # "on Friday afternoons" is every Friday afternoon, not one day.
-        ("weekday_bare", r"on\s+" + _WEEKDAY + r"(?!\s+(?:mornings|afternoons|evenings|nights))"),
+        ("weekday_bare", r"on\s+" + _WEEKDAY + _NOT_EVERY),
+        # A weekday said without "on" where a day is meant: after a coming or going ("starts monday", "flying
+        # out friday", "got back sunday"), a deadline ("by friday", "until thursday"), or leading the sentence
+        # ("Monday I start at Google"). Only the weekday is replaced; "I work monday to friday" stays as said.
+        ("weekday_led", r"(?P<lead>" + _WEEKDAY_LEAD + r")\s+" + _WEEKDAY + _NOT_EVERY),
+        ("weekday_led", r"^" + _WEEKDAY + r"(?=,?\s+(?:i|i'm|im|we|we're|my|our)\b)"),
     )
 ]
 
@@ -87,7 +101,7 @@ _RECURRING = re.compile(
     r"\b(?:every|each|weekly|monthly|yearly|annually|usually|always|often|normally|typically|generally|"
     r"sometimes|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)\b"
 )
-_RECURRING_KINDS = frozenset({"weekday_bare", "in_month"})
+_RECURRING_KINDS = frozenset({"weekday_bare", "weekday_led", "in_month"})
 # Every phrase above holds one of these; a clause without any is not searched further.
 _ANY_DATE_WORD = re.compile(
     r"yesterday|tonight|today|tomorrow|night|morning|afternoon|evening|ago|back|before|week|month|year|day|"
@@ -216,7 +230,7 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
         else:
             saturday = _weekday_after(today, 5)
         return saturday, "weekend", f"on the weekend of {_day_text(saturday)}"
-    if kind in ("weekday", "weekday_bare"):
+    if kind in ("weekday", "weekday_bare", "weekday_led"):
         weekday = WEEKDAYS.index(groups["weekday"].lower())
         which = " ".join((groups.get("which") or "").lower().split())
         if which in ("last", "this past") or (which in ("", "this") and past):
@@ -319,11 +333,17 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
             if resolved is None:
                 continue
             day, precision, replacement = resolved
+            if kind == "weekday_led":
+                # The weekday alone is replaced; after a deadline, without its "on".
+                lead = match.groupdict().get("lead")
+                start = match.start("weekday")
+                if lead and lead.lower() in _WEEKDAY_DEADLINES:
+                    replacement = replacement.removeprefix("on ")
             if kind in ("month_day", "day_month") and recurring and not match.group("year"):
                 continue
             taken.append((start, end))
             span = precision.split()[-1] if precision.startswith("about") else _SPANS.get(precision, precision)
-            found.append(DateMention(start, end, match.group(0), day, precision.split()[0], replacement, span))
+            found.append(DateMention(start, end, text[start:end], day, precision.split()[0], replacement, span))
     found.sort(key=lambda m: m.start)
     return found
 
