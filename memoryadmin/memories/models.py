@@ -87,6 +87,12 @@ class Memory(models.Model):
             models.Index(fields=["namespace", "status", "created_at", "id"], name="memory_ns_status_created"),
             # A question naming a time finds a person's memories said then.
             models.Index(fields=["namespace", "user_id", "stated_at"], name="memory_ns_user_stated"),
+            # ... and the memories of what happened then ("What happened in November?"); only dated ones.
+            models.Index(
+                fields=["namespace", "user_id", "event_date"],
+                name="memory_ns_user_event",
+                condition=Q(event_date__isnull=False),
+            ),
             # Supersession looks up the memories stating one attribute of one subject.
             models.Index(
                 fields=["namespace", "user_id", "attribute", "subject"],

@@ -119,3 +119,20 @@ def test_the_list_filters_on_when_said_and_when_it_happened(api) -> None:
     assert listed("stated_before=2023-07-01T00:00:00Z") == ["Alice baked bread"]
     assert listed("event_after=2023-07-14&event_before=2023-07-15") == ["Alice baked a cake"]
     assert api.get("/api/v1/memories?event_after=July").status_code == 422
+
+
+def test_a_question_asking_for_a_time_alone_finds_what_happened_then_and_what_was_said_then(api) -> None:
+    # Said in December about November; said in November; said and happened in October; said later, about March.
+    porto, miso = "Alice moved to Porto in November 2023", "Alice adopted a cat called Miso"
+    add(api, porto, stated_at="2023-12-06T10:00:00Z", event_date="2023-11-01", event_date_precision="month")
+    add(api, miso, stated_at="2023-11-14T10:00:00Z")
+    add(api, "Alice ran the Lyon half marathon", stated_at="2023-10-09T10:00:00Z", event_date="2023-10-08")
+    add(api, "Alice's sister visits in March 2024", stated_at="2023-12-20T11:00:00Z", event_date="2024-03-01")
+    # Its words say nothing but the time: what was said or happened then is the answer, and only that.
+    assert set(search(api, "What happened in November 2023?")) == {porto, miso}
+    assert set(search(api, "Anything new in November 2023?")) == {porto, miso}
+    # With the person's name, everything of theirs matches: what was said or happened then comes first.
+    assert set(search(api, "What did Alice do in November 2023?")[:2]) == {porto, miso}
+    assert search(api, "What did Alice do last weekend?", as_of="2023-10-10T00:00:00Z")[0] == (
+        "Alice ran the Lyon half marathon"
+    )

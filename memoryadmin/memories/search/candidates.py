@@ -199,14 +199,19 @@ def candidates_fetch(
         sql += f"UNION ALL ({nearest})"
         params += [*nearest_params[:2], scope.namespace_id, *scope.params, *nearest_params[2:]]
     if starts and person:
+        # Said then, and (by their own index) happened then.
         lo, hi = min(starts), max(ends)
         sql += f"""
         UNION ALL
         (SELECT 'd', m.id, NULL, NULL, NULL, NULL, NULL FROM memories_memory m
          WHERE {scope.sql} AND m.stated_at >= %s AND m.stated_at < %s
          ORDER BY m.stated_at DESC LIMIT %s)
+        UNION ALL
+        (SELECT 'd', m.id, NULL, NULL, NULL, NULL, NULL FROM memories_memory m
+         WHERE {scope.sql} AND m.event_date >= %s AND m.event_date < %s
+         ORDER BY m.event_date DESC LIMIT %s)
         """
-        params += [*scope.params, lo, hi, POOL]
+        params += [*scope.params, lo, hi, POOL, *scope.params, lo, hi, POOL]
     with read_connection().cursor() as cursor:
         # JIT off and the HNSW scan's settings, also behind a transaction pooler.
         execute_with_session_settings(cursor, sql, params)
@@ -230,6 +235,8 @@ def candidates_fetch(
             pool.nearest[pk] = float(share)
         elif kind == "d":
             pool.dated.append(pk)
+    # Said then and happened then: once.
+    pool.dated = list(dict.fromkeys(pool.dated))
     return pool
 
 

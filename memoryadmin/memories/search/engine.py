@@ -32,7 +32,7 @@ from memoryadmin.memories.search.candidates import (
     candidate_rows,
     candidates_fetch,
 )
-from memoryadmin.memories.search.query import question_parse
+from memoryadmin.memories.search.query import Question, question_parse
 from memoryadmin.memories.search.scope import Scope, TimeFilters, clean_status, clean_types, scope_for
 from memoryadmin.memories.search.scoring import WEIGHTS, Candidate, Recency, explained, rank
 from memoryadmin.memories.vectors import code_dtype, code_matrix
@@ -147,7 +147,7 @@ def memories_search(
         with_vectors=with_vectors,
         population_from_codes=not scope.narrow,
     )
-    candidates = _gathered(pool, scope, question.syntax, model, vector, lexical, with_vectors)
+    candidates = _gathered(pool, scope, question, model, vector, lexical, with_vectors)
     ranked = rank(
         candidates,
         words=question.words,
@@ -186,13 +186,14 @@ def memories_search(
 def _gathered(
     pool: Pool,
     scope: Scope,
-    syntax: str,
+    question: Question,
     model: str | None,
     vector: np.ndarray | None,
     lexical: bool,
     with_vectors: bool,
 ) -> list[Candidate]:
     """Every candidate of the pool with its row, its components so far and its vector."""
+    syntax = question.syntax
     floor = settings.SEARCH_MIN_SIMILARITY if lexical else -1.0
     fulltext = pool.fulltext if lexical else {}
     similar: dict[uuid.UUID, float] = {}
@@ -227,7 +228,8 @@ def _gathered(
             if value >= floor:
                 similar.setdefault(pk, value)
     ids = list(dict.fromkeys([*fulltext, *similar, *pool.dated]))
-    dated_only = set(pool.dated).difference(fulltext) if lexical else set()
+    # Found by their date alone, they must be relevant too, unless the question asks for that time alone.
+    dated_only = set(pool.dated).difference(fulltext) if lexical and not question.asks_period else set()
     # Without a person's vectors at hand, each candidate's code comes with its row.
     codes_needed = model is not None and pool.person is None
     anchors = _anchors(fulltext, similar) if lexical and with_vectors and person is not None else None

@@ -24,6 +24,34 @@ SYNTAXES = ("natural", "websearch")
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A word of two letters or more, its possessive left out ("Alice's" -> "Alice", "José's" -> "José").
 _LETTERS = re.compile(r"\b([^\W\d_]{2,})(?:['’]s)?\b")
+# Words that ask for whatever there is: beside a time, the question asks for that time alone.
+_ASKING_ANYTHING = frozenset(
+    [
+        "happen",
+        "happened",
+        "happens",
+        "happening",
+        "anything",
+        "something",
+        "everything",
+        "new",
+        "news",
+        "plan",
+        "plans",
+        "planned",
+        "doing",
+        "done",
+        "going",
+        "event",
+        "events",
+        "stuff",
+        "thing",
+        "things",
+        "lately",
+        "recently",
+        "up",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +70,9 @@ class Question:
     names: frozenset[str] = frozenset()
     # +1 when it asks what someone likes, -1 what they dislike, 0 otherwise (sentiment.py).
     sentiment: int = 0
+    # It asks for a time and nothing more ("What happened in November?", "What did I do last weekend?"):
+    # what was said or happened then answers it, however little its words say.
+    asks_period: bool = False
 
 
 def question_parse(text: str, *, syntax: str, reference: date) -> Question:
@@ -57,6 +88,9 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
     named = periods_in(text, reference) if syntax == "natural" else []
     about = without_spans(text, [n.span for n in named]) if named else text
     words = content_words(about, limit=MAX_QUERY_WORDS)
+    # A name beside the time says whose ("What did Alice do in May?"), not what.
+    names = {name.lower() for name in capitalized(about)} if named else set()
+    asks_period = bool(named) and all(word in _ASKING_ANYTHING or word in names for word in words)
     if not words:
         # A query of stop words or a date alone: its plain words.
         about = text
@@ -73,6 +107,7 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         # Web-search syntax returns only its matches, ranked by them alone.
         names=capitalized(text) if syntax == "natural" else frozenset(),
         sentiment=sentiment(text) if syntax == "natural" else 0,
+        asks_period=asks_period,
     )
 
 
