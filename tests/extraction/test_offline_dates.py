@@ -60,6 +60,10 @@ PHRASES = [
     ("she stays until thursday", MONDAY, False, "she stays until Thursday 11 May 2023", date(2023, 5, 11), "day"),
     ("it's due by friday", MONDAY, False, "it's due by Friday 12 May 2023", date(2023, 5, 12), "day"),
     ("Tuesday I start at Google", MONDAY, False, "on Tuesday 9 May 2023 I start at Google", date(2023, 5, 9), "day"),
+    # After a preposition, a date takes no "in" or "on" of its own.
+    ("I've lived here since last year", MONDAY, True, "I've lived here since 2022", date(2022, 1, 1), "year"),
+    ("I'm vegan since last week", MONDAY, True, "I'm vegan since the week of 1 May 2023", date(2023, 5, 1), "week"),
+    ("she stays until next Friday", MONDAY, False, "she stays until Friday 12 May 2023", date(2023, 5, 12), "day"),
 ]
 
 

@@ -43,13 +43,15 @@ _MONTH_NAME = (
     r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 )
 
-# What leads a weekday said without "on" (see "weekday_led"); after the deadlines, the day has no "on".
-_WEEKDAY_DEADLINES = ("until", "till", "til", "by")
+# What leads a weekday said without "on" (see "weekday_led").
 _WEEKDAY_LEAD = (
     r"start|starts|starting|begins|beginning|ends|ending|arrive|arrives|arriving|arrived|leave|leaves|leaving|"
     r"left|fly|flies|flying|flew|out|back|home|move|moves|moving|moved|due|visiting|coming|landed|landing|lands|"
-    + "|".join(_WEEKDAY_DEADLINES)
+    r"until|till|til|by"
 )
+
+# A date after one of these takes no "in" or "on" of its own.
+_AFTER_PREPOSITION = re.compile(r"\b(?:since|from|until|till|til|by|before|after|during)\s+$", re.IGNORECASE)
 
 # The phrases, longest first where they overlap. `kind` names how to resolve each.
 _PHRASES: list[tuple[str, re.Pattern[str]]] = [
@@ -334,11 +336,11 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
                 continue
             day, precision, replacement = resolved
             if kind == "weekday_led":
-                # The weekday alone is replaced; after a deadline, without its "on".
-                lead = match.groupdict().get("lead")
+                # The weekday alone is replaced.
                 start = match.start("weekday")
-                if lead and lead.lower() in _WEEKDAY_DEADLINES:
-                    replacement = replacement.removeprefix("on ")
+            if _AFTER_PREPOSITION.search(text, 0, start):
+                # "since last week" is "since the week of …", "until Thursday" "until Thursday 11 May".
+                replacement = replacement.removeprefix("on ").removeprefix("in ")
             if kind in ("month_day", "day_month") and recurring and not match.group("year"):
                 continue
             taken.append((start, end))
