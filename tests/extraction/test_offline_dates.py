@@ -64,6 +64,14 @@ PHRASES = [
     ("I've lived here since last year", MONDAY, True, "I've lived here since 2022", date(2022, 1, 1), "year"),
     ("I'm vegan since last week", MONDAY, True, "I'm vegan since the week of 1 May 2023", date(2023, 5, 1), "week"),
     ("she stays until next Friday", MONDAY, False, "she stays until Friday 12 May 2023", date(2023, 5, 12), "day"),
+    (
+        "mom is in hospital since friday",
+        MONDAY,
+        False,
+        "mom is in hospital since Friday 5 May 2023",
+        date(2023, 5, 5),
+        "day",
+    ),
 ]
 
 

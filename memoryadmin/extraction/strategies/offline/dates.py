@@ -47,7 +47,7 @@ _MONTH_NAME = (
 _WEEKDAY_LEAD = (
     r"start|starts|starting|begins|beginning|ends|ending|arrive|arrives|arriving|arrived|leave|leaves|leaving|"
     r"left|fly|flies|flying|flew|out|back|home|move|moves|moving|moved|due|visiting|coming|landed|landing|lands|"
-    r"until|till|til|by"
+    r"until|till|til|by|since"
 )
 
 # A date after one of these takes no "in" or "on" of its own.
@@ -331,7 +331,9 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
                 and match.group(0).lower().startswith("this")
             ):
                 continue  # "this may" is a modal far more often than a month
-            resolved = _resolve(kind, match, today, past)
+            # "since Tuesday" is the last one, whatever the tense ("my mom is in hospital since tuesday").
+            since = kind == "weekday_led" and (match.groupdict().get("lead") or "").lower() == "since"
+            resolved = _resolve(kind, match, today, past or since)
             if resolved is None:
                 continue
             day, precision, replacement = resolved
