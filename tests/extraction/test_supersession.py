@@ -246,6 +246,24 @@ def test_a_statement_in_the_same_run_as_what_it_leaves_replaces_it(offline_names
     assert "Okafor" in Memory.objects.get(pk=old.superseded_by).text
 
 
+def test_leaving_beside_the_new_value_leaves_the_new_value_current(offline_namespace) -> None:
+    """ "I quit St Mary's! Starting at Leeds General": the new employer is current, whichever memory id is larger; the
+    leaving (said at the same moment) is no employer of its own."""
+    say_at(offline_namespace, T0, "I work at St Mary's")
+    _, said = say_at(
+        offline_namespace,
+        T0 + timedelta(days=40),
+        "guess what, I quit St Mary's! starting at Leeds General next month as a charge nurse",
+    )
+    employer = Memory.objects.get(namespace=offline_namespace, attribute="employer", status=MemoryStatus.ACTIVE)
+    assert "Leeds General" in employer.text
+    old = Memory.objects.get(namespace=offline_namespace, text="User works at St Mary's")
+    assert (old.status, old.superseded_by) == (MemoryStatus.SUPERSEDED, employer.pk)
+    quit_ = Memory.objects.get(namespace=offline_namespace, evidence__message=said, text__contains="quits")
+    assert quit_.attribute != "employer"
+    assert "Leeds General" in current(offline_namespace, "where does she work now?")[0]
+
+
 def test_after_a_move_the_question_asked_as_before_finds_where_they_live_now(offline_namespace) -> None:
     """ "Where does she live?" found "User lives in Leeds"; after the move the memory says "moved to": it is found."""
     say_at(offline_namespace, T0, "I live in Leeds.")

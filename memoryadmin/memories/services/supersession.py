@@ -203,10 +203,17 @@ def _explicit_replacements(
     """
     wanted = {old: s.memory_id for s in statements for old in s.replaces if old != s.memory_id}
     columns = ("id", "user_id", "subject", "attribute", "status", "stated_at", "created_at")
+    stated = [s.memory_id for s in statements]
     rows = {
         row[0]: row
-        for row in Memory.objects.filter(namespace=namespace, pk__in=[*wanted, *wanted.values()]).values_list(*columns)
+        for row in Memory.objects.filter(namespace=namespace, pk__in=[*wanted, *stated]).values_list(*columns)
     }
+    # The histories the batch itself states a value of, and when ("I quit St Mary's! Starting at Leeds General").
+    restated: dict[tuple[str, str, str], list[tuple[uuid.UUID, datetime]]] = {}
+    for pk in stated:
+        if pk in rows and rows[pk][3]:
+            _, user, subject, attribute, _, stated_at, created_at = rows[pk]
+            restated.setdefault((user, subject, attribute), []).append((pk, stated_at or created_at))
     live = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
     direct: dict[uuid.UUID, tuple[str, uuid.UUID]] = {}
     for old, by in wanted.items():
@@ -216,6 +223,15 @@ def _explicit_replacements(
         _, new_user, new_subject, new_attribute, new_status, new_stated, new_created = rows[by]
         if user_id != new_user or new_status not in live or (stated_at or created_at) > (new_stated or new_created):
             continue
+        if (
+            attribute
+            and not new_attribute
+            and any(
+                pk != old and at >= (stated_at or created_at)
+                for pk, at in restated.get((user_id, subject, attribute), [])
+            )
+        ):
+            continue  # a new value said by the batch replaces the old one; the leaving is no value of its own
         if attribute and not new_attribute:
             Memory.objects.filter(pk=by).update(subject=subject, attribute=attribute)
             rows[by] = (by, new_user, subject, attribute, new_status, new_stated, new_created)
