@@ -145,3 +145,27 @@ def test_a_learners_update_supersedes_and_someone_elses_does_not(offline_namespa
     figures = measure(offline_namespace, PAIRS)
     assert figures["false_updates"] == []
     assert figures["missed"] == []
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "rest"),
+    [
+        ("hi! I'm Kim, I work as a nurse at St Mary's in Leeds", "Kim", "Pat works as a nurse at St Mary's in Leeds"),
+        ("Hello, I am Rahul from Pune", "Rahul", "Pat is from Pune"),
+        ("Hi I'm Kim and I love hiking", "Kim", "Pat loves hiking"),
+        ("hey, Kim here. quick question about my order", "Kim", None),
+        ("hey im Tom", "Tom", None),
+        ("Hi, I'm Anne-Marie.", "Anne-Marie", None),
+    ],
+)
+def test_a_name_given_as_the_speaker_greets_is_their_name(content: str, name: str, rest: str | None) -> None:
+    texts = [r.text for r in read_message(content, "Pat", TODAY)]
+    assert f"Pat's name is {name}" in texts
+    assert rest is None or rest in texts
+    # "quick question about my order" announces a question: nothing to remember of it.
+    assert not any("question" in text for text in texts)
+
+
+@pytest.mark.parametrize("content", ["hi, I'm new here", "Hey I'm British btw", "hi, I'm Vegan now", "I'm Kim"])
+def test_a_greeting_with_no_name_or_a_name_without_a_greeting_gives_no_name(content: str) -> None:
+    assert "name" not in attributes(content)

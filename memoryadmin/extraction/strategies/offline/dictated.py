@@ -88,9 +88,39 @@ def _standard(match: re.Match[str]) -> str:
     return ""
 
 
+# "hi! I'm Kim, I work as a nurse", "Hello, I am Rahul from Pune", "hey, Kim here": the speaker's name, given as they
+# greet. Only after a greeting, and only a capitalised word that is no nationality, faith or state ("Hi, I'm new").
+_INTRODUCED = re.compile(
+    r"^(?P<greet>\s*(?:hi|hey|hello|hiya|heya|howdy|good\s+(?:morning|afternoon|evening))(?:\s+there)?\s*[!,.\-–—]*\s*)"
+    r"(?:(?:i'm|i’m|im|i\s+am|this\s+is|it's|it’s)\s+(?P<name>(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?))|"
+    r"(?P<here>(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?))\s+here)"
+    r"(?:(?=\s*(?:[,.!;]|$))|\s+(?P<more>and|from)\b)",
+    re.IGNORECASE,
+)
+_NO_NAMES = word_set(
+    """american british english canadian australian indian chinese japanese german french italian spanish mexican
+    brazilian irish scottish welsh dutch polish russian korean african european asian muslim jewish catholic christian
+    hindu buddhist vegan vegetarian back home fine good great okay ok here done sorry new ready sure just still also
+    really very currently going looking trying working doing not so back glad happy excited tired single married"""
+)
+
+
+def _introduced(text: str) -> str:
+    match = _INTRODUCED.match(text)
+    if match is None:
+        return text
+    name = match.group("name") or match.group("here")
+    if name.lower() in _NO_NAMES:
+        return text
+    more = {"from": ", I'm from", "and": ", and"}.get((match.group("more") or "").lower(), "")
+    return f"{match.group('greet')}My name is {name}{more}{text[match.end() :]}"
+
+
 def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
     in their standard form; a text without any is returned as it is."""
+    if text[:1] in "hHgG":
+        text = _introduced(text)
     if _SHORT.search(text) is not None:
         text = _SHORT.sub(lambda m: _LONG[m.group(0)], text)
     text = _LEARNER.sub(_standard, text)

@@ -106,7 +106,10 @@ _REACTION = re.compile(r"^(?:" + REACTION_STARTS + r")\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^(?:what|where|why|how|who|whom|whose|which|anything|ever|(?:do|does|did|is|are|am|was|were|can|could|"
     r"would|will|should|shall|may|might|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
-    r"shouldn't|couldn't|can't)\s+(?:you|u|he|she|they|we|it|i|there|your|anyone|someone))\b",
+    r"shouldn't|couldn't|can't)\s+(?:you|u|he|she|they|we|it|i|there|your|anyone|someone)|"
+    # "quick question about my order", "one more thing about my account": what comes is a question.
+    r"(?:just\s+)?(?:a\s+|one\s+)?(?:quick|small|little|short|more|last)?\s*(?:question|q|query|thing)\s+"
+    r"(?:about|on|re|regarding|for)|(?:one|another|two|a\s+few)\s+more\s+(?:things?|questions?)\b)\b",
     re.IGNORECASE,
 )
 _SELF_SUBJECTS = word_set("i i'm i've i'd i'll we we're we've we'd we'll")
