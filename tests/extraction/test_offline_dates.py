@@ -95,6 +95,7 @@ def test_a_relative_date_resolves_against_the_day_it_was_said(said, on, past, re
         "my favourite day is friday",
         "I always fly out monday",
         "Friday mornings I swim",
+        "we stop by friday's market",
     ],
 )
 def test_vague_or_undated_words_resolve_to_nothing(said) -> None:

@@ -90,7 +90,7 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         # A weekday said without "on" where a day is meant: after a coming or going ("starts monday", "flying
         # out friday", "got back sunday"), a deadline ("by friday", "until thursday"), or leading the sentence
         # ("Monday I start at Google"). Only the weekday is replaced; "I work monday to friday" stays as said.
-        ("weekday_led", r"(?P<lead>" + _WEEKDAY_LEAD + r")\s+" + _WEEKDAY + _NOT_EVERY),
+        ("weekday_led", r"(?P<lead>" + _WEEKDAY_LEAD + r")\s+" + _WEEKDAY + r"(?!['’]s\b)" + _NOT_EVERY),
         ("weekday_led", r"^" + _WEEKDAY + r"(?=,?\s+(?:i|i'm|im|we|we're|my|our)\b)"),
     )
 ]
