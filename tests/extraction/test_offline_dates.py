@@ -72,6 +72,11 @@ PHRASES = [
         date(2023, 5, 5),
         "day",
     ),
+    # A day of the month alone, after "on", "by"…: this month's, or the next or the last as the tense says.
+    ("my exam is on the 14th", MONDAY, False, "my exam is on 14 May 2023", date(2023, 5, 14), "day"),
+    ("my exam is on the 2nd", MONDAY, False, "my exam is on 2 June 2023", date(2023, 6, 2), "day"),
+    ("it opened on the 20th", MONDAY, True, "it opened on 20 April 2023", date(2023, 4, 20), "day"),
+    ("pay it by the 31st", MONDAY, False, "pay it by 31 May 2023", date(2023, 5, 31), "day"),
 ]
 
 
@@ -96,6 +101,10 @@ def test_a_relative_date_resolves_against_the_day_it_was_said(said, on, past, re
         "I always fly out monday",
         "Friday mornings I swim",
         "we stop by friday's market",
+        "I live on the 14th floor",
+        "I pay rent on the 1st of every month",
+        "Booked a table for Friday night",
+        "it was on the 31st",
     ],
 )
 def test_vague_or_undated_words_resolve_to_nothing(said) -> None:

@@ -169,3 +169,21 @@ def test_a_name_given_as_the_speaker_greets_is_their_name(content: str, name: st
 @pytest.mark.parametrize("content", ["hi, I'm new here", "Hey I'm British btw", "hi, I'm Vegan now", "I'm Kim"])
 def test_a_greeting_with_no_name_or_a_name_without_a_greeting_gives_no_name(content: str) -> None:
     assert "name" not in attributes(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("we broke up last night", "Pat and their partner broke up on 31 March 2026"),
+        ("We got married in May", "Pat and their partner got married in May 2025"),
+        ("we're engaged!!", "Pat and their partner are engaged"),
+        ("we met in 2010", "Pat and others met in 2010"),
+        ("moving to Berlin next month for work", "Pat is moving to Berlin in May 2026 for work"),
+    ],
+)
+def test_a_couple_is_the_speaker_and_their_partner_and_a_move_said_in_passing_is_read(content: str, text: str) -> None:
+    assert text in [r.text for r in read_message(content, "Pat", TODAY)]
+
+
+def test_moving_as_a_feeling_is_no_move() -> None:
+    assert read_message("Moving to see them together again", "Pat", TODAY) == []

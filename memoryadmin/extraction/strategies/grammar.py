@@ -8,7 +8,8 @@ becomes "Evan just got back from a trip with their family in their new Prius".
 The first self-reference takes the speaker's name ("I" -> "Evan", "my" ->
 "Evan's", "me" -> "Evan"), later ones "they" / "their" / "them"; the verb after
 a subject "I" agrees with it ("I love" -> "Evan loves", "I'm" -> "Evan is", "I've"
--> "Evan has"). "We" becomes "Evan and others". A clause that drops its subject,
+-> "Evan has"). "We" becomes "Evan and others" ("Evan and their partner" for what a couple does: "we broke up",
+"we're engaged"). A clause that drops its subject,
 as chat does ("Started hitting the gym last week"), gets the speaker back
 ("Evan started hitting the gym last week").
 
@@ -222,4 +223,15 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
             out.append(token)
         index += 1
     result = "".join(out).strip()
+    if " and others " in result:
+        # "We broke up", "we're engaged": the two are the speaker and their partner.
+        result = _COUPLE.sub(" and their partner ", result)
     return result[:1].upper() + result[1:]
+
+
+# What only a couple does together, after "we": the other is the speaker's partner ("we met" may be friends).
+_COUPLE = re.compile(
+    r" and others (?=(?:just |finally |officially |have |had |are |were |got |are getting |just got )?(?:"
+    r"(?:broke|split) up|separated|divorced|married|engaged|getting (?:married|divorced)|separating|divorcing|"
+    r"moved in together)\b)"
+)

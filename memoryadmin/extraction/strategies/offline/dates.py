@@ -51,7 +51,7 @@ _WEEKDAY_LEAD = (
 )
 
 # A date after one of these takes no "in" or "on" of its own.
-_AFTER_PREPOSITION = re.compile(r"\b(?:since|from|until|till|til|by|before|after|during)\s+$", re.IGNORECASE)
+_AFTER_PREPOSITION = re.compile(r"\b(?:since|from|until|till|til|by|before|after|during|for)\s+$", re.IGNORECASE)
 
 # The phrases, longest first where they overlap. `kind` names how to resolve each.
 _PHRASES: list[tuple[str, re.Pattern[str]]] = [
@@ -92,6 +92,12 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         # ("Monday I start at Google"). Only the weekday is replaced; "I work monday to friday" stays as said.
         ("weekday_led", r"(?P<lead>" + _WEEKDAY_LEAD + r")\s+" + _WEEKDAY + r"(?!['’]s\b)" + _NOT_EVERY),
         ("weekday_led", r"^" + _WEEKDAY + r"(?=,?\s+(?:i|i'm|im|we|we're|my|our)\b)"),
+        # "my exam is on the 14th": a day of this month, or of the next or the last as the tense says.
+        (
+            "month_day_only",
+            r"(?P<lead>on|by|until|till|since|from|for|before|after)\s+(?P<dom>the\s+(?P<day>[1-9]|[12]\d|3[01])"
+            r"(?:st|nd|rd|th))\b(?!\s+(?:of\s+)?(?!(?:and|but|so|at|in|for|with|because|too|lol|then)\b)[a-z])",
+        ),
     )
 ]
 
@@ -103,12 +109,12 @@ _RECURRING = re.compile(
     r"\b(?:every|each|weekly|monthly|yearly|annually|usually|always|often|normally|typically|generally|"
     r"sometimes|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)\b"
 )
-_RECURRING_KINDS = frozenset({"weekday_bare", "weekday_led", "in_month"})
+_RECURRING_KINDS = frozenset({"weekday_bare", "weekday_led", "in_month", "month_day_only"})
 # Every phrase above holds one of these; a clause without any is not searched further.
 _ANY_DATE_WORD = re.compile(
     r"yesterday|tonight|today|tomorrow|night|morning|afternoon|evening|ago|back|before|week|month|year|day|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"\b(?:19|20)\d{2}\b"
+    r"\b(?:19|20)\d{2}\b|\d(?:st|nd|rd|th)\b"
 )
 
 
@@ -195,8 +201,25 @@ def _weekday_after(today: date, weekday: int, *, inclusive: bool = False) -> dat
     return today + timedelta(days=ahead)
 
 
+def _day_of_month(today: date, day: int, *, past: bool) -> date | None:
+    """The `day` of this month, or of the month before (in the past) or after (to come) when this one's is on the
+    wrong side of today; None when that month has no such day."""
+    month = today.replace(day=1)
+    if past and day > today.day:
+        month = _add_months(month, -1)
+    elif not past and day < today.day:
+        month = _add_months(month, 1)
+    try:
+        return month.replace(day=day)
+    except ValueError:
+        return None
+
+
 def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, str, str] | None:
     groups = match.groupdict()
+    if kind == "month_day_only":
+        day = _day_of_month(today, int(groups["day"]), past=past)
+        return None if day is None else (day, "day", f"on {_day_text(day)}")
     if kind == "yesterday":
         day = today - timedelta(days=1)
         return day, "day", f"on {_day_text(day)}"
@@ -340,6 +363,8 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
             if kind == "weekday_led":
                 # The weekday alone is replaced.
                 start = match.start("weekday")
+            elif kind == "month_day_only" and match.group("lead").lower() != "on":
+                start = match.start("dom")  # "by the 14th" is "by 14 December 2026"
             if _AFTER_PREPOSITION.search(text, 0, start):
                 # "since last week" is "since the week of …", "until Thursday" "until Thursday 11 May".
                 replacement = replacement.removeprefix("on ").removeprefix("in ")

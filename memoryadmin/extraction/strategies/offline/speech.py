@@ -219,6 +219,7 @@ _ING_ADJECTIVES = word_set(
     "satisfying fascinating frustrating annoying boring amusing charming stunning touching moving heartwarming "
     "overwhelming thrilling terrifying depressing disappointing embarrassing promising"
 )
+_MOVING_ON = word_set("to into out in back home house abroad away over up down")
 _IT_AFTER_BEEN = word_set(
     "hectic crazy wild a an ages forever tough rough nuts insane quiet slow long so such pretty quite super kinda"
 )
@@ -343,8 +344,8 @@ def _mode(clause: str, low: str, tokens: frozenset[str]) -> str:
         return "other" if second in _IT_AFTER_BEEN else "dropped"
     if first in ("going", "gonna") and second in ("be", "to") and (words[index + 2 : index + 3] or [""])[0] == "be":
         return "other"
-    if first in _ING_ADJECTIVES:
-        return "opinion"  # "Exciting to see what's next"
+    if first in _ING_ADJECTIVES and not (first == "moving" and second in _MOVING_ON):
+        return "opinion"  # "Exciting to see what's next", "Moving to see them"; not "Moving to Berlin next month"
     if (first.endswith("ing") and len(first) > 4) or first == "being":
         # "Dancing makes me happy" opens with its subject; "Heading to the beach with my kids" drops the
         # speaker's. A bare "Working together" could be either: left alone.
