@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memoryadmin.audit.services import Actor, AuditEntry, audit_record_many
@@ -203,10 +204,14 @@ def _explicit_replacements(
     """
     wanted = {old: s.memory_id for s in statements for old in s.replaces if old != s.memory_id}
     columns = ("id", "user_id", "subject", "attribute", "status", "stated_at", "created_at")
-    stated = [s.memory_id for s in statements]
+    # The batch's other statements matter only for the users who replace something, and only with an attribute.
+    replacing = {s.user_id for s in statements if s.replaces}
+    stated = [s.memory_id for s in statements if s.user_id in replacing]
     rows = {
         row[0]: row
-        for row in Memory.objects.filter(namespace=namespace, pk__in=[*wanted, *stated]).values_list(*columns)
+        for row in Memory.objects.filter(
+            Q(pk__in=[*wanted, *wanted.values()]) | Q(pk__in=stated, attribute__gt=""), namespace=namespace
+        ).values_list(*columns)
     }
     # The histories the batch itself states a value of, and when ("I quit St Mary's! Starting at Leeds General").
     restated: dict[tuple[str, str, str], list[tuple[uuid.UUID, datetime]]] = {}

@@ -43,15 +43,17 @@ _MONTH_NAME = (
     r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 )
 
+# A deadline or a start: "by friday", "since tuesday".
+_DEADLINE = r"until|till|til|by|since"
 # What leads a weekday said without "on" (see "weekday_led").
 _WEEKDAY_LEAD = (
     r"start|starts|starting|begins|beginning|ends|ending|arrive|arrives|arriving|arrived|leave|leaves|leaving|"
     r"left|fly|flies|flying|flew|out|back|home|move|moves|moving|moved|due|visiting|coming|landed|landing|lands|"
-    r"until|till|til|by|since"
+    + _DEADLINE
 )
 
 # A date after one of these takes no "in" or "on" of its own.
-_AFTER_PREPOSITION = re.compile(r"\b(?:since|from|until|till|til|by|before|after|during|for)\s+$", re.IGNORECASE)
+_AFTER_PREPOSITION = re.compile(r"\b(?:" + _DEADLINE + r"|from|before|after|during|for)\s+$", re.IGNORECASE)
 
 # The phrases, longest first where they overlap. `kind` names how to resolve each.
 _PHRASES: list[tuple[str, re.Pattern[str]]] = [
@@ -95,8 +97,8 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         # "my exam is on the 14th": a day of this month, or of the next or the last as the tense says.
         (
             "month_day_only",
-            r"(?P<lead>on|by|until|till|since|from|for|before|after)\s+(?P<dom>the\s+(?P<day>[1-9]|[12]\d|3[01])"
-            r"(?:st|nd|rd|th))\b(?!\s+(?:of\s+)?(?!(?:and|but|so|at|in|for|with|because|too|lol|then)\b)[a-z])",
+            r"(?P<lead>on|by|until|till|since|from|for|before|after)\s+the\s+(?P<day>[1-9]|[12]\d|3[01])"
+            r"(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:and|but|so|at|in|for|with|because|too|lol|then)\b)[a-z])",
         ),
     )
 ]
@@ -360,11 +362,11 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
             if resolved is None:
                 continue
             day, precision, replacement = resolved
-            if kind == "weekday_led":
-                # The weekday alone is replaced.
-                start = match.start("weekday")
-            elif kind == "month_day_only" and match.group("lead").lower() != "on":
-                start = match.start("dom")  # "by the 14th" is "by 14 December 2026"
+            lead = match.groupdict().get("lead")
+            if lead is not None and lead.lower() != "on":
+                # What leads the date stays as said: "starts Monday 7 December", "by 14 December 2026".
+                after = text[match.end("lead") : end]
+                start = end - len(after.lstrip())
             if _AFTER_PREPOSITION.search(text, 0, start):
                 # "since last week" is "since the week of …", "until Thursday" "until Thursday 11 May".
                 replacement = replacement.removeprefix("on ").removeprefix("in ")
