@@ -136,3 +136,15 @@ def test_a_question_asking_for_a_time_alone_finds_what_happened_then_and_what_wa
     assert search(api, "What did Alice do last weekend?", as_of="2023-10-10T00:00:00Z")[0] == (
         "Alice ran the Lyon half marathon"
     )
+
+
+def test_a_person_named_in_lower_case_beside_a_time_is_whose_not_what(api) -> None:
+    # Memories that never name her: "alice" is a word nothing matches; read as whose, the time alone answers.
+    porto, miso = "Moved to Porto in November 2023", "Adopted a cat called Miso"
+    add(api, porto, stated_at="2023-12-06T10:00:00Z", event_date="2023-11-01", event_date_precision="month")
+    add(api, miso, stated_at="2023-11-14T10:00:00Z")
+    add(api, "Ran the Lyon half marathon", stated_at="2023-10-09T10:00:00Z", event_date="2023-10-08")
+    assert set(search(api, "what did alice do in november 2023?")) == {porto, miso}
+    assert set(search(api, "so what has alice been up to in november 2023")) == {porto, miso}
+    # Another word beside the time is still what is asked about.
+    assert search(api, "what did alice bake in november 2023?") == []

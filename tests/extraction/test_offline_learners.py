@@ -156,6 +156,7 @@ def test_a_learners_update_supersedes_and_someone_elses_does_not(offline_namespa
         ("hey, Kim here. quick question about my order", "Kim", None),
         ("hey im Tom", "Tom", None),
         ("Hi, I'm Anne-Marie.", "Anne-Marie", None),
+        ("  hello, I'm Kim", "Kim", None),
     ],
 )
 def test_a_name_given_as_the_speaker_greets_is_their_name(content: str, name: str, rest: str | None) -> None:
@@ -177,6 +178,7 @@ def test_a_greeting_with_no_name_or_a_name_without_a_greeting_gives_no_name(cont
         ("we broke up last night", "Pat and their partner broke up on 31 March 2026"),
         ("We got married in May", "Pat and their partner got married in May 2025"),
         ("we're engaged!!", "Pat and their partner are engaged"),
+        ("so we just got married", "Pat and their partner just got married"),
         ("we met in 2010", "Pat and others met in 2010"),
         ("moving to Berlin next month for work", "Pat is moving to Berlin in May 2026 for work"),
     ],
@@ -187,3 +189,57 @@ def test_a_couple_is_the_speaker_and_their_partner_and_a_move_said_in_passing_is
 
 def test_moving_as_a_feeling_is_no_move() -> None:
     assert read_message("Moving to see them together again", "Pat", TODAY) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "texts"),
+    [
+        ("I love hiking :)", ["Pat loves hiking"]),
+        ("i'm vegan now xD", ["Pat is vegan now"]),
+        ("my sister is visiting this weekend <3", ["Pat's sister is visiting on the weekend of 4 April 2026"]),
+        ("started at Google today :-) Tomorrow I meet the team", ["Pat started at Google on 1 April 2026"]),
+        # A line break ends a sentence: the second line is not glued to the first, nor dated by its tense.
+        ("I moved to Berlin\nMy new job starts monday", ["Pat moved to Berlin", "Pat's new job starts on Monday"]),
+        ("started at Google today 💪 Tomorrow I meet the team", ["Pat started at Google on 1 April 2026"]),
+    ],
+)
+def test_emoticons_are_left_out_and_a_line_break_or_an_emoji_before_a_capital_ends_a_sentence(
+    content: str, texts: list[str]
+) -> None:
+    read = [r.text for r in read_message(content, "Pat", TODAY)]
+    for text in texts:
+        assert any(said.startswith(text) for said in read), read
+    assert not any(":" in said or "<3" in said or "xD" in said or "Berlin Pat" in said for said in read), read
+    assert not any(said.endswith("they meet the team") for said in read), read
+
+
+@pytest.mark.parametrize("content", ["I scored 8:3 in the game", "my flight lands at 10:30 tomorrow"])
+def test_a_colon_inside_a_word_is_no_emoticon(content: str) -> None:
+    assert any(":" in r.text for r in read_message(content, "Pat", TODAY))
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        # "need" ends as a past does, and is none: the deadline is the coming Friday (TODAY is a Wednesday).
+        ("I need a new laptop by friday", "Pat needs a new laptop by Friday 3 April 2026"),
+        ("love my new job at Spotify", "Pat loves their new job at Spotify"),
+        ("miss my family so much", "Pat misses their family so much"),
+        ("hate my commute to Leeds", "Pat hates their commute to Leeds"),
+        # A favourite given as a label reads as a sentence.
+        ("fave film: Notting Hill", "Pat's favourite film is Notting Hill"),
+        ("my all-time fav band: Blur", "Pat's all-time favourite band is Blur"),
+        # Told as what happened, though the verb reads the same in the present.
+        ("I quit my job", "Pat quit their job"),
+        ("I hurt my back at the gym", "Pat hurt their back at the gym"),
+        ("we had a baby girl last night", "Pat and their partner had a baby girl on 31 March 2026"),
+        ("we had a baby shower", "Pat and others had a baby shower"),
+        ("I got the job!!", "Pat got the job"),
+    ],
+)
+def test_a_present_verb_in_ed_and_a_feeling_about_the_speakers_own_said_without_i(content: str, text: str) -> None:
+    assert text in [r.text for r in read_message(content, "Pat", TODAY)]
+
+
+def test_a_feeling_about_the_listeners_own_is_no_memory_of_the_speaker() -> None:
+    assert read_message("love your hair", "Pat", TODAY) == []

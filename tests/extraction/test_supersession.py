@@ -259,7 +259,7 @@ def test_leaving_beside_the_new_value_leaves_the_new_value_current(offline_names
     assert "Leeds General" in employer.text
     old = Memory.objects.get(namespace=offline_namespace, text="User works at St Mary's")
     assert (old.status, old.superseded_by) == (MemoryStatus.SUPERSEDED, employer.pk)
-    quit_ = Memory.objects.get(namespace=offline_namespace, evidence__message=said, text__contains="quits")
+    quit_ = Memory.objects.get(namespace=offline_namespace, evidence__message=said, text__contains="quit St")
     assert quit_.attribute != "employer"
     assert "Leeds General" in current(offline_namespace, "where does she work now?")[0]
 

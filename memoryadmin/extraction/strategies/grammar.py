@@ -111,9 +111,13 @@ _MY_X_AND_I = re.compile(r"\b(my|our)\s+((?:[^\W\d_]+\s+)?[^\W\d_]+)\s+and\s+I\b
 _ME_AND_MY_X = re.compile(r"\bme\s+and\s+(my|our)\b", re.IGNORECASE)
 
 
+# Verbs whose present ends as a past does ("I need a new laptop by friday").
+_PRESENT_IN_ED = word_set("need feed bleed breed speed succeed proceed exceed heed weed seed embed shred")
+
+
 def is_past_form(word: str) -> bool:
     low = word.lower()
-    return low in _IRREGULAR_PAST or (low.endswith("ed") and len(low) > 3)
+    return low in _IRREGULAR_PAST or (low.endswith("ed") and len(low) > 3 and low not in _PRESENT_IN_ED)
 
 
 def third_singular(verb: str) -> str:
@@ -182,7 +186,7 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
             singular = low == "i" and not named
             # "Kenji and I are…": the speaker as the second of two subjects takes the verb as it is.
             joined = next((t for t in reversed(out) if t.strip()), "").lower() == "and"
-            out.append((name if low == "i" else f"{name} and others") if not named else "they")
+            out.append((name if low == "i" else _we(name, tokens, index)) if not named else "they")
             plural_subject = low == "we" or named or joined
             named = True
             look = next_word(index + 1)
@@ -198,7 +202,7 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
                 index = look
         elif low in _CONTRACTED or low in ("i'd", "we'd"):
             singular = low.startswith("i") and not named
-            subject = (name if low.startswith("i") else f"{name} and others") if not named else "they"
+            subject = (name if low.startswith("i") else _we(name, tokens, index)) if not named else "they"
             if low in ("i'd", "we'd"):
                 look = next_word(index + 1)
                 following = tokens[look].lower() if look < count else ""
@@ -223,15 +227,21 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
             out.append(token)
         index += 1
     result = "".join(out).strip()
-    if " and others " in result:
-        # "We broke up", "we're engaged": the two are the speaker and their partner.
-        result = _COUPLE.sub(" and their partner ", result)
     return result[:1].upper() + result[1:]
 
 
 # What only a couple does together, after "we": the other is the speaker's partner ("we met" may be friends).
 _COUPLE = re.compile(
-    r" and others (?=(?:just |finally |officially |have |had |are |were |got |are getting |just got )?(?:"
+    r"\s+(?:(?:just|finally|officially|have|had|are|were|got|are getting|just got)\s+)?(?:"
     r"(?:broke|split) up|separated|divorced|married|engaged|getting (?:married|divorced)|separating|divorcing|"
-    r"moved in together)\b)"
+    r"moved in together|had (?:a|our) (?:baby(?!\s+shower)|son|daughter|little)|had twins|"
+    r"expecting(?=\s*(?:[!.]|$|a\s+baby|our\s+first|twins|a\s+(?:boy|girl)\b)))\b",
+    re.IGNORECASE,
 )
+
+
+def _we(name: str, tokens: list[str], index: int) -> str:
+    """Who "we" (or "we're", "we've"…) at `index` is: "we broke up", "we're engaged" are the speaker and their
+    partner; anything else the speaker and others."""
+    following = "".join(tokens[index + 1 : index + 10])
+    return f"{name} and their partner" if _COUPLE.match(following) else f"{name} and others"

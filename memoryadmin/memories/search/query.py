@@ -26,31 +26,17 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LETTERS = re.compile(r"\b([^\W\d_]{2,})(?:['’]s)?\b")
 # Words that ask for whatever there is: beside a time, the question asks for that time alone.
 _ASKING_ANYTHING = frozenset(
-    [
-        "happen",
-        "happened",
-        "happens",
-        "happening",
-        "anything",
-        "something",
-        "everything",
-        "new",
-        "news",
-        "plan",
-        "plans",
-        "planned",
-        "doing",
-        "done",
-        "going",
-        "event",
-        "events",
-        "stuff",
-        "thing",
-        "things",
-        "lately",
-        "recently",
-        "up",
-    ]
+    """
+    happen happened happens happening anything something everything new news plan plans planned doing done
+    going event events stuff thing things lately recently up
+    """.split()  # noqa: SIM905 - a word list reads best as words
+)
+
+# "what did kim do", "what has Sam been up to": the word after the auxiliary is who.
+_WHOSE = re.compile(
+    r"^\W*(?:so\s+|and\s+)?what\s+(?:did|does|has|had|is|was|will)\s+([^\W\d_]{2,})\s+"
+    r"(?:do|doing|done|been\s+(?:doing|up\s+to)|up\s+to|get\s+up\s+to|have\s+planned|plan|planned)\b",
+    re.IGNORECASE,
 )
 
 
@@ -88,8 +74,11 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
     named = periods_in(text, reference) if syntax == "natural" else []
     about = without_spans(text, [n.span for n in named]) if named else text
     words = content_words(about, limit=MAX_QUERY_WORDS)
-    # A name beside the time says whose ("What did Alice do in May?"), not what.
+    # A name beside the time says whose ("What did Alice do in May?"), not what; typed in lower case too,
+    # where the question's form says it is the one who did ("what did kim do in october?").
     names = {name.lower() for name in capitalized(about)} if named else set()
+    if named and (whose := _WHOSE.match(about)) is not None:
+        names.add(whose.group(1).lower())
     asks_period = bool(named) and all(word in _ASKING_ANYTHING or word in names for word in words)
     if not words:
         # A query of stop words or a date alone: its plain words.

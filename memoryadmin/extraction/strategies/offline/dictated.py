@@ -101,7 +101,7 @@ _NO_NAMES = word_set(
     """american british english canadian australian indian chinese japanese german french italian spanish mexican
     brazilian irish scottish welsh dutch polish russian korean african european asian muslim jewish catholic christian
     hindu buddhist vegan vegetarian back home fine good great okay ok here done sorry new ready sure just still also
-    really very currently going looking trying working doing not so back glad happy excited tired single married"""
+    really very currently going looking trying working doing not so glad happy excited tired single married"""
 )
 
 
@@ -116,11 +116,20 @@ def _introduced(text: str) -> str:
     return f"{match.group('greet')}My name is {name}{more}{text[match.end() :]}"
 
 
+# "fave film: Notting Hill", a favourite given as a label: "favourite film is Notting Hill".
+_FAVOURITE_LABEL = re.compile(
+    r"^(?P<my>\s*(?:my\s+)?(?:all[- ]time\s+)?)(?:fave?|favou?rite|favorite)\s+(?P<what>[a-z]+)\s*[:=]\s*(?=\w)",
+    re.IGNORECASE,
+)
+
+
 def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
     in their standard form; a text without any is returned as it is."""
-    if text[:1] in "hHgG":
+    if text.lstrip()[:1] in "hHgG":  # a cheap test before the greeting's pattern
         text = _introduced(text)
+    if ":" in text or "=" in text:
+        text = _FAVOURITE_LABEL.sub(lambda m: f"{m.group('my')}favourite {m.group('what')} is ", text)
     if _SHORT.search(text) is not None:
         text = _SHORT.sub(lambda m: _LONG[m.group(0)], text)
     text = _LEARNER.sub(_standard, text)

@@ -224,6 +224,7 @@ LATER_CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             r"\b(?:got|landed|started|accepted)\s+(?:a|my)\s+new\s+job\b|"
+            r"^(?:i\s+)?(?:just\s+|finally\s+)?(?:got|landed)\s+the\s+job(?!\s+done)\b|"
             r"\b(?:enjoying|loving|starting|started|liking)\s+my\s+new\s+job\b|^my\s+new\s+job\b"
         ),
         Kind(MemoryType.SEMANTIC, "work", "employer"),

@@ -50,6 +50,10 @@ _SYMBOLS = re.compile(
     "[\U0001f000-\U0001faff\U00002600-\U000027bf\U0001f900-\U0001f9ff\u2b00-\u2bff\ufe0f\u200d\u2190-\u21ff"
     "\u2300-\u23ff\u25a0-\u25ff]+"
 )
+# The same typed as letters and signs (":)", ":-D", ";p", "<3", "xD", "^^"), standing alone between spaces.
+_EMOTICON = re.compile(
+    r"(?<!\S)(?:[:;=][-'o^]?[()\[\]DPpOo/\\|*3$@]+|[:;=]'[-]?[()]|<3+|</3|\^_?\^|[xX]D+|T_T|-_-|[oO]_[oO])(?!\S)"
+)
 _CAPITAL_AFTER = re.compile(r"\s*[A-Z]")
 _SARCASM_EMOJI = re.compile("[\U0001f644\U0001f612\U0001f611\U0001f60f]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
@@ -124,6 +128,7 @@ _REPORTED = re.compile(
     re.IGNORECASE,
 )
 # A request to the assistant ("Write me a poem about my dog"), not news about the speaker.
+_FEELING = word_set("love hate miss adore enjoy like need want")
 _IMPERATIVE = word_set(
     "write tell give show help make find send remind list explain summarize summarise create draft plan book "
     "translate check search suggest recommend generate compose calculate describe compare set text email "
@@ -272,7 +277,7 @@ class Clause:
 
 
 def clean_message(content: str) -> tuple[str, bool]:
-    """The text to read (quotes straightened, links and emoji gone) and whether it sounds sarcastic."""
+    """The text to read (quotes straightened, links, emoji and emoticons gone) and whether it sounds sarcastic."""
     # The quotes straightened are all outside ASCII but the backtick.
     text = content if content.isascii() and "`" not in content else content.translate(_QUOTES)
     sarcastic_emoji = False
@@ -282,7 +287,11 @@ def clean_message(content: str) -> tuple[str, bool]:
         text = _SYMBOLS.sub(lambda m: "\n" if _CAPITAL_AFTER.match(text, m.end()) else " ", text)
     if "http" in text or "www." in text:
         text = _URL.sub("", text)
-    return " ".join(text.split()), sarcastic_emoji
+    text = _EMOTICON.sub(lambda m: "\n" if _CAPITAL_AFTER.match(text, m.end()) else " ", text)
+    if "\n" not in text:
+        return " ".join(text.split()), sarcastic_emoji
+    # A line break ends a sentence ("I moved to Berlin⏎My new job starts monday"): kept, spaces collapsed.
+    return "\n".join(line for line in (" ".join(line.split()) for line in text.split("\n")) if line), sarcastic_emoji
 
 
 def sentences(text: str) -> list[str]:
@@ -360,6 +369,8 @@ def _mode(clause: str, low: str, tokens: frozenset[str]) -> str:
         return "other"
     if first in ("going", "gonna") or first in STATE_ADJECTIVES:
         return "dropped"
+    if first in _FEELING and second in ("my", "our"):
+        return "dropped"  # "love my new job", "miss my family": the speaker's own, not an order
     if first in _IMPERATIVE:
         return "other"
     if is_past_form(first) and first not in ("was", "were", "did") and second not in ("by", "with"):
@@ -456,18 +467,23 @@ def is_reaction(sentence: str) -> bool:
 def _speaks_of_past(low: str) -> bool:
     words = low.split()[:6]
     return any(
-        is_past_form(word)
-        and word != "used"
-        # "a cat called Miso": a name given, not a past event.
-        and not (word in _NAMING and i > 0 and words[i - 1] not in _SUBJECTS)
-        # "I've got a tortoise": to have, now.
-        and not (word == "got" and i > 0 and words[i - 1] in _HAVE_GOT)
+        (
+            is_past_form(word)
+            and word != "used"
+            # "a cat called Miso": a name given, not a past event.
+            and not (word in _NAMING and i > 0 and words[i - 1] not in _SUBJECTS)
+            # "I've got a tortoise": to have, now.
+            and not (word == "got" and i > 0 and words[i - 1] in _HAVE_GOT)
+        )
+        # "I quit my job", "I hurt my back": the same in the present, and told as what happened.
+        or (word in _TOLD_AS_DONE and i > 0 and words[i - 1] in _SUBJECTS)
         for i, word in enumerate(words)
     )
 
 
 _NAMING, _HAVE_GOT = frozenset({"called", "named", "nicknamed"}), frozenset({"i've", "we've", "ive", "have", "they've"})
 _SUBJECTS = frozenset({"i", "we", "he", "she", "they", "you", "who", "just", "finally"})
+_TOLD_AS_DONE = frozenset({"quit", "hurt", "split", "shut", "burst"})
 
 
 def words_of(text: str) -> frozenset[str]:

@@ -153,6 +153,7 @@ def utterance_text(content: str, speaker: str = "", asked: tuple[str, str] | Non
             found += len(words)
     if found < MIN_CONTENT_WORDS:
         return None
+    text = text.replace("\n", " ")  # the turn's lines as one text
     if len(text) > MAX_UTTERANCE_CHARS:
         text = text[:MAX_UTTERANCE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     text = text[:1].upper() + text[1:]
