@@ -4,6 +4,8 @@ went hiking"), and what is someone else's left alone."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from memoryadmin.extraction.strategies.offline import read_message
@@ -243,3 +245,38 @@ def test_a_present_verb_in_ed_and_a_feeling_about_the_speakers_own_said_without_
 
 def test_a_feeling_about_the_listeners_own_is_no_memory_of_the_speaker() -> None:
     assert read_message("love your hair", "Pat", TODAY) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute", "text"),
+    [
+        ("can't eat gluten, coeliac since 2019", "", "Pat can't eat gluten, coeliac since 2019"),
+        ("I can't have dairy", "", "Pat can't have dairy"),
+        ("coeliac since 2019", "", "Pat is coeliac since 2019"),
+        ("I switched from android to iphone", "phone", "Pat's phone is the iphone"),
+        ("I moved from London to Leeds last year", "residence", "Pat moved from London to Leeds in 2025"),
+        ("we relocated from Texas to Denver", "residence", "Pat and others relocated from Texas to Denver"),
+    ],
+)
+def test_what_the_speaker_cannot_eat_and_a_change_said_with_where_it_came_from(
+    content: str, attribute: str, text: str
+) -> None:
+    assert (text, attribute) in [(r.text, r.attribute) for r in read_message(content, "Pat", TODAY)]
+
+
+@pytest.mark.parametrize(
+    ("content", "text", "event_date"),
+    [
+        # The date of a birthday comes back every year: it is no one day.
+        ("my birthday is on march 3rd", "Pat's birthday is on march 3rd", None),
+        ("our anniversary is june 12", "Pat's anniversary is june 12", None),
+        # A party, or an anniversary celebrated, is one day.
+        ("my bday party is on june 5th", "Pat's birthday party is on 5 June 2026", date(2026, 6, 5)),
+        ("it's my birthday on friday", "It's Pat's birthday on Friday 3 April 2026", date(2026, 4, 3)),
+        # A day with its year named: one date, not a day and a year.
+        ("our wedding is on 14 June next year", "Pat's wedding is on 14 June 2027", date(2027, 6, 14)),
+        ("my passport expires in august next year", "Pat's passport expires in August 2027", date(2027, 8, 1)),
+    ],
+)
+def test_a_yearly_date_is_said_as_it_is_and_one_day_is_dated(content: str, text: str, event_date: date | None) -> None:
+    assert [(r.text, r.event_date) for r in read_message(content, "Pat", TODAY)] == [(text, event_date)]

@@ -84,6 +84,7 @@ def attributes(content: str) -> dict[str, str]:
         ("Remember that I'm vegetarian", "diet", "Pat is vegetarian"),
         ("Can you remember that my email is jo@example.com?", "email", "Pat's email is jo@example.com"),
         ("just so you know, I work at Deloitte", "employer", "Pat works at Deloitte"),
+        ("remind me that I work nights now", "shift", "Pat works nights now"),
         # The subject left out, as chat drops it.
         ("studying at UBC, second year", "school", "Pat is studying at UBC, second year"),
         ("work at shopify, remote from ottawa", "employer", "Pat works at Shopify"),

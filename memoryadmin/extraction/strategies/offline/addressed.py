@@ -35,6 +35,7 @@ _KEEP_REQUEST = rx(
     + one_of(
         """remember | note | keep in mind | make a note | take note | take a note | save | store | don't forget
         do not forget | just so you know | so you know | for the record | for future reference | note to self
+        remind me | remind me later | don't let me forget
         actually update that | update that | correction | actually"""
     )
     + r"(?:\s+(?:that|this|for\s+me|for\s+later|for\s+next\s+time))*\s*[:,-]?\s+"

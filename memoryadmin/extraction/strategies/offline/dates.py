@@ -55,6 +55,10 @@ _WEEKDAY_LEAD = (
 # A date after one of these takes no "in" or "on" of its own.
 _AFTER_PREPOSITION = re.compile(r"\b(?:" + _DEADLINE + r"|from|before|after|during|for)\s+$", re.IGNORECASE)
 
+# A day's year, given or named ("14 June 2027", "14 June next year").
+_YEAR_AFTER = r"(?:,?\s+(?P<year>(?:19|20)\d{2})|\s+(?P<which_year>next|last|this)\s+year)?"
+_YEAR_STEP = {"next": 1, "last": -1, "this": 0}
+
 # The phrases, longest first where they overlap. `kind` names how to resolve each.
 _PHRASES: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(r"\b" + pattern + r"\b", re.IGNORECASE))
@@ -67,25 +71,27 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         ("weekday", r"(?:on\s+)?(?P<which>last|this\s+past|this|next|this\s+coming)\s+" + _WEEKDAY),
         ("earlier_unit", r"earlier\s+this\s+(?P<unit>week|month|year)"),
         ("later_unit", r"later\s+this\s+(?P<unit>week|month|year)"),
-        (
-            "relative_unit",
-            r"(?:(?:in|during|over)\s+)?(?P<which>last|the\s+past|past|previous|this|next|the\s+coming|coming)\s+(?P<unit>week|month|year)",
-        ),
         ("yesterday", r"(?:yesterday|last\s+night)"),
         ("tomorrow", r"tomorrow"),
         ("today", r"(?:today|tonight|this\s+(?:morning|afternoon|evening))"),
         (
             "month_day",
-            r"(?:on\s+)?" + _MONTH_NAME + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<year>(?:19|20)\d{2}))?",
+            r"(?:on\s+)?" + _MONTH_NAME + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?" + _YEAR_AFTER,
         ),
         (
             "day_month",
-            r"(?:on\s+)?(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
-            + _MONTH_NAME
-            + r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?",
+            r"(?:on\s+)?(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_NAME + r"" + _YEAR_AFTER,
         ),
         ("month_year", r"(?:in\s+)?" + _MONTH_NAME + r",?\s+(?P<year>(?:19|20)\d{2})"),
-        ("in_month", r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])"),
+        (
+            "in_month",
+            r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])(?:\s+(?P<which_year>next|last|this)\s+year)?",
+        ),
+        # After the months: "14 June next year" is one day, not 14 June and a year.
+        (
+            "relative_unit",
+            r"(?:(?:in|during|over)\s+)?(?P<which>last|the\s+past|past|previous|this|next|the\s+coming|coming)\s+(?P<unit>week|month|year)",
+        ),
         ("in_year", r"(?:in|since|back\s+in)\s+(?P<year>(?:19|20)\d{2})"),
         # "on Friday afternoons" is every Friday afternoon, not one day.
         ("weekday_bare", r"on\s+" + _WEEKDAY + _NOT_EVERY),
@@ -111,6 +117,8 @@ _RECURRING = re.compile(
     r"\b(?:every|each|weekly|monthly|yearly|annually|usually|always|often|normally|typically|generally|"
     r"sometimes|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)\b"
 )
+# A date said to come back every year: "my birthday is on march 3rd", "our anniversary's june 12".
+_YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary)(?:'s|\s+is)\s+$", re.IGNORECASE)
 _RECURRING_KINDS = frozenset({"weekday_bare", "weekday_led", "in_month", "month_day_only"})
 # Every phrase above holds one of these; a clause without any is not searched further.
 _ANY_DATE_WORD = re.compile(
@@ -289,7 +297,10 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind in ("month_day", "day_month"):
         month = _month_number(groups["month"])
         day_number = int(groups["day"])
-        year = int(groups["year"]) if groups.get("year") else _likely_year(today, month, day_number, past)
+        if groups.get("which_year"):
+            year = today.year + _YEAR_STEP[groups["which_year"].lower()]
+        else:
+            year = int(groups["year"]) if groups.get("year") else _likely_year(today, month, day_number, past)
         try:
             day = date(year, month, day_number)
         except ValueError:
@@ -306,6 +317,8 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
             year -= 1 if month >= today.month else 0
         elif word == "next" or (word == "in" and not past and month < today.month):
             year += 1 if month <= today.month else 0
+        if groups.get("which_year"):
+            year = today.year + _YEAR_STEP[groups["which_year"].lower()]
         day = date(year, month, 1)
         return day, "month", f"in {_month_text(day)}"
     if kind == "in_year":
@@ -370,8 +383,11 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
             if _AFTER_PREPOSITION.search(text, 0, start):
                 # "since last week" is "since the week of …", "until Thursday" "until Thursday 11 May".
                 replacement = replacement.removeprefix("on ").removeprefix("in ")
-            if kind in ("month_day", "day_month") and recurring and not match.group("year"):
+            year_said = kind in ("month_day", "day_month") and (match.group("year") or match.group("which_year"))
+            if kind in ("month_day", "day_month") and recurring and not year_said:
                 continue
+            if kind in ("month_day", "day_month") and not year_said and _YEARLY.search(text, 0, start):
+                continue  # "my birthday is on march 3rd" is every 3 March, not the next one
             taken.append((start, end))
             span = precision.split()[-1] if precision.startswith("about") else _SPANS.get(precision, precision)
             found.append(DateMention(start, end, text[start:end], day, precision.split()[0], replacement, span))

@@ -107,7 +107,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
             # A place ("moved to cork"), not "moved to keys", a team, a gym or a provider ("to Virgin for broadband").
-            + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:(?:back|home|up|down|over)\s+){0,2}to\s+"
+            + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:(?:back|home|up|down|over)\s+){0,2}"
+            r"(?:from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2}\s+)?to\s+"
             r"(?!(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:gym|office|team|department|branch|shift|class|course|programme|"
             r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"
             + NOT_FOR_A_SERVICE
@@ -276,7 +277,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _ADV
             + r"(?:don't|do\s+not|never|no\s+longer)\s+(?:eat|drink(?!\s+(?:at\s+all|alcohol|anymore)\b))\s+\w|^i\s+"
             + _ADV
-            + r"(?:stopped|quit|gave\s+up)\s+(?:eating|drinking)\s+\w|"
+            + r"(?:stopped|quit|gave\s+up)\s+(?:eating|drinking)\s+\w|^i\s+"
+            # "I can't eat gluten", "I can't have dairy": what the speaker's body refuses.
+            + r"(?:can't|cannot|can\s+not)\s+(?:eat|have|drink|tolerate|digest)\s+(?:any\s+)?(?:gluten|dairy|wheat|"
+            r"lactose|milk|cheese|nuts|peanuts|tree\s+nuts|eggs|shellfish|seafood|fish|meat|pork|beef|soy|sugar|"
+            r"alcohol|caffeine|spicy\s+food)\b|"
             + _AM
             + r"(?:lactose[- ]intolerant|gluten[- ]free|diabetic|celiac|coeliac)\b"
         ),

@@ -78,7 +78,7 @@ STATE_ADJECTIVES = word_set(
     """excited tired bored interested thrilled stoked pumped scared worried stressed blessed obsessed amazed
     surprised pleased relieved exhausted overwhelmed swamped psyched delighted devastated disappointed frustrated
     inspired motivated determined honored honoured grateful thankful proud happy glad sad sorry busy ready
-    allergic vegetarian vegan pescatarian married single engaged divorced""".lower()
+    allergic vegetarian vegan pescatarian coeliac celiac diabetic married single engaged divorced""".lower()
 )
 
 # Words that react, greet or fill and carry nothing to find again ("haha", "how's it going").

@@ -219,7 +219,8 @@ MILESTONES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} supports {team}",
         ),
         (
-            r"\b(?:upgraded|switched(?:\s+back)?|moved|changed|went)\s+(?:over\s+)?to\s+(?:the\s+|an?\s+)?"
+            r"\b(?:upgraded|switched(?:\s+back)?|moved|changed|went)\s+(?:over\s+)?"
+            r"(?:from\s+(?:an?\s+|the\s+|my\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?to\s+(?:the\s+|an?\s+)?"
             r"(?P<phone>" + PHONE + r")(?![\s\d]*\s(?:screen|store|group|chat)\b)" + OTHER_GOODS_AFTER,
             "possessions",
             "phone",

@@ -369,6 +369,8 @@ def _mode(clause: str, low: str, tokens: frozenset[str]) -> str:
         return "other"
     if first in ("going", "gonna") or first in STATE_ADJECTIVES:
         return "dropped"
+    if first in ("can't", "cannot") and second in ("eat", "have", "drink", "stand", "tolerate"):
+        return "dropped"  # "can't eat gluten", "can't stand jazz"
     if first in _FEELING and second in ("my", "our"):
         return "dropped"  # "love my new job", "miss my family": the speaker's own, not an order
     if first in _IMPERATIVE:
