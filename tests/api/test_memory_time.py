@@ -6,6 +6,7 @@ import pytest
 
 from memoryadmin.extraction.models import ExtractionRun
 from memoryadmin.extraction.services import extraction_run
+from memoryadmin.memories.models import Memory
 
 
 def add(api, text: str, **fields):
@@ -148,3 +149,19 @@ def test_a_person_named_in_lower_case_beside_a_time_is_whose_not_what(api) -> No
     assert set(search(api, "so what has alice been up to in november 2023")) == {porto, miso}
     # Another word beside the time is still what is asked about.
     assert search(api, "what did alice bake in november 2023?") == []
+
+
+def test_the_persons_own_name_says_whose_a_question_is_not_what_it_asks(api) -> None:
+    # Memories written of "User": the name appears in one memory only, and matches every question naming her.
+    # As extraction writes them, with the attribute each states (the API takes none).
+    for text, attribute in (("User's name is Sam", "name"), ("User works as a nurse at St Mary's in Leeds", "job")):
+        Memory.objects.filter(pk=add(api, text, stated_at="2023-09-02T09:00:00Z")["id"]).update(attribute=attribute)
+    add(api, "User has a cat called Miso", stated_at="2023-09-02T09:00:00Z")
+    vet = add(api, "User took Miso to the vet", stated_at="2023-11-14T10:00:00Z")["text"]
+    coffee = add(api, "User quit coffee", stated_at="2023-11-28T10:00:00Z", event_date="2023-11-20")["text"]
+    assert search(api, "Where does Sam work?")[0] == "User works as a nurse at St Mary's in Leeds"
+    assert search(api, "does sam have pets?")[0] == "User has a cat called Miso"
+    assert search(api, "What is her name?")[0] == "User's name is Sam"
+    # Asking for a time alone, what was said or happened then comes first, whatever matches the name.
+    assert set(search(api, "what did sam do in november 2023?")[:2]) == {vet, coffee}
+    assert set(search(api, "What did Sam do in November 2023?")[:2]) == {vet, coffee}

@@ -165,6 +165,7 @@ def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
         "recency",
         "about_other",
         "opposite_sentiment",
+        "own_name",
         "context",
         "sitting",
         "matches",

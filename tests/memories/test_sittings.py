@@ -26,7 +26,7 @@ def said(namespace, text: str, when: datetime) -> Memory:
 
 def candidate(relevance: float, when: datetime | None) -> Candidate:
     now = datetime(2024, 1, 1, tzinfo=UTC)
-    facts = Facts(uuid.uuid4(), "text", "fact", now, None, when, None, "")
+    facts = Facts(uuid.uuid4(), "text", "fact", now, None, when, None, "", "")
     return Candidate(facts.id, facts, relevance=relevance)
 
 

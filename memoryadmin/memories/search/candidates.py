@@ -252,6 +252,7 @@ class Facts:
     stated_at: datetime | None
     event_date: date | None
     event_date_precision: str
+    attribute: str
 
 
 FACT_COLUMNS = [f.name for f in fields(Facts)]

@@ -161,6 +161,7 @@ def memories_search(
         reference=reference,
         with_matches=explain,
         weights=weights,
+        asks_period=question.asks_period,
     )
     if after is not None:
         ranked = [c for c in ranked if (c.score, c.id) < after]

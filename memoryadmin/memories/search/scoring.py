@@ -14,7 +14,8 @@ on LoCoMo conversations, see docs/search.md), then:
 - times: when the question names times, a memory said (or whose event happened) away from them
   keeps 1 - DATE_WEIGHT * (1 - affinity) of its relevance, where affinity halves every
   `tolerance` days of distance (half the period, at least DATE_TOLERANCE_DAYS): a preference,
-  never a filter;
+  never a filter; a question asking for the time alone ("what did sam do in november?") keeps
+  `affinity` of it, so what is said or happened then comes first, whatever else matches its names;
 - an utterance (a turn kept as said, from which extraction drew no fact) counts UTTERANCE_WEIGHT
   of its relevance: a fact stated outranks the chat it came from;
 - when the question names a person its candidates are about ("What does Melanie do to
@@ -23,6 +24,9 @@ on LoCoMo conversations, see docs/search.md), then:
 - when the question asks what someone likes (or dislikes), a memory saying the opposite ("Alice
   dislikes spicy food" for "What food does Alice like?") counts OPPOSITE_SENTIMENT_WEIGHT of its
   relevance (sentiment.py);
+- a memory giving the person's own name (attribute `name`: "User's name is Sam") counts
+  OWN_NAME_WEIGHT of its relevance unless the question asks for a name: "Where does Sam work?"
+  matches it only by whose work it asks about;
 - a memory gains SITTING_WEIGHT times the relevance of the best other memory said within
   CONTEXT_WINDOW of it (its sitting): sitting_support below;
 - a memory said within CONTEXT_WINDOW of the best match (it included) gains CONTEXT_WEIGHT times
@@ -59,6 +63,10 @@ WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
 FEEDBACK = 3
 FEEDBACK_WEIGHT = 0.5
 DATE_WEIGHT = 0.5
+# A memory giving the person's name, for a question that asks no name: its name matches the question's only as
+# whose the question is about.
+OWN_NAME_WEIGHT = 0.5
+_NAME_ASKED = frozenset({"name", "names", "named", "surname", "nickname", "firstname"})
 DATE_TOLERANCE_DAYS = 3
 UTTERANCE_WEIGHT = 0.85
 OTHER_PERSON_WEIGHT = 0.8
@@ -138,6 +146,8 @@ class Candidate:
     about_other: bool = False
     # Says the opposite of the liking or disliking the question asks about.
     opposite_sentiment: bool = False
+    # The person's own name ("User's name is Sam"), when the question does not ask for a name.
+    own_name: bool = False
     # Said in the same sitting as the best match (said_beside).
     context: bool = False
     # The relevance of the best other memory said in its sitting (sitting_support).
@@ -319,6 +329,7 @@ def rank(
     reference: datetime,
     with_matches: bool,
     weights: dict[str, float],
+    asks_period: bool = False,
 ) -> list[Candidate]:
     """The candidates scored and ranked, twice when there are vectors: the second time by the fed-back query."""
     if not candidates:
@@ -339,6 +350,10 @@ def rank(
     )
     in_use = {name: w for name, w in weights.items() if with_vectors or name != "vector"}
     people_asked(candidates, names)
+    # "Where does Sam work?" names whose work, and "User's name is Sam" is no answer to it.
+    if not _NAME_ASKED.intersection(words):
+        for candidate in candidates:
+            candidate.own_name = candidate.facts.attribute == "name"
     if asked_sentiment:
         for candidate in candidates:
             candidate.opposite_sentiment = sentiment(candidate.facts.text) == -asked_sentiment
@@ -350,7 +365,8 @@ def rank(
             candidate.dates = date_affinity(periods, candidate.facts)
         if recency.enabled:
             candidate.recency = recency.of(reference, candidate.facts.created_at, candidate.facts.last_accessed_at)
-    ranked = _scored(candidates, in_use, recency)
+    date_weight = 1.0 if asks_period else DATE_WEIGHT
+    ranked = _scored(candidates, in_use, recency, date_weight)
     if with_vectors and in_use["vector"] > 0:
         best = [c.embedding for c in ranked[:FEEDBACK] if c.embedding is not None]
         if best:
@@ -359,20 +375,25 @@ def rank(
             for candidate in candidates:
                 if candidate.embedding is not None:
                     candidate.vector = float(candidate.embedding @ fed_back)
-            ranked = _scored(candidates, in_use, recency)
+            ranked = _scored(candidates, in_use, recency, date_weight)
     sitting_support(candidates)
     if any(c.sitting for c in candidates):
-        ranked = _scored(candidates, in_use, recency)
+        ranked = _scored(candidates, in_use, recency, date_weight)
     best = ranked[0]
     said_beside(candidates, best)
     if best.context:
-        ranked = _scored(candidates, in_use, recency, context=CONTEXT_WEIGHT * best.relevance)
+        ranked = _scored(candidates, in_use, recency, date_weight, context=CONTEXT_WEIGHT * best.relevance)
     # A sitting mate was read for the best match's context: away from it, it is no candidate.
     return [c for c in ranked if c.context or not c.mate]
 
 
 def _scored(
-    candidates: list[Candidate], weights: dict[str, float], recency: Recency, *, context: float = 0.0
+    candidates: list[Candidate],
+    weights: dict[str, float],
+    recency: Recency,
+    date_weight: float = DATE_WEIGHT,
+    *,
+    context: float = 0.0,
 ) -> list[Candidate]:
     """The candidates' relevance and score from their components (`context` added to those marked), best first."""
     total = sum(weights.values()) or 1.0
@@ -382,13 +403,15 @@ def _scored(
             relevance += weights["vector"] * max(candidate.vector or 0.0, 0.0)
         relevance /= total
         if candidate.dates is not None:
-            relevance *= 1.0 - DATE_WEIGHT * (1.0 - candidate.dates)
+            relevance *= 1.0 - date_weight * (1.0 - candidate.dates)
         if candidate.facts.memory_type == MemoryType.UTTERANCE:
             relevance *= UTTERANCE_WEIGHT
         if candidate.about_other:
             relevance *= OTHER_PERSON_WEIGHT
         if candidate.opposite_sentiment:
             relevance *= OPPOSITE_SENTIMENT_WEIGHT
+        if candidate.own_name:
+            relevance *= OWN_NAME_WEIGHT
         relevance += SITTING_WEIGHT * candidate.sitting
         if candidate.context:
             relevance += context
@@ -413,6 +436,7 @@ def explained(candidate: Candidate) -> dict[str, Any]:
         "recency": candidate.recency,
         "about_other": candidate.about_other,
         "opposite_sentiment": candidate.opposite_sentiment,
+        "own_name": candidate.own_name,
         "context": candidate.context,
         "sitting": candidate.sitting,
         "matches": candidate.matches,
