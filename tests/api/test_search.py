@@ -166,6 +166,7 @@ def test_explain_gives_each_component_of_the_score(api, namespace) -> None:
         "about_other",
         "opposite_sentiment",
         "own_name",
+        "attribute_asked",
         "context",
         "sitting",
         "matches",

@@ -70,6 +70,10 @@ def test_a_statement_gives_its_event_as_a_calendar_unit() -> None:
     # Vague spans and recurring times give no day.
     assert event_in("She has been painting a lot recently", said) is None
     assert event_in("She takes a pottery class on Friday afternoons", said) is None
+    # A birthday's or an anniversary's date comes back every year; a party is one day.
+    assert event_in("User's birthday is on march 3rd", said) is None
+    assert event_in("Their anniversary is June 12", said) is None
+    assert event_in("User's birthday party is on March 3rd", said) == (date(2023, 3, 3), "day")
 
 
 @pytest.mark.parametrize(

@@ -253,10 +253,10 @@ class SearchExplainOut(Schema):
         "query names none.",
     )
     relevance: float = Field(
-        description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625), times "
-        "1 - 0.5 (1 - dates) when the query names dates (times dates when it asks for a time alone), times 0.85 "
-        "for an utterance, times 0.8 when about_other, times 0.6 when opposite_sentiment, times 0.5 when own_name; "
-        "plus 0.05 sitting; plus 0.15 times the best hit's relevance when context."
+        description="0.3 fulltext + 0.2 vector + 0.5 terms (without vectors: 0.375 + 0.625), plus 0.15 when "
+        "attribute_asked; times 1 - 0.5 (1 - dates) when the query names dates (times dates when it asks for a "
+        "time alone), times 0.85 for an utterance, times 0.8 when about_other, times 0.6 when opposite_sentiment, "
+        "times 0.5 when own_name; plus 0.05 sitting; plus 0.15 times the best hit's relevance when context."
     )
     recency: float | None = Field(description="The recency blend's value; null when recency is off.")
     about_other: bool = Field(
@@ -266,6 +266,11 @@ class SearchExplainOut(Schema):
     opposite_sentiment: bool = Field(
         default=False,
         description="The query asks what someone likes (or dislikes), and this memory says the opposite.",
+    )
+    attribute_asked: bool = Field(
+        default=False,
+        description='The memory states an attribute the query asks about ("Where does she work?": employer); '
+        "the words that asked it count as matched in fulltext and terms.",
     )
     own_name: bool = Field(
         default=False,

@@ -9,7 +9,9 @@ The first statement takes, within the scope:
   this process holds them already, unchanged (people.py); with pgvector and no person, the
   POOL nearest by the HNSW index;
 - when the question names times, the POOL memories said nearest them (their words may
-  differ from the question's: "What did she do in May?").
+  differ from the question's: "What did she do in May?");
+- when the search has a person and the question asks about attributes ("Where does she
+  work?", attributes.py), the ATTRIBUTED newest of the person's memories stating them.
 
 `fulltext` is the share of the question's words a memory holds, each word weighted by its
 rarity (inverse document frequency) among the person's memories, or, across a namespace,
@@ -49,6 +51,8 @@ POOL = 100
 SITTING = timedelta(hours=1)
 # At most this many memories of an anchor's sitting join its candidates (candidate_rows).
 MATES = 20
+# At most this many of a person's memories of the attributes a question asks about.
+ATTRIBUTED = 20
 # Across a namespace, full text ranks at most this many matches: the newest.
 WIDE_MATCHES = 200
 
@@ -67,6 +71,8 @@ class Pool:
     nearest: dict[uuid.UUID, float] = field(default_factory=dict)
     # Said nearest the question's times.
     dated: list[uuid.UUID] = field(default_factory=list)
+    # The person's memories of the attributes the question asks about (attributes.py), newest first.
+    attributed: list[uuid.UUID] = field(default_factory=list)
 
 
 def _words_sql(question: Question) -> tuple[str, list[Any]]:
@@ -212,6 +218,15 @@ def candidates_fetch(
          ORDER BY m.event_date DESC LIMIT %s)
         """
         params += [*scope.params, lo, hi, POOL, *scope.params, lo, hi, POOL]
+    if question.attributes and person:
+        # What the person's current facts of those attributes say, whatever their words (by the attribute index).
+        sql += f"""
+        UNION ALL
+        (SELECT 'a', m.id, NULL, NULL, NULL, NULL, NULL FROM memories_memory m
+         WHERE {scope.sql} AND m.attribute = ANY(%s)
+         ORDER BY m.stated_at DESC NULLS LAST LIMIT %s)
+        """
+        params += [*scope.params, list(question.attributes), ATTRIBUTED]
     with read_connection().cursor() as cursor:
         # JIT off and the HNSW scan's settings, also behind a transaction pooler.
         execute_with_session_settings(cursor, sql, params)
@@ -235,6 +250,8 @@ def candidates_fetch(
             pool.nearest[pk] = float(share)
         elif kind == "d":
             pool.dated.append(pk)
+        elif kind == "a":
+            pool.attributed.append(pk)
     # Said then and happened then: once.
     pool.dated = list(dict.fromkeys(pool.dated))
     return pool

@@ -204,7 +204,7 @@ def _gathered(
         similarity = person.similarity(vector)
         # The vectors of the full-text and dated candidates, found by id in the sorted ids (no UUID object
         # is made for the person's other memories).
-        known = [*fulltext, *pool.dated]
+        known = [*fulltext, *pool.dated, *pool.attributed]
         for pk, position in zip(known, person.positions([pk.bytes for pk in known]), strict=True):
             if position is not None:
                 embeddings[pk] = person.vector(position)
@@ -228,7 +228,8 @@ def _gathered(
         for pk, value in pool.nearest.items():
             if value >= floor:
                 similar.setdefault(pk, value)
-    ids = list(dict.fromkeys([*fulltext, *similar, *pool.dated]))
+    ids = list(dict.fromkeys([*fulltext, *similar, *pool.dated, *pool.attributed]))
+    attributed = set(pool.attributed)
     # Found by their date alone, they must be relevant too, unless the question asks for that time alone.
     dated_only = set(pool.dated).difference(fulltext) if lexical and not question.asks_period else set()
     # Without a person's vectors at hand, each candidate's code comes with its row.
@@ -258,8 +259,11 @@ def _gathered(
             candidate.vector = float(embedding @ vector)  # type: ignore[operator]
         if not lexical and candidate.vector is None:
             continue
-        if (candidate.mate or facts.id in dated_only) and (
-            candidate.vector is None or candidate.vector < DATED_MIN_SIMILARITY
+        candidate.attribute_asked = facts.id in attributed
+        if (
+            (candidate.mate or facts.id in dated_only)
+            and not candidate.attribute_asked
+            and (candidate.vector is None or candidate.vector < DATED_MIN_SIMILARITY)
         ):
             # A date is a preference among relevant memories: said on the day asked about is no reason
             # to be found on its own ("Can I eat peanuts tonight?" is not about where Alice lives).

@@ -351,6 +351,10 @@ def without_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
+# What comes back every year, said before its date.
+_YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary)(?:'s|\s+is)\s+(?:on\s+|in\s+)?$", re.IGNORECASE)
+
+
 def event_in(text: str, said: date) -> tuple[date, str] | None:
     """The day, week, month or year a statement's first date names, read from the day it was said.
 
@@ -358,6 +362,8 @@ def event_in(text: str, said: date) -> tuple[date, str] | None:
     no calendar unit ("recently", "the past two weeks", a season) give none.
     """
     for named in periods_in(text, said):
+        if _YEARLY.search(text, 0, named.span[0]):
+            continue  # "User's birthday is on march 3rd": every year's, no one day's
         period = named.period
         if period.days == 1:
             return period.start, "day"

@@ -13,6 +13,7 @@ from datetime import date
 
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.embeddings import content_words
+from memoryadmin.memories.search.attributes import attributes_asked
 from memoryadmin.memories.search.categories import members_of
 from memoryadmin.memories.search.inflections import other_forms
 from memoryadmin.memories.search.periods import Period, periods_in, without_spans
@@ -59,6 +60,8 @@ class Question:
     # It asks for a time and nothing more ("What happened in November?", "What did I do last weekend?"):
     # what was said or happened then answers it, however little its words say.
     asks_period: bool = False
+    # The attributes it asks about ("Where does she work?": employer, occupation; attributes.py).
+    attributes: tuple[str, ...] = ()
 
 
 def question_parse(text: str, *, syntax: str, reference: date) -> Question:
@@ -97,6 +100,7 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         names=capitalized(text) if syntax == "natural" else frozenset(),
         sentiment=sentiment(text) if syntax == "natural" else 0,
         asks_period=asks_period,
+        attributes=attributes_asked(words) if syntax == "natural" else (),
     )
 
 

@@ -24,6 +24,10 @@ on LoCoMo conversations, see docs/search.md), then:
 - when the question asks what someone likes (or dislikes), a memory saying the opposite ("Alice
   dislikes spicy food" for "What food does Alice like?") counts OPPOSITE_SENTIMENT_WEIGHT of its
   relevance (sentiment.py);
+- a memory stating an attribute the question asks about ("Where does she work?": `employer`,
+  attributes.py) holds the words that asked it (its `fulltext` and `terms` count them as matched)
+  and gains ATTRIBUTE_WEIGHT, before the factors below: the person's current value answers,
+  whatever its words, ahead of what only shares them ("User's work laptop broke");
 - a memory giving the person's own name (attribute `name`: "User's name is Sam") counts
   OWN_NAME_WEIGHT of its relevance unless the question asks for a name: "Where does Sam work?"
   matches it only by whose work it asks about;
@@ -50,6 +54,7 @@ import numpy as np
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.embeddings import content_words, word_vectors
 from memoryadmin.memories.models import DatePrecision, MemoryType
+from memoryadmin.memories.search.attributes import ATTRIBUTES_OF
 from memoryadmin.memories.search.candidates import SITTING, Facts
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
 from memoryadmin.memories.search.inflections import base_word
@@ -63,6 +68,8 @@ WEIGHTS = {"fulltext": 0.3, "vector": 0.2, "terms": 0.5}
 FEEDBACK = 3
 FEEDBACK_WEIGHT = 0.5
 DATE_WEIGHT = 0.5
+# Added to the relevance of a memory stating an attribute the question asks about (attributes.py).
+ATTRIBUTE_WEIGHT = 0.15
 # A memory giving the person's name, for a question that asks no name: its name matches the question's only as
 # whose the question is about.
 OWN_NAME_WEIGHT = 0.5
@@ -148,6 +155,8 @@ class Candidate:
     opposite_sentiment: bool = False
     # The person's own name ("User's name is Sam"), when the question does not ask for a name.
     own_name: bool = False
+    # It states an attribute the question asks about ("Where does she work?": employer; attributes.py).
+    attribute_asked: bool = False
     # Said in the same sitting as the best match (said_beside).
     context: bool = False
     # The relevance of the best other memory said in its sitting (sitting_support).
@@ -365,6 +374,7 @@ def rank(
             candidate.dates = date_affinity(periods, candidate.facts)
         if recency.enabled:
             candidate.recency = recency.of(reference, candidate.facts.created_at, candidate.facts.last_accessed_at)
+    _attribute_words_matched(candidates, words, word_weights)
     date_weight = 1.0 if asks_period else DATE_WEIGHT
     ranked = _scored(candidates, in_use, recency, date_weight)
     if with_vectors and in_use["vector"] > 0:
@@ -387,6 +397,19 @@ def rank(
     return [c for c in ranked if c.context or not c.mate]
 
 
+def _attribute_words_matched(candidates: list[Candidate], words: list[str], word_weights: np.ndarray) -> None:
+    """A memory stating an attribute the question asks about holds the words that asked it: "where does she
+    work?" matches "User is starting at KPMG" (employer) on "work" as fully as "User's work laptop broke"."""
+    total = float(word_weights.sum()) or 1.0
+    for candidate in candidates:
+        if candidate.attribute_asked:
+            attribute = candidate.facts.attribute
+            asked = [attribute in ATTRIBUTES_OF.get(word, ()) for word in words]
+            share = sum(float(weight) for weight, its in zip(word_weights, asked, strict=True) if its) / total
+            candidate.fulltext = min(1.0, candidate.fulltext + share)
+            candidate.terms = min(1.0, (candidate.terms or 0.0) + share)
+
+
 def _scored(
     candidates: list[Candidate],
     weights: dict[str, float],
@@ -402,6 +425,8 @@ def _scored(
         if "vector" in weights:
             relevance += weights["vector"] * max(candidate.vector or 0.0, 0.0)
         relevance /= total
+        if candidate.attribute_asked:
+            relevance += ATTRIBUTE_WEIGHT
         if candidate.dates is not None:
             relevance *= 1.0 - date_weight * (1.0 - candidate.dates)
         if candidate.facts.memory_type == MemoryType.UTTERANCE:
@@ -437,6 +462,7 @@ def explained(candidate: Candidate) -> dict[str, Any]:
         "about_other": candidate.about_other,
         "opposite_sentiment": candidate.opposite_sentiment,
         "own_name": candidate.own_name,
+        "attribute_asked": candidate.attribute_asked,
         "context": candidate.context,
         "sitting": candidate.sitting,
         "matches": candidate.matches,

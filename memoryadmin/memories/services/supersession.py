@@ -120,13 +120,16 @@ def memories_apply_statements(
 
 _SETTLE = """
 WITH input AS (
-    SELECT id, max(at) AS at FROM unnest(%(ids)s::uuid[], %(ats)s::timestamptz[]) AS i(id, at) GROUP BY id
+    -- A statement's place in the batch orders two said at one moment: "last day at Deloitte today!! starting at
+    -- KPMG on monday" leaves the later one current.
+    SELECT id, max(at) AS at, max(ord) AS ord
+    FROM unnest(%(ids)s::uuid[], %(ats)s::timestamptz[]) WITH ORDINALITY AS i(id, at, ord) GROUP BY id
 ),
 stated AS (
     -- One primary-key lookup per id. Joined to the input alone, the planner, misled by statistics a
     -- batch of fresh inserts has not reached yet, may scan all of the namespace's memories with an
     -- attribute instead: a cost that grows with the namespace. OFFSET 0 keeps the lookup a lookup.
-    SELECT m.id, m.user_id, m.subject, m.attribute, i.at
+    SELECT m.id, m.user_id, m.subject, m.attribute, i.at, i.ord
     FROM input i CROSS JOIN LATERAL (
         SELECT id, user_id, subject, attribute FROM memories_memory
         WHERE id = i.id AND namespace_id = %(namespace)s AND attribute <> '' AND status IN ('active', 'superseded')
@@ -136,7 +139,7 @@ stated AS (
 members AS (
     -- Each group read through its index (memory_attribute), for the same reason.
     SELECT m.id, m.user_id, m.subject, m.attribute, m.status, s.at AS new_at,
-           greatest(coalesce(m.stated_at, m.created_at), s.at) AS at
+           greatest(coalesce(m.stated_at, m.created_at), s.at) AS at, coalesce(s.ord, 0) AS ord
     FROM (SELECT DISTINCT user_id, subject, attribute FROM stated) k
     CROSS JOIN LATERAL (
         SELECT id, user_id, subject, attribute, status, stated_at, created_at FROM memories_memory
@@ -148,7 +151,7 @@ members AS (
 ),
 ranked AS (
     SELECT members.*, first_value(id) OVER (
-        PARTITION BY user_id, subject, attribute ORDER BY at DESC, id::text DESC
+        PARTITION BY user_id, subject, attribute ORDER BY at DESC, ord DESC, id::text DESC
     ) AS current
     FROM members
 )
