@@ -203,6 +203,7 @@ def test_moving_as_a_feeling_is_no_move() -> None:
         # A line break ends a sentence: the second line is not glued to the first, nor dated by its tense.
         ("I moved to Berlin\nMy new job starts monday", ["Pat moved to Berlin", "Pat's new job starts on Monday"]),
         ("started at Google today 💪 Tomorrow I meet the team", ["Pat started at Google on 1 April 2026"]),
+        ("seeing someone new :) her name is Ana", ["Pat is seeing someone new", "Pat's partner is Ana"]),
     ],
 )
 def test_emoticons_are_left_out_and_a_line_break_or_an_emoji_before_a_capital_ends_a_sentence(

@@ -287,7 +287,7 @@ def clean_message(content: str) -> tuple[str, bool]:
         text = _SYMBOLS.sub(lambda m: "\n" if _CAPITAL_AFTER.match(text, m.end()) else " ", text)
     if "http" in text or "www." in text:
         text = _URL.sub("", text)
-    text = _EMOTICON.sub(lambda m: "\n" if _CAPITAL_AFTER.match(text, m.end()) else " ", text)
+    text = _EMOTICON.sub("\n", text)  # an emoticon closes what it follows
     if "\n" not in text:
         return " ".join(text.split()), sarcastic_emoji
     # A line break ends a sentence ("I moved to Berlin⏎My new job starts monday"): kept, spaces collapsed.
