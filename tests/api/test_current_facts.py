@@ -12,6 +12,8 @@ HISTORY = [
     ("2026-06-10T09:00:00Z", ["got the iphone 15 yesterday, bye android"]),
     ("2026-09-10T09:00:00Z", ["last day at Deloitte today!! starting at KPMG on monday"]),
     ("2026-09-10T09:00:00Z", ["sold the fiesta, bought a Golf"]),
+    ("2026-03-02T09:00:00Z", ["my favourite film is Notting Hill"]),
+    ("2026-09-12T09:00:00Z", ["fave film is now Past Lives", "just got a new macbook air"]),
 ]
 
 
@@ -43,6 +45,8 @@ def test_a_question_about_a_changed_fact_finds_its_current_value(api) -> None:
         ("what car does she drive now?", "Golf"),
         ("where does she live?", "Headingley"),
         ("who does she work for?", "KPMG"),
+        ("what's her favourite movie?", "Past Lives"),
+        ("what laptop does she use?", "macbook air"),
     ):
         text, explain = first(api, query)
         assert value in text, (query, text)

@@ -37,6 +37,25 @@ _ASKED = {
     "instrument": "instrument instruments",
     "shift": "shift shifts",
     "hair colour": "hair",
+    "origin": "hometown grew grow raised",
+    "computer": "computer laptop pc mac macbook",
+    "bicycle": "bike bicycle",
+    "motorbike": "motorbike motorcycle",
+}
+# "What's her favourite film?" asks `favourite movie`: extraction names one attribute for each kind of favourite.
+_FAVOURITE = frozenset({"favourite", "favorite", "fave", "fav"})
+_FAVOURITE_KIND = {
+    "dish": "food",
+    "meal": "food",
+    "film": "movie",
+    "films": "movie",
+    "movies": "movie",
+    "color": "colour",
+    "group": "band",
+    "bands": "band",
+    "songs": "song",
+    "books": "book",
+    "drinks": "drink",
 }
 
 ATTRIBUTES_OF: dict[str, tuple[str, ...]] = {}
@@ -48,7 +67,19 @@ for _attribute, _words in _ASKED.items():
 def attributes_asked(words: list[str]) -> tuple[str, ...]:
     """The attributes the question's content words ask about, in the order they are named."""
     found: dict[str, None] = {}
+    favourite = not _FAVOURITE.isdisjoint(words)
     for word in words:
         for attribute in ATTRIBUTES_OF.get(word, ()):
             found[attribute] = None
+        if favourite and word not in _FAVOURITE:
+            found[f"favourite {_FAVOURITE_KIND.get(word, word)}"] = None
     return tuple(found)
+
+
+def asking(attribute: str, words: list[str]) -> list[bool]:
+    """Which of the question's words ask about `attribute` ("work" for employer; "favourite" and "film" for the
+    favourite movie)."""
+    if attribute.startswith("favourite "):
+        kind = attribute.removeprefix("favourite ")
+        return [word in _FAVOURITE or _FAVOURITE_KIND.get(word, word) == kind for word in words]
+    return [attribute in ATTRIBUTES_OF.get(word, ()) for word in words]

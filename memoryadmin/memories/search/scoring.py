@@ -54,7 +54,7 @@ import numpy as np
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.memories.embeddings import content_words, word_vectors
 from memoryadmin.memories.models import DatePrecision, MemoryType
-from memoryadmin.memories.search.attributes import ATTRIBUTES_OF
+from memoryadmin.memories.search.attributes import asking
 from memoryadmin.memories.search.candidates import SITTING, Facts
 from memoryadmin.memories.search.categories import MEMBER_WEIGHT, member_pattern
 from memoryadmin.memories.search.inflections import base_word
@@ -403,8 +403,7 @@ def _attribute_words_matched(candidates: list[Candidate], words: list[str], word
     total = float(word_weights.sum()) or 1.0
     for candidate in candidates:
         if candidate.attribute_asked:
-            attribute = candidate.facts.attribute
-            asked = [attribute in ATTRIBUTES_OF.get(word, ()) for word in words]
+            asked = asking(candidate.facts.attribute, words)
             share = sum(float(weight) for weight, its in zip(word_weights, asked, strict=True) if its) / total
             candidate.fulltext = min(1.0, candidate.fulltext + share)
             candidate.terms = min(1.0, (candidate.terms or 0.0) + share)
