@@ -188,6 +188,13 @@ def test_a_question_finds_a_memory_that_shares_no_word_with_it(api, namespace) -
     assert search(api, "car", user_id="alice", syntax="websearch").json()["items"] == []
 
 
+def test_a_holiday_asked_about_finds_the_trip(api, namespace) -> None:
+    remember(namespace, "Alice is thinking about learning Spanish for her trip to Seville in April")
+    remember(namespace, "Alice's birthday is on March 3rd")
+    items = search(api, "is alice going on holiday?", user_id="alice").json()["items"]
+    assert items[0]["memory"]["text"] == "Alice is thinking about learning Spanish for her trip to Seville in April"
+
+
 def test_a_memory_found_by_meaning_alone_is_still_held_to_every_filter(api, namespace) -> None:
     remember(namespace, "Alice owns an automobile", status=MemoryStatus.CANDIDATE)
     remember(namespace, "Alice rents an automobile", memory_type="episodic")
