@@ -47,6 +47,7 @@ def test_a_question_about_a_changed_fact_finds_its_current_value(api) -> None:
         ("who does she work for?", "KPMG"),
         ("what's her favourite movie?", "Past Lives"),
         ("what laptop does she use?", "macbook air"),
+        ("what does she do for a living?", "KPMG"),
     ):
         text, explain = first(api, query)
         assert value in text, (query, text)

@@ -33,6 +33,7 @@ _ASKING_ANYTHING = frozenset(
     """.split()  # noqa: SIM905 - a word list reads best as words
 )
 
+_FOR_A_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE)
 # "what did kim do", "what has Sam been up to": the word after the auxiliary is who.
 _WHOSE = re.compile(
     r"^\W*(?:so\s+|and\s+)?what\s+(?:did|does|has|had|is|was|will)\s+([^\W\d_]{2,})\s+"
@@ -76,6 +77,8 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
         raise InvalidInput(f"syntax must be one of {', '.join(SYNTAXES)}", details={"field": "syntax"})
     named = periods_in(text, reference) if syntax == "natural" else []
     about = without_spans(text, [n.span for n in named]) if named else text
+    if "living" in about:
+        about = _FOR_A_LIVING.sub("for work", about)  # "what does she do for a living?" asks her work, not her home
     words = content_words(about, limit=MAX_QUERY_WORDS)
     # A name beside the time says whose ("What did Alice do in May?"), not what; typed in lower case too,
     # where the question's form says it is the one who did ("what did kim do in october?").
