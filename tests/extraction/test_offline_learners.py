@@ -254,6 +254,8 @@ def test_a_feeling_about_the_listeners_own_is_no_memory_of_the_speaker() -> None
         ("can't eat gluten, coeliac since 2019", "", "Pat can't eat gluten, coeliac since 2019"),
         ("I can't have dairy", "", "Pat can't have dairy"),
         ("coeliac since 2019", "", "Pat is coeliac since 2019"),
+        ("I have ADHD", "", "Pat has ADHD"),
+        ("I have a heart condition so no caffeine", "", "Pat has a heart condition"),
         ("I switched from android to iphone", "phone", "Pat's phone is the iphone"),
         ("I moved from London to Leeds last year", "residence", "Pat moved from London to Leeds in 2025"),
         ("we relocated from Texas to Denver", "residence", "Pat and others relocated from Texas to Denver"),

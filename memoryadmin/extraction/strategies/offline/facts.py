@@ -296,7 +296,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"^i\s+(?:was|got|have\s+been|'ve\s+been)\s+(?:just\s+)?diagnosed\s+with\b|"
             + _I
             + r"(?:have|had|got|caught)\s+(?:a\s+|the\s+|an\s+)?(?:bad\s+)?(?:cold|flu|covid|fever|migraine|asthma|"
-            r"diabetes|cancer|surgery|operation|injury|concussion|infection|food\s+poisoning|broken\s+\w+)\b|"
+            r"diabetes|cancer|surgery|operation|injury|concussion|infection|food\s+poisoning|broken\s+\w+|"
+            # Conditions people live with: "I have ADHD", "I've got endometriosis".
+            r"adhd|autism|dyslexia|epilepsy|arthritis|ibs|crohn's|eczema|psoriasis|migraines|insomnia|"
+            r"long\s+covid|lupus|endometriosis|pcos|hypertension|high\s+blood\s+pressure|heart\s+condition|"
+            r"sleep\s+apnea|anemia|anaemia|tinnitus|celiac\s+disease|coeliac\s+disease)\b|"
             + _I
             + r"(?:broke|sprained|injured|hurt|twisted|fractured)\s+my\s|"
             + _AM
