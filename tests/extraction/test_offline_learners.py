@@ -255,6 +255,7 @@ def test_a_feeling_about_the_listeners_own_is_no_memory_of_the_speaker() -> None
         ("I can't have dairy", "", "Pat can't have dairy"),
         ("coeliac since 2019", "", "Pat is coeliac since 2019"),
         ("I have ADHD", "", "Pat has ADHD"),
+        ("I've got a cold", "", "Pat has got a cold"),
         ("I have a heart condition so no caffeine", "", "Pat has a heart condition"),
         ("I switched from android to iphone", "phone", "Pat's phone is the iphone"),
         ("I moved from London to Leeds last year", "residence", "Pat moved from London to Leeds in 2025"),

@@ -294,7 +294,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         _rx(
             r"^i\s+(?:was|got|have\s+been|'ve\s+been)\s+(?:just\s+)?diagnosed\s+with\b|"
-            + _I
+            # "I have…", "I've got…", "I have got…".
+            + r"^(?:i|we)(?:'ve|\s+have)?\s+"
+            + _ADV
             + r"(?:have|had|got|caught)\s+(?:a\s+|the\s+|an\s+)?(?:bad\s+)?(?:cold|flu|covid|fever|migraine|asthma|"
             r"diabetes|cancer|surgery|operation|injury|concussion|infection|food\s+poisoning|broken\s+\w+|"
             # Conditions people live with: "I have ADHD", "I've got endometriosis".
