@@ -200,6 +200,19 @@ def test_its_search_says_when_a_memory_says_the_opposite_of_what_is_asked(viewer
     assert "says the opposite" not in why_shown(html, "User loves sushi")
 
 
+def test_its_search_says_when_a_memory_states_what_is_asked_or_only_names_the_person(viewer_client, make_memory):
+    make_memory("User is starting at KPMG on Monday", user_id="ana", attribute="employer")
+    make_memory("User's work laptop broke again", user_id="ana")
+    make_memory("User's name is Ana", user_id="ana", attribute="name")
+    response = viewer_client.get("/memories/?q=where+does+ana+work%3F&user=ana")
+    assert response.context["items"][0].text == "User is starting at KPMG on Monday"
+    html = response.content.decode()
+
+    assert "the employer asked about" in why_shown(html, "User is starting at KPMG on Monday")
+    assert "asked about" not in why_shown(html, "User&#x27;s work laptop broke again")
+    assert "the person's name, not asked" in why_shown(html, "User&#x27;s name is Ana")
+
+
 def test_its_search_reads_operators_syntax_and_shows_why_each_memory_matched(viewer_client, make_memory):
     make_memory("User drives a red automobile")
     make_memory("User drives a blue bus")
