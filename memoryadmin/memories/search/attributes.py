@@ -42,11 +42,13 @@ _ASKED = {
     "bicycle": "bike bicycle",
     "motorbike": "motorbike motorcycle",
 }
-# "What's her favourite film?" asks `favourite movie`: extraction names one attribute for each kind of favourite.
+# "What's her favourite film?" asks `favourite movie`: one attribute for each kind of favourite, however it is
+# named; extraction names the favourites it reads by the same words.
 _FAVOURITE = frozenset({"favourite", "favorite", "fave", "fav"})
-_FAVOURITE_KIND = {
+FAVOURITE_KINDS = {
     "dish": "food",
     "meal": "food",
+    "foods": "food",
     "film": "movie",
     "films": "movie",
     "movies": "movie",
@@ -72,7 +74,7 @@ def attributes_asked(words: list[str]) -> tuple[str, ...]:
         for attribute in ATTRIBUTES_OF.get(word, ()):
             found[attribute] = None
         if favourite and word not in _FAVOURITE:
-            found[f"favourite {_FAVOURITE_KIND.get(word, word)}"] = None
+            found[f"favourite {FAVOURITE_KINDS.get(word, word)}"] = None
     return tuple(found)
 
 
@@ -81,5 +83,5 @@ def asking(attribute: str, words: list[str]) -> list[bool]:
     favourite movie)."""
     if attribute.startswith("favourite "):
         kind = attribute.removeprefix("favourite ")
-        return [word in _FAVOURITE or _FAVOURITE_KIND.get(word, word) == kind for word in words]
+        return [word in _FAVOURITE or FAVOURITE_KINDS.get(word, word) == kind for word in words]
     return [attribute in ATTRIBUTES_OF.get(word, ()) for word in words]

@@ -56,7 +56,8 @@ _WEEKDAY_LEAD = (
 _AFTER_PREPOSITION = re.compile(r"\b(?:" + _DEADLINE + r"|from|before|after|during|for)\s+$", re.IGNORECASE)
 
 # A day's year, given or named ("14 June 2027", "14 June next year").
-_YEAR_AFTER = r"(?:,?\s+(?P<year>(?:19|20)\d{2})|\s+(?P<which_year>next|last|this)\s+year)?"
+_YEAR_NAMED = r"\s+(?P<which_year>next|last|this)\s+year"
+_YEAR_AFTER = r"(?:,?\s+(?P<year>(?:19|20)\d{2})|" + _YEAR_NAMED + ")?"
 _YEAR_STEP = {"next": 1, "last": -1, "this": 0}
 
 # The phrases, longest first where they overlap. `kind` names how to resolve each.
@@ -85,7 +86,7 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
         ("month_year", r"(?:in\s+)?" + _MONTH_NAME + r",?\s+(?P<year>(?:19|20)\d{2})"),
         (
             "in_month",
-            r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])(?:\s+(?P<which_year>next|last|this)\s+year)?",
+            r"(?:in|last|this|next)\s+" + _MONTH_NAME + r"(?![\w-])(?:" + _YEAR_NAMED + ")?",
         ),
         # After the months: "14 June next year" is one day, not 14 June and a year.
         (
@@ -225,6 +226,13 @@ def _day_of_month(today: date, day: int, *, past: bool) -> date | None:
         return None
 
 
+def _year_said(groups: dict[str, str | None], today: date) -> int | None:
+    """The year a phrase gives ("14 June 2027") or names ("14 June next year"), or None."""
+    if groups.get("which_year"):
+        return today.year + _YEAR_STEP[groups["which_year"].lower()]  # type: ignore[union-attr]
+    return int(groups["year"]) if groups.get("year") else None  # type: ignore[arg-type]
+
+
 def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[date, str, str] | None:
     groups = match.groupdict()
     if kind == "month_day_only":
@@ -297,10 +305,7 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind in ("month_day", "day_month"):
         month = _month_number(groups["month"])
         day_number = int(groups["day"])
-        if groups.get("which_year"):
-            year = today.year + _YEAR_STEP[groups["which_year"].lower()]
-        else:
-            year = int(groups["year"]) if groups.get("year") else _likely_year(today, month, day_number, past)
+        year = _year_said(groups, today) or _likely_year(today, month, day_number, past)
         try:
             day = date(year, month, day_number)
         except ValueError:
@@ -312,13 +317,13 @@ def _resolve(kind: str, match: re.Match[str], today: date, past: bool) -> tuple[
     if kind == "in_month":
         month = _month_number(groups["month"])
         word = match.group(0).split()[0].lower()
-        year = today.year
-        if word == "last" or (word == "in" and past and month > today.month):
-            year -= 1 if month >= today.month else 0
-        elif word == "next" or (word == "in" and not past and month < today.month):
-            year += 1 if month <= today.month else 0
-        if groups.get("which_year"):
-            year = today.year + _YEAR_STEP[groups["which_year"].lower()]
+        year = _year_said(groups, today)  # "in august next year"
+        if year is None:
+            year = today.year
+            if word == "last" or (word == "in" and past and month > today.month):
+                year -= 1 if month >= today.month else 0
+            elif word == "next" or (word == "in" and not past and month < today.month):
+                year += 1 if month <= today.month else 0
         day = date(year, month, 1)
         return day, "month", f"in {_month_text(day)}"
     if kind == "in_year":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memoryadmin.memories.search.attributes import FAVOURITE_KINDS
+
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -213,21 +215,9 @@ TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 # "It's my favourite for birthdays", "my fav memory was…": no kind of thing a person has one favourite of.
-# One attribute for one kind of favourite, however it is named: "favourite dish" is the favourite food.
-FAVOURITE_NAMES = {
-    "dish": "food",
-    "meal": "food",
-    "foods": "food",
-    "film": "movie",
-    "films": "movie",
-    "movies": "movie",
-    "color": "colour",
-    "bands": "band",
-    "group": "band",
-    "songs": "song",
-    "books": "book",
-    "drinks": "drink",
-}
+# One attribute for one kind of favourite, however it is named ("favourite dish" is the favourite food): the names
+# search reads a question's favourite by.
+FAVOURITE_NAMES = FAVOURITE_KINDS
 # "my favourite thing to eat": the favourite food.
 FAVOURITE_THING = re.compile(r"\bfavou?rite\s+thing\s+to\s+(?P<verb>eat|drink)\b", re.IGNORECASE)
 FAVOURITE_OF_VERB = {"eat": "food", "drink": "drink"}
