@@ -78,6 +78,7 @@ DEFAULT_SPEAKER = "User"
 MAX_EPISODE_PARTS = 5
 MAX_EPISODE_CHARS = 600
 MAX_CONTEXT_PARTS = 3
+_MINE_FIRST = re.compile(r"\s*(?:and\s+|but\s+)?(?:mine|ours)\b(?!\s+(?:is|are|'s)\s+(?:a|an|the)\b)", re.IGNORECASE)
 KINDS = ("facts", "episodes", "utterances")
 # Facts that are short by nature ("I'm vegan", "I'm 34", "I'm single").
 _SHORT_FACT_TOPICS = frozenset(
@@ -248,6 +249,8 @@ def read_message(
             continue
         mentions = find_dates(first_person, today, past=clause.past)
         substance = len(content_words(first_person, speaker))
+        if _MINE_FIRST.match(first_person):
+            continue  # "mine keeps coming on": what "mine" is was in the turn it answers
         if pronouns and substance < 4 and not (kind and kind.attribute) and leans_on_pronoun(first_person):
             continue  # "I'm going to try making it": a fragment that says nothing without its turn
         # "…broke down, so I sold it": a short clause that goes on from a kept one is kept with it.

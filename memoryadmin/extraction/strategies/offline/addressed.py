@@ -92,7 +92,15 @@ _APPOSED = re.compile(
 def apposed(content: str) -> str:
     """A name set before what it names, said in its place: "Max, my golden retriever, loves the beach" -> "my
     golden retriever Max loves the beach"."""
+    if "," in content and "town" in content:
+        content = _HOMETOWN_NAMED.sub(r"\1 ", content)
     return _APPOSED.sub(lambda m: f"{m.group(1)}{m.group('whose')} {m.group('what')} {m.group('name')} ", content)
+
+
+# "moved back to my hometown, Columbus": the town and its name, one phrase ("my hometown Columbus").
+_HOMETOWN_NAMED = re.compile(
+    r"\b((?:my|our)\s+(?:home\s*town|old\s+town|home\s+town)),\s+(?=(?-i:[A-Z]))", re.IGNORECASE
+)
 
 
 # "Help me set up a home office", "Remind me which pump is petrol": what the speaker asks the listener to do.

@@ -44,12 +44,12 @@ NO_CHANGE = rx(
 # A statement about the speaker with its subject left out, as chat drops it: what to say it with.
 # An opening that ends in "=" replaces the words the pattern matched: "As a writer" -> "I'm a writer".
 LEFT_OUT = (
-    (rx(r"^as\s+(?=(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\s*$)"), "I'm ="),
+    (rx(r"^as\s+(?=(?:a|an)\s+(?:[a-z-]+\s+){0,3}(?:" + PROFESSIONS + r")\s*$)"), "I'm ="),
     (
         rx(
             r"^(?:(?:just|finally|now|currently|still)\s+)*"
             r"(?:living|based|settling|working|studying|majoring|dating|seeing|renting|using|driving|riding|starting|"
-            r"supporting|learning|going|training|playing|doing\s+(?:a|an|my)\s)\b"
+            r"supporting|learning|going|training|playing|doing\s+(?:a|an|my)\s|taking\s+(?:[a-z-]+\s+)?(?:classes|courses)\s)\b"
         ),
         "I'm ",
     ),
@@ -63,7 +63,7 @@ LEFT_OUT = (
         ),
         "I'm a ",
     ),
-    (rx(r"^(?:" + DIETS + r")\s+(?:since|for|now)\b"), "I'm "),
+    (rx(r"^(?:" + DIETS + r")\s+(?:since|for|now)\b|^doing\s+(?:strict\s+)?(?:" + DIETS + r")\b"), "I'm "),
     (rx(r"^(?:officially\s+|now\s+)?(?:a|an)\s+" + CAP + r"[\w-]*\s+resident\b"), "I'm "),
     (rx(r"^(?:my\s+)?last\s+day\s+at\s+" + CAP), "my "),
     (
@@ -125,7 +125,7 @@ IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         rx(
-            r"^as\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\b|"
+            r"^as\s+(?:a|an)\s+(?:[a-z-]+\s+){0,3}(?:" + PROFESSIONS + r")\b|"
             r"\b(?:bumped|moved)\s+me\s+up\s+to\s+\w|\bpromoted\s+me\s+to\s+\w|"
             r"\bmade\s+me\s+(?:a\s+|an\s+|the\s+)?(?:[a-z-]+\s+){0,2}(?:" + PROFESSIONS + r")\b"
         ),
@@ -227,7 +227,7 @@ LEFT_BEHIND = (
     rx(
         r"\b(?:said\s+goodbye\s+to|gave\s+up\s+on|given\s+up\s+on|not\s+going\s+back\s+to|done\s+with|"
         r"pulled\s+(?:everything|my\s+money)\s+out\s+of|transferred\s+out\s+of|moved\s+(?:away\s+from|out\s+of)|"
-        r"got\s+rid\s+of|handed\s+in\s+my\s+notice\s+at)\s+"
+        r"got\s+rid\s+of|handed\s+in\s+my\s+notice\s+at|bye(?:\s+bye)?|goodbye|so\s+long)\s+"
         + _OLD
         # Not for a while: "said goodbye to London for two weeks".
         + r"(?![^.!?]{0,40}\bfor\s+(?:a|the|one|two|three|four|\d+|a\s+few|a\s+couple\s+of)\s+(?:night|day|week|month|"
@@ -238,8 +238,10 @@ LEFT_BEHIND = (
 
 # "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
 FAVOURITE = rx(
-    r"\b(?:is|are|'s|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become)\s+(?:now\s+|officially\s+)?my\s+"
-    r"(?:new\s+)?(?:all[- ]time\s+)?(?:favou?rite|fave?|number\s+one|\#1)\s+(?P<what>[a-z]+)\b|"
+    r"\b(?:is|are|'s|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become|(?:will|'ll)\s+(?:always|forever)\s+be)"
+    r"\s+(?:now\s+|officially\s+|still\s+)?my\s+"
+    r"(?:(?:new|all[- ]time|absolute|ultimate|very|top|forever)\s+){0,2}(?:favou?rite|fave?|number\s+one|\#1)\s+"
+    r"(?P<what>[a-z]+)\b|"
     r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
     r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
     r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"

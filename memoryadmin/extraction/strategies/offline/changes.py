@@ -34,6 +34,8 @@ _SPLIT = (
     r"ended\s+things|separated|divorced))"
 )
 _FIRST_NAME = r"(?-i:[A-Z][a-z]+)"
+# An employer by its name; not a school's ("Lincoln High", "Monash University").
+_EMPLOYER = r"(?!" + NAME + r"\s+(?:University|College|School|High|Academy|Uni)\b)" + NAME
 
 CHANGES: tuple[tuple[str, str, str, str], ...] = (
     (
@@ -85,7 +87,20 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         r"\bmet\s+(?:a|an|this)\s+(?:[\w-]+\s+){0,3}?(?:lady|woman|man|guy|girl|gentleman|fella|chap|bloke)\s+"
         r"(?:called|named)\s+(?P<name3>"
         + _FIRST_NAME
-        + r")(?=[^\n]{0,80}\b(?:courting|dating|seeing\s+each\s+other|together\s+now|a\s+couple|official)\b)",
+        + r")(?=[^\n]{0,80}\b(?:courting|dating|seeing\s+each\s+other|together\s+now|a\s+couple|official)\b)|"
+        # "after the breakup with Lena I met Sophie, we've been together a month", "Omar and I split, but I'm now with
+        # Daniel, met him at a friend's wedding".
+        r"\b(?:i\s+|i've\s+)?met\s+(?P<name4>"
+        + _FIRST_NAME
+        + r")\s*[,;]?\s+(?:and\s+)?(?:we've|we\s+have)\s+been\s+(?:together|dating|"
+        r"seeing\s+each\s+other)\b|"
+        r"\b(?:i'm|im|i\s+am)\s+now\s+with\s+(?P<name5>"
+        + _FIRST_NAME
+        + r")\b(?=[^\n]{0,40}\b(?:met\s+(?:him|her|them)|"
+        r"together|dating|boyfriend|girlfriend|partner)\b)|"
+        r"\b(?:split|broke\s+up|separated)\b[^.!?\n]{0,40}\b(?:i'm|im|i\s+am)\s+now\s+with\s+(?P<name6>"
+        + _FIRST_NAME
+        + r")\b",
         "relationships",
         "partner",
         "{speaker}'s partner is {name}",
@@ -199,6 +214,24 @@ _SERVICES_USED = tuple(
 # now, should I sell the winter tires?", "as a teaching assistant how can I…", "Jio user, how do I…". Each is said of
 # the speaker by its own words, so it is read whatever the clause is for.
 ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # "married 15 years this june, any ideas for a crystal anniversary?", "my wife and I are celebrating…".
+        r"(?:^|(?<=[,.;!]\s))(?:happily\s+)?married\s+(?:for\s+)?(?:\d+|a\s+few|two|three|four|five|six|seven|eight|nine|"
+        r"ten|eleven|twelve|\w+teen|\w+ty|\w+ty[- ]\w+)\s+(?:years|yrs)\b|"
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:husband|wife)\s+and\s+i|me\s+and\s+my\s+(?:husband|wife))\b"
+        r"(?![^.!?\n]{0,60}\b(?:split|separat\w*|divorc\w*|broke\s+up)\b)",
+        "relationships",
+        "relationship_status",
+        "{speaker} is married",
+    ),
+    (
+        # "my boyfriend and I hit our 2 year anniversary next week, any gift ideas?".
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:boyfriend|girlfriend|partner)\s+and\s+i|me\s+and\s+my\s+(?:boyfriend|girlfriend|"
+        r"partner))\b(?![^.!?\n]{0,60}\b(?:split|separat\w*|broke\s+up|ended|over)\b)",
+        "relationships",
+        "relationship_status",
+        "{speaker} is in a relationship",
+    ),
     (
         r"\b(?:now\s+that|since)\s+"
         + _AM
@@ -391,5 +424,43 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "home",
         "internet_provider",
         "{speaker}'s internet provider is {isp}",
+    ),
+)
+
+# Where the speaker works or lives, said of the people there: read in a sentence whose subject is one of them
+# (`ON_THE_WAY` rows are not).
+OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # "my Chase account charged me another overdraft fee", "my Monzo card got declined": the speaker's bank.
+        r"\bmy\s+(?P<bank>"
+        + named("banks")
+        + r")\s+(?:current\s+|checking\s+|savings\s+|joint\s+)?(?:account|debit\s+card|"
+        r"card|app|overdraft)\b",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+    (
+        # Where the speaker works, said of the people or the shifts there: "my manager at Deloitte scheduled another
+        # 7pm call", "our CTO at Monzo just announced…", "shift at Tesco again tomorrow", "officially a Bupa employee
+        # as of today". Not a school ("my teacher at Lincoln High" names no work anyway).
+        r"(?:^|(?<=[,.;!]\s)|\b(?:my|our)\s+(?:new\s+)?)(?:boss|manager|line\s+manager|supervisor|team\s+lead|"
+        r"tech\s+lead|cto|ceo|cfo|coo|coworkers?|co-workers?|colleagues?|workmates?)\s+(?:over\s+)?at\s+(?:the\s+)?"
+        r"(?P<org>" + _EMPLOYER + r")|"
+        r"(?:^|(?<=[,.;!]\s)|\b(?:my|another)\s+)(?:(?:night|early|late|day|double|long|next|weekend|first)\s+)?"
+        r"shifts?\s+at\s+(?:the\s+)?(?P<org2>" + _EMPLOYER + r")|"
+        r"(?:^|(?<=[,.;!]\s)|\bi'm\s+|\bi\s+am\s+)(?:officially|now)\s+(?:a|an)\s+(?P<org3>" + _EMPLOYER + r")\s+"
+        r"(?:employee|staffer)\b",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+    (
+        # "my landlord in Leith still hasn't fixed the boiler", "our neighbours here in Didsbury are lovely".
+        r"\b(?:my|our)\s+(?:landlord|landlady|letting\s+agent|flatmates?|housemates?|roommates?|neighbou?rs?)\s+"
+        r"(?:here\s+)?in\s+" + place("place", lower_case=False) + _NOT_A_STAY,
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
     ),
 )

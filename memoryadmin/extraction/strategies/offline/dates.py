@@ -53,7 +53,7 @@ _WEEKDAY_LEAD = (
 )
 
 # A date after one of these takes no "in" or "on" of its own.
-_AFTER_PREPOSITION = re.compile(r"\b(?:" + _DEADLINE + r"|from|before|after|during|for)\s+$", re.IGNORECASE)
+_AFTER_PREPOSITION = re.compile(r"\b(?:" + _DEADLINE + r"|from|before|after|during|for|as\s+of)\s+$", re.IGNORECASE)
 
 # A day's year, given or named ("14 June 2027", "14 June next year").
 _YEAR_NAMED = r"\s+(?P<which_year>next|last|this)\s+year"

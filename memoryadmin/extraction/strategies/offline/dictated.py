@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from memoryadmin.extraction.strategies.offline.lexicon import GENERIC_THINGS, THINGS, word_set
+from memoryadmin.extraction.strategies.offline.lexicon import GENERIC_THINGS, PROFESSIONS, THINGS, word_set
 
 _SPOKEN = re.compile(r"comma|period|full\s+stop|new\s+(?:line|paragraph)|exclamation|question\s+mark", re.IGNORECASE)
 _MARK = re.compile(
@@ -123,11 +123,51 @@ _FAVOURITE_LABEL = re.compile(
 )
 
 
+# "guess who's vegan now", "guess who lives in Glasgow now!!", "guess who got promoted": news told as a riddle, the
+# speaker its answer ("I'm vegan now", "I live in Glasgow now", "I got promoted").
+_GUESS_WHO = re.compile(
+    r"\bguess\s+who(?:'s|\s+is|\s+(?P<verb>[a-z]+))\b(?!\s+(?:back|here|coming|calling|called|texted|this))",
+    re.IGNORECASE,
+)
+_NOT_OWN_VERBS = word_set("i you he she it we they this that the a an my just")
+
+
+def _answered(match: re.Match[str]) -> str:
+    verb = match.group("verb")
+    if verb is None:
+        return "I'm"
+    low = verb.lower()
+    if low in _NOT_OWN_VERBS:
+        return match.group(0)
+    if low == "has":
+        return "I have"
+    if low.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return "I " + verb[:-2]
+    if low.endswith("ies") and len(low) > 4:
+        return "I " + verb[:-3] + "y"
+    if low.endswith("s") and not low.endswith("ss"):
+        return "I " + verb[:-1]
+    return "I " + verb  # a past form: "guess who got the job"
+
+
+# "freelance graphic designer here, clients keep asking…", "nurse here - quick question": who the speaker is, said
+# as they sign a message.
+_SIGNED = re.compile(
+    r"^(?P<lead>\s*)(?:(?:a|an)\s+)?(?P<title>(?:(?![\w-]*-based\b)[a-z-]+\s+){0,2}?(?:" + PROFESSIONS + r"))\s+here\b"
+    r"\s*[,.!:;-]*\s*",
+    re.IGNORECASE,
+)
+
+
 def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
     in their standard form; a text without any is returned as it is."""
     if text.lstrip()[:1] in "hHgG":  # a cheap test before the greeting's pattern
         text = _introduced(text)
+    if " here" in text:
+        text = _SIGNED.sub(lambda m: f"{m.group('lead')}I'm a {m.group('title')}. ", text, count=1)
+    if "uess" in text:
+        text = _GUESS_WHO.sub(_answered, text)
     if ":" in text or "=" in text:
         text = _FAVOURITE_LABEL.sub(lambda m: f"{m.group('my')}favourite {m.group('what')} is ", text)
     if _SHORT.search(text) is not None:

@@ -40,6 +40,11 @@ _ADV = (
 _I = r"^(?:i|we)\s+" + _ADV
 _AM = r"^(?:i'm|i\s+am|we're|we\s+are)\s+" + _ADV
 _HAVE = r"^(?:i've|i\s+have|we've|we\s+have)\s+" + _ADV
+# A school by its name: "Lincoln High", "Monash University"; where one starts is no employer.
+_A_SCHOOL = (
+    r"(?-i:[A-Z])[\w'.&-]*(?:\s+(?-i:[A-Z])[\w'.&-]*){0,3}\s+(?-i:University|College|School|High|Academy|Uni|"
+    r"Elementary|Primary|Institute)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s|"
             + _I
-            + r"(?:started|began)\s+(?:working\s+)?(?:at|for)\s+(?:the\s+)?(?-i:[A-Z])|"
+            + r"(?:started|began)\s+(?:working\s+)?(?:at|for)\s+(?:the\s+)?(?!"
+            + _A_SCHOOL
+            + r")(?-i:[A-Z])|"
+            # "starting at the Sainsbury's on Holloway Rd monday".
+            + _AM
+            + r"starting\s+(?:work\s+|a\s+(?:new\s+)?job\s+)?at\s+(?:the\s+)?(?!"
+            + _A_SCHOOL
+            + r")(?-i:[A-Z])|"
             + _I
             + r"(?:switched|moved)\s+to\s+(?:working|driving|delivering)\s+for\s+(?-i:[A-Z])|"
             # "I joined Shopify", "I left IBM and joined Microsoft": a capitalised name, not a club or an app.
@@ -220,7 +232,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _ADV
             + r"work\s+as\s+(?:a|an)\s|"
             + _AM
-            + r"(?:a|an)\s+(?:[a-z-]+\s+){0,2}(?:"
+            # "a first year law student" studies.
+            + r"(?:a|an)\s+(?![a-z]+[- ]year\b)(?:[a-z-]+\s+){0,3}(?:"
             + PROFESSIONS
             + r")\b(?!"
             + OWNS_A_THING
@@ -474,6 +487,7 @@ _PARTNER_NAMED = re.compile(
 )
 
 
+_STILL_OLD = re.compile(r"\bstill\s+(?:\w+\s+){0,2}my\s+old\b", re.IGNORECASE)
 # Searched in this order; a pattern whose words a clause lacks is skipped (`prefilter`).
 _SEARCHED = Patterns(_PATTERNS)
 
@@ -496,7 +510,10 @@ def _classify(clause: str, *, past: bool) -> Kind | None:
                 if thing in PETS:
                     return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "pets")
                 continue
-            if re.search(r"\bmy\s+old\b", clause, re.IGNORECASE) or NOT_A_NEW_ONE.search(clause):
+            # "my old phone" was had; "still rocking my old Nokia" is had still.
+            if (
+                re.search(r"\bmy\s+old\b", clause, re.IGNORECASE) and not _STILL_OLD.search(clause)
+            ) or NOT_A_NEW_ONE.search(clause):
                 return Kind(MemoryType.EPISODIC, "possessions")
             return Kind(MemoryType.EPISODIC if past else MemoryType.SEMANTIC, "possessions", attribute, value=thing)
         if "what" in groups:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
-from memoryadmin.extraction.strategies.offline.changes import ON_THE_WAY
+from memoryadmin.extraction.strategies.offline.changes import OF_OTHERS, ON_THE_WAY
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, OTHER_GOODS_AFTER, favourite_attribute
 from memoryadmin.extraction.strategies.offline.names import canonical
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
@@ -412,8 +412,10 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker}'s phone is the {phone}",
         ),
         *ON_THE_WAY,
+        *OF_OTHERS,
     )
 )
+_SAID_OF_OTHERS = frozenset(row[0] for row in PASSING[-len(OF_OTHERS) :])
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
@@ -438,7 +440,9 @@ def _values(match: re.Match[str]) -> dict[str, str]:
         values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
     for key in ("place", "name", "org", "bank", "carrier", "isp", "gym", "school", "car"):
         if key in values:
-            values[key] = canonical(values[key], capital=key in ("place", "name"))
+            # A sentence's stop is no part of the name ("moved back to my hometown, Columbus.").
+            value = values[key].rstrip(".") if key == "place" else values[key]
+            values[key] = canonical(value, capital=key in ("place", "name"))
     return values
 
 
@@ -463,7 +467,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
-        said = (pattern.search(s) for s in told)
+        said = (pattern.search(s) for s in (every if pattern in _SAID_OF_OTHERS else told))
         match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:
             found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))

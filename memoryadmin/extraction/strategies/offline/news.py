@@ -117,7 +117,7 @@ def partner_named(clause: str) -> str:
 # "My girlfriend Chloe and I want to adopt a cat": the partner named in passing, whatever the clause is for; not in
 # a message that ends it or mourns them.
 _PARTNER_MENTIONED = rx(
-    r"\b(?:my|our)\s+(?:girlfriend|boyfriend|wife|husband|fianc[eé]e?)\s*,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b"
+    r"\b(?:my|our)\s+(?:new\s+)?(?:girlfriend|boyfriend|wife|husband|fianc[eé]e?)\s*,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b"
     r"(?!'s\s+(?:brother|sister|mum|mom|dad|family|parents|friend))"
 )
 _ENDED = rx(

@@ -19,7 +19,7 @@ _SCHOOL = (
     + CAP
     + r"[\w'.&-]*(?:\s+"
     + CAP
-    + r"[\w'.&-]*){0,3}\s+(?-i:University|College|Uni|School|Academy|Institute|Polytechnic)\b"
+    + r"[\w'.&-]*){0,3}\s+(?-i:University|College|Uni|School|Academy|Institute|Polytechnic|High|Elementary|Primary)\b"
 )
 _DEGREE = r"(?:masters|master's|phd|ph\.d|doctorate|degree|bachelors|bachelor's|mba|msc|ma|ba|bsc|pgce|llm)"
 _HOW_LONG = (
@@ -66,8 +66,11 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         r"(?:room|flat|apartment|house|studio|condo|dorm|bedsit|bungalow|halls|sheltered\s+housing)\s+(?:in|at)\s+"
         + place("place3", lower_case=False)
         + r"|"
+        + r"(?:"
         + _I
-        + r"live\s+with\s+(?:my|our)\s+[^,.!?]{1,25}?\s+in\s+"
+        + r"live|"
+        + _AM
+        + r"living)\s+with\s+(?:my|our)\s+[^,.!?]{1,25}?\s+in\s+"
         + place("place4", lower_case=False)
         + r"|"
         + _AM
@@ -135,7 +138,7 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     (
         # "i go to ucla", "im at kings college london", "doing my masters at edinburgh".
         _I
-        + r"go\s+to\s+(?:"
+        + r"(?:go\s+to|started\s+at|started\s+(?:school|college|uni|university)\s+at|transferred\s+to)\s+(?:"
         + _SCHOOL
         + r")|"
         + _AM
@@ -156,9 +159,13 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?:a|an|my)\s+(?!masters|phd|degree|\d)[\w-]+(?:\s+[\w-]+)?\s+degree\b"
         r"(?!\s+(?:hot|heat|angle|turn|weather|day|days|celsius|fahrenheit))|"
         # "I'm doing an MBA at night", "I'm taking a UX certificate at General Assembly".
-        r"^(?:i'm\s+|i\s+am\s+|im\s+)?(?:doing|taking|pursuing)\s+(?:a|an|my)\s+(?:part[- ]time\s+|online\s+|night\s+)?"
-        r"(?:mba|ba|bsc|ma|msc|llm|diploma|(?:[\w-]+\s+){1,2}(?:certificate|diploma|bootcamp|apprenticeship))\b"
-        r"(?!\s+(?:exam|test|class|lesson)\b)",
+        r"^(?:i'm\s+|i\s+am\s+|im\s+)?(?:doing|taking|pursuing)\s+(?:a|an|my|the)\s+"
+        r"(?:part[- ]time\s+|online\s+|night\s+)?"
+        r"(?:mba|ba|bsc|ma|msc|llm|diploma|(?:[\w-]+\s+){1,3}(?:certificate|diploma|bootcamp|apprenticeship))\b"
+        r"(?!\s+(?:exam|test|class|lesson)\b)|"
+        # "taking evening classes in accounting at the community college".
+        r"^(?:i'm\s+|i\s+am\s+|im\s+)?taking\s+(?:(?:evening|night|online|weekend|part[- ]time)\s+)?"
+        r"(?:classes|courses)\s+in\s+[a-z]",
         "education",
         "course",
     ),
@@ -308,6 +315,13 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         + r")(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|which|that|i|it|with|lol|now)\b|\s+(?-i:[A-Z0-9])))",
         "possessions",
         "car",
+    ),
+    (
+        # "I don't own a car, I just bike everywhere": what a first car bought later changes.
+        r"^(?:i|we)\s+(?:don't|do\s+not)\s+(?:own|have)\s+a\s+car\b|^(?:i|we)\s+(?:don't|do\s+not)\s+drive\s*$",
+        "possessions",
+        "car",
+        True,
     ),
     (
         # How the speaker gets to work: "I drive 40 minutes to work", "I bike to the office in Utrecht", "I take the

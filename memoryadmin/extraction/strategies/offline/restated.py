@@ -28,7 +28,11 @@ class Fact(Protocol):
 _AT_EITHER = {"school": ("employer", "work"), "employer": ("school", "education")}
 _IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b")
 _WORD = re.compile(r"\w[\w'@.-]*")
-_DENIES = re.compile(r"\b(?:no|not|never|longer|quit|stopped|left|former|ex|used\s+to)\b|n't\b", re.IGNORECASE)
+_DENIES = re.compile(
+    r"\b(?:no|not|never|longer|quit|stopped|left|former|ex|used\s+to|gave\s+up|given\s+up|giving\s+up|dropped|ditched|"
+    r"done\s+with|off\s+(?:the\s+)?(?:keto|paleo|diet))\b|n't\b",
+    re.IGNORECASE,
+)
 _NEW_STATUS = re.compile(r"\b(?:fianc[eé]e?|engaged|married|husband|wife|spouse)\b", re.IGNORECASE)
 # A status said of someone of the partner's: "Chloe's sister got engaged".
 _THEIRS = re.compile(r"'s\s+(?:\w+\s+){1,2}(?:got|is|are|getting)\s+(?:engaged|married)\b", re.IGNORECASE)

@@ -51,7 +51,7 @@ _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|the
 # The speaker named in the change itself: as the one it happens to ("fedex hired me", "forced us back", "made my
 # role fully remote"), or as its subject ("whitefield where i live now", "since moving I've become an Atletico fan").
 _TO_THE_SPEAKER = re.compile(
-    r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live|i'm|i've|i\s+am|i\s+have)(?![\w'])", re.IGNORECASE
+    r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live|i\s+met|i'm|i've|i\s+am|i\s+have)(?![\w'])", re.IGNORECASE
 )
 _WORDS = re.compile(r"[a-z']+")
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
@@ -59,10 +59,14 @@ _FOODS = r"(?:fish|meat|chicken|beef|pork|dairy|cheese|eggs|seafood|bacon|burger
 
 SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
-        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:officially\s+|now\s+)?an?\s+"
+        r"(?:\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:officially\s+|now\s+)?|(?:^|(?<=[,;]\s))officially\s+)an?\s+"
         + place("place", lower_case=False)
-        + r"\s+(?:person|resident|local)\s+now\b|"
-        r"\bmoved\s+back\s+home\s+to\s+" + place("place2", lower_case=False) + r"|"
+        + r"\s+(?:person|resident|local|girl|boy|guy|gal|lad|lass)\s+now\b|"
+        r"\bmoved\s+back\s+(?:home\s+to|to\s+my\s+home\s*town,?)\s+" + place("place2", lower_case=False) + r"|"
+        # "settling into Vancouver slowly", "just signed a lease in Seattle".
+        r"\bsettling\s+into\s+(?:life\s+in\s+)?" + place("place15", lower_case=False) + r"|"
+        r"\bsigned\s+(?:a|the|our|my)\s+(?:new\s+|\d+[- ]month\s+|year[- ]long\s+)?lease\s+"
+        r"(?:on\s+(?:a|an)\s+[\w\s-]{1,20}?\s+)?in\s+" + place("place16", lower_case=False) + r"|"
         r"\b(?:bought|closed\s+on|(?:got|collected|picked\s+up)\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+(?:[A-Z]{2,5}\s+)?"
         + _HOME_SIZE
         + r"{0,3}"
@@ -96,6 +100,9 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + place("place6", lower_case=False)
         + r"|\b(?:made|finished|did|completed)\s+the\s+(?:jump|move|big\s+move)\s+(?:over\s+|down\s+|up\s+)?to\s+"
         + place("place11", lower_case=False)
+        + r"|\b(?:the|our|my)\s+(?:big\s+)?move\s+to\s+"
+        + place("place14", lower_case=False)
+        + r"\s+is\s+(?:finally\s+|officially\s+)?(?:done|complete|finished|official|happening)\b"
         + r"|(?:^|\b(?:in|near|around|by)\s+)"
         + place("place12", lower_case=False)
         + r"\s+where\s+i\s+live\s+now\b|\bliving\s+with\s+[^,.!?]{1,30}?\s+in\s+"
@@ -151,7 +158,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + _ENDS
         + r"|\b(?:went|switched|signed\s+up)\s+(?:us\s+|me\s+)?(?:with|to|for)\s+(?P<isp3>"
         + NAME
-        + r"\s+(?:fiber|fibre|broadband|internet))\b|"
+        + r"\s+(?:full\s+)?(?:fiber|fibre|broadband|internet))\b|"
         r"\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
         r"(?P<isp2>" + named("isps") + r")" + _ENDS,
         "home",
@@ -167,20 +174,30 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + r"|\bswitched\s+(?:banks\s+)?to\s+(?P<bank2>"
         + named("banks")
         + r")"
-        + _ENDS,
+        + _ENDS
+        + r"|\b(?:switched|moved)\s+(?:banks\s+|my\s+(?:money|account|banking)\s+)?(?:over\s+)?to\s+"
+        r"(?P<bank3>(?:a|an|the)\s+(?:local\s+)?(?:credit\s+union|building\s+society))\b",
         "money",
         "bank",
         "{speaker} banks with {bank}",
     ),
     (
         r"\bi\s+(?:do|go\s+to|use|train\s+at)\s+(?:the\s+)?(?P<gym>" + named("gyms") + r")\s+now\b(?!\s+and\s+then)|"
-        r"\b(?:joined|switched\s+to|moved\s+to)\s+(?:the\s+)?(?P<gym2>" + named("gyms") + r")" + _ENDS,
+        r"\b(?:joined|switched\s+to|moved\s+to)\s+(?:the\s+)?(?P<gym2>" + named("gyms") + r")" + _ENDS + r"|"
+        # "got a membership at Anytime Fitness by my flat".
+        r"\b(?:got|bought|signed\s+up\s+for|took\s+out)\s+a\s+(?:new\s+)?(?:gym\s+)?membership\s+(?:at|with)\s+(?:the\s+)?"
+        r"(?P<gym3>" + named("gyms") + r"|" + CAP + r"[\w'&-]*(?:\s+" + CAP + r"[\w'&-]*){0,2})",
         "fitness",
         "gym",
         "{speaker} goes to {gym}",
     ),
     (
-        r"\b(?:moved|switched|transferred|assigned)\s+(?:over\s+)?to\s+dr\.?\s+(?P<name>[a-z][\w'-]+)" + _ENDS,
+        r"\b(?:moved|switched|transferred|assigned|changed)\s+(?:over\s+)?to\s+dr\.?\s+(?P<name>[a-z][\w'-]+)"
+        + _ENDS
+        + r"|"
+        # "Dr. Hoffmann has been my doctor since I was a kid", "Dr Patel is my GP".
+        r"\bdr\.?\s+(?P<name2>[a-z][\w'-]+)\s+(?:has\s+(?:always\s+)?been|is|'s)\s+(?:still\s+)?my\s+(?:doctor|gp|"
+        r"physician|family\s+doctor)\b(?!\s+(?:any\s*more|now))",
         "health",
         "doctor",
         "{speaker}'s doctor is Dr {name}",
@@ -202,8 +219,12 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"\b(?:picked\s+up|bought|got|got\s+myself|went\s+with|traded\s+(?:it\s+)?in\s+for)\s+(?:a|an)\s+"
         r"(?:(?:new|used|secondhand|second-hand|\d{4})\s+)*(?P<car>(?:"
         + named("cars", everyday=False)
-        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*)?)"
-        r"(?=\s*(?:[.!?;)]|$|\s+(?:and|so|but|now)\b))",
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})"
+        r"(?=\s*(?:[.!?;)]|$|\s+(?:and|so|but|now)\b))|"
+        # "sold the Golf, driving a Tesla Model 3 now".
+        r"(?:^|(?<=[,;]\s)|\bi'm\s+|\bim\s+|\bi\s+am\s+)(?:now\s+)?driving\s+(?:a|an)\s+"
+        r"(?:(?:new|used|secondhand|\d{4})\s+)*"
+        r"(?P<car2>(?:" + named("cars", everyday=False) + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})\s+now\b",
         "possessions",
         "car",
         "{speaker} drives a {car}",

@@ -54,7 +54,10 @@ _SYMBOLS = re.compile(
 _EMOTICON = re.compile(
     r"(?<!\S)(?:[:;=][-'o^]?[()\[\]DPpOo/\\|*3$@]+|[:;=]'[-]?[()]|<3+|</3|\^_?\^|[xX]D+|T_T|-_-|[oO]_[oO])(?!\S)"
 )
-_CAPITAL_AFTER = re.compile(r"\s*[A-Z]")
+# What an emoji ends: the sentence, when a word follows that does not go on with it ("still rocking my old Nokia 😂
+# people think I'm a spy", "done ✅ new team"); not an emoji said as a verb ("I ❤️ pizza") or before a joining word.
+_SENTENCE_AFTER = re.compile(r"\s*(?!(?:and|or|to|of|with|for|in|at|on|from|by)\b)[A-Za-z]")
+_VERB_BEFORE = re.compile(r"(?:^|\s)(?:i|we|you|they)\s*$", re.IGNORECASE)
 _SARCASM_EMOJI = re.compile("[\U0001f644\U0001f612\U0001f611\U0001f60f]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\s*\n+\s*")
 # The same for a text of one line, where the second way never matches: a third of the cost.
@@ -283,8 +286,13 @@ def clean_message(content: str) -> tuple[str, bool]:
     sarcastic_emoji = False
     if not text.isascii():
         sarcastic_emoji = bool(_SARCASM_EMOJI.search(text))
-        # An emoji before a capital ends a sentence ("Inspiring 💪 I emailed…").
-        text = _SYMBOLS.sub(lambda m: "\n" if _CAPITAL_AFTER.match(text, m.end()) else " ", text)
+        # An emoji before a word ends a sentence ("Inspiring 💪 I emailed…").
+        text = _SYMBOLS.sub(
+            lambda m: (
+                "\n" if _SENTENCE_AFTER.match(text, m.end()) and not _VERB_BEFORE.search(text, 0, m.start()) else " "
+            ),
+            text,
+        )
     if "http" in text or "www." in text:
         text = _URL.sub("", text)
     text = _EMOTICON.sub("\n", text)  # an emoticon closes what it follows

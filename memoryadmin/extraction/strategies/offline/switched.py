@@ -34,8 +34,9 @@ _PROVIDERS_CHANGED = tuple(
 SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     (
         # "enrolled in a data science bootcamp instead", "signed up for an electrician apprenticeship program".
-        r"\b(?:enrolled|signed\s+up|registered)\s+(?:in|for|on)\s+(?P<course>(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:bootcamp|"
-        r"course|programme|program|apprenticeship|degree|diploma|certificate|mba|masters))\b"
+        r"\b(?:enrolled|signed\s+up|registered)\s+(?:in|for|on)\s+(?:(?P<course>(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:"
+        r"bootcamp|course|programme|program|apprenticeship|degree|diploma|certificate|mba|masters))|(?:that|this|my)\s+"
+        r"(?P<course2>(?:[\w-]+\s+){0,3}?(?:bootcamp|course|programme|program|apprenticeship|diploma|certificate)))\b"
         r"(?![^.!?\n]{0,30}\b(?:next\s+(?:year|spring|fall|autumn)|for\s+(?:my|his|her)\s+\w+)\b)",
         "education",
         "course",
@@ -200,7 +201,13 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         r"(?:^|(?<=[,.!;]\s))(?:an?\s+)?(?P<team>"
         + NAME
         + r")\s+fan\s+(?:forever|for\s+life|ride\s+or\s+die|till\s+i\s+die|"
-        r"through\s+and\s+through|from\s+now\s+on)\b",
+        r"through\s+and\s+through|from\s+now\s+on|since\s+(?:i\s+was|(?:19|20)\d\d|birth|forever)|all\s+my\s+life)\b|"
+        # "I've switched to supporting Brentford", "I support Brentford now".
+        r"\bswitched\s+(?:over\s+)?to\s+supporting\s+(?P<team2>"
+        + NAME
+        + r")|\bi\s+support\s+(?P<team3>"
+        + NAME
+        + r")\s+now\b",
         "sports",
         "team",
         "{speaker} supports {team}",
@@ -209,7 +216,8 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         # "changed my course to journalism", "switched my major to computer science".
         r"\bswitched\s+to\s+(?:the\s+|a\s+)?(?P<course2>[a-z][\w -]{2,30}?)\s+(?:msc|ma|ba|bsc|mba|phd|degree|course|"
         r"programme|program|major)\b|"
-        r"\b(?:changed|switched)\s+(?:my\s+)?(?:course|degree|major|programme|program)\s+to\s+"
+        r"\b(?:changed|switched)\s+(?:my\s+)?(?:(?:evening|night|online|weekend)\s+)?(?:course|degree|major|programme|"
+        r"program|class|classes)\s+(?:from\s+[\w' -]{2,30}?\s+)?to\s+"
         r"(?P<course>[\w' -]{2,40}?)"
         r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|because|bc|since|as|now|still)\b)",
         "education",

@@ -1,0 +1,147 @@
+"""Held values said as people type them to an assistant, each read from one message: what a later change of the
+value has to replace (`update_pairs_fresh.json` gives the pairs these came from)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memoryadmin.extraction.strategies.offline import read_message
+
+TODAY = date(2026, 4, 1)
+
+
+def readings(content: str) -> list[tuple[str, str]]:
+    return [(r.attribute, r.text) for r in read_message(content, "Pat", TODAY)]
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute", "text"),
+    [
+        # News told as a riddle, the speaker its answer.
+        ("guess who's vegan now 🌱 cut out dairy and eggs completely this month", "diet", "Pat is vegan now"),
+        ("guess who lives in Glasgow now!! got the keys yesterday 🎉", "residence", "Pat lives in Glasgow now"),
+        ("guess who's the new sous chef 👨‍🍳", "occupation", "Pat is the new sous chef"),
+        # Where the speaker works, said of the people or the shifts there.
+        ("my manager at Deloitte scheduled another 7pm call, love that for me", "employer", "Pat works at Deloitte"),
+        (
+            "our CTO at Monzo just announced a hackathon next month, any project ideas?",
+            "employer",
+            "Pat works at Monzo",
+        ),
+        ("shift at tesco again tomorrow, 6am start ugh", "employer", "Pat works at Tesco"),
+        ("officially a Bupa employee as of today!", "employer", "Pat works at Bupa"),
+        (
+            "starting at the Sainsbury's on Holloway Rd monday, better pay",
+            "employer",
+            "Pat is starting at the Sainsbury's",
+        ),
+        # Who the speaker is, said on the way to a question.
+        (
+            "As a high school chemistry teacher, I need some lab ideas",
+            "occupation",
+            "Pat is a high school chemistry teacher",
+        ),
+        (
+            "freelance graphic designer here, clients keep asking for revisions 💀",
+            "occupation",
+            "Pat is a freelance graphic designer",
+        ),
+        ("married 15 years this june, any ideas for a crystal anniversary?", "relationship_status", "Pat is married"),
+        (
+            "my boyfriend and I hit our 2 year anniversary next week, any gift ideas?",
+            "relationship_status",
+            "Pat is in a relationship",
+        ),
+        ("my new boyfriend Marco doesn't care about sports at all", "partner", "Pat's partner is Marco"),
+        ("after the breakup with Lena I met Sophie, we've been together a month", "partner", "Pat's partner is Sophie"),
+        (
+            "Omar and I split, but I'm now with Daniel, met him at a friend's wedding 🥰",
+            "partner",
+            "Pat's partner is Daniel",
+        ),
+        # Homes.
+        ("my landlord in Leith still hasn't fixed the boiler 🙄", "residence", "Pat lives in Leith"),
+        ("ok the move to Bristol is DONE. new place in Bedminster", "residence", "Pat lives in Bristol"),
+        ("living with my parents in Pune till I save enough", "residence", "Pat is living with their parents in Pune"),
+        ("moved back to my hometown, Columbus. Honestly feels weird.", "residence", "hometown Columbus"),
+        ("moving day was saturday, officially a Galway girl now lol", "residence", "Pat lives in Galway"),
+        (
+            "Just signed a lease in Seattle, first night in the new place tonight",
+            "residence",
+            "signed a lease in Seattle",
+        ),
+        # Things had, services used, sides supported.
+        ("sold the Golf, driving a Tesla Model 3 now. any charging tips?", "car", "Pat drives a Tesla Model 3"),
+        ("I don't own a car, I just bike everywhere", "car", "Pat doesn't own a car"),
+        ("doing keto, day 40! down 6kg", "diet", "Pat is doing keto"),
+        ("my Chase account charged me another overdraft fee 😤", "bank", "Pat banks with Chase"),
+        ("switched to a local credit union, bye Chase forever", "bank", "Pat banks with a local credit union"),
+        ("switched to BT full fibre and no more drops!", "internet_provider", "Pat's internet provider is BT"),
+        ("Dr. Hoffmann has been my doctor since I was a kid", "doctor", "Pat's doctor is Dr Hoffmann"),
+        ("I changed to Dr. Nguyen, she actually listens", "doctor", "Pat's doctor is Dr Nguyen"),
+        ("got a membership at Anytime Fitness by my flat", "gym", "Pat goes to Anytime Fitness"),
+        ("Lakers fan since I was 5", "team", "Pat supports Lakers"),
+        ("I've switched to supporting Brentford, I can't take Spurs anymore lol", "team", "Pat supports Brentford"),
+        (
+            "sushi is my absolute favourite food, could eat it daily",
+            "favourite food",
+            "Sushi is Pat's absolute favourite food",
+        ),
+        ("Amélie will always be my favourite film", "favourite movie", "Amélie will always be Pat's favourite film"),
+        # Schools and courses.
+        ("started at Lincoln High this week, having an actual locker is wild", "school", "Pat started at Lincoln High"),
+        ("enrolled in that Udemy Python bootcamp, on section 4", "course", "Pat enrolled in Udemy Python bootcamp"),
+        ("taking evening classes in accounting at the community college", "course", "Pat is taking evening classes"),
+        ("changed my evening class from accounting to web development", "course", "Pat studies web development"),
+        (
+            "finished the bootcamp 🎉 now I'm doing the IBM data science certificate",
+            "course",
+            "doing the IBM data science certificate",
+        ),
+    ],
+)
+def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, attribute: str, text: str) -> None:
+    found = [t for a, t in readings(content) if a == attribute]
+    assert any(text in t for t in found), readings(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "attribute"),
+    [
+        ("my sister's boss at Google is mean", "employer"),
+        ("my husband's manager at Google quit", "employer"),
+        ("my teacher at Lincoln High is strict", "employer"),
+        ("my neighbours in Spain for the summer are loud", "residence"),
+        ("my dad is driving a Ford Focus now", "car"),
+        ("I'm now with Vodafone, better deal", "partner"),
+        ("guess who's back", "relationship_status"),
+        ("my boyfriend and I broke up", "relationship_status"),
+    ],
+)
+def test_someone_elses_value_or_none_sets_nothing(content: str, attribute: str) -> None:
+    found = [t for a, t in readings(content) if a == attribute]
+    if attribute == "relationship_status":
+        # "broke up" may say the speaker is single; it never says they are in a relationship.
+        assert not any("in a relationship" in t for t in found), found
+    else:
+        assert found == [], readings(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # An emoji ends what it follows, unless it stands for a verb or a joining word follows.
+        ("finished the python bootcamp 🎉 now I'm doing a Coursera course", "Pat finished the python bootcamp."),
+        ("I'm vegan as of today", "Pat is vegan as of 1 April 2026"),
+    ],
+)
+def test_chat_as_typed_reads_cleanly(content: str, expected: str) -> None:
+    assert any(t.startswith(expected) for _, t in readings(content)), readings(content)
+
+
+def test_mine_with_nothing_before_it_is_no_memory() -> None:
+    """ "mine keeps coming on" answers a question of its own turn: "Pat's keeps coming on" says nothing."""
+    texts = [t for _, t in readings("does anyone know how to reset the tyre light on a VW Golf? mine keeps coming on")]
+    assert not any("Pat's keeps" in t for t in texts), texts
