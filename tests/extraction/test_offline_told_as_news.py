@@ -113,7 +113,7 @@ from tests.extraction.test_updates import measure
         ("Well, we're officially a couple now! His name is Mateo.", "relationship_status", "in a relationship"),
         # Typed in lower case.
         ("moved home to galway since the job's fully remote, mam's delighted", "residence", "Galway"),
-        ("my toyota hilux has done 300k km and still going", "car", "Pat drives a Toyota hilux"),
+        ("my toyota hilux has done 300k km and still going", "car", "Toyota Hilux"),
         ("new role, data scientist, same team. finally get to do ML stuff", "occupation", "Pat is a data scientist"),
         ("made partner!!! 8 years of grinding.", "occupation", "Pat is a partner"),
         ("3 weeks no fags!! patches are doing their job.", "smoking", "Pat quit smoking"),

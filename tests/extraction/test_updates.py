@@ -12,6 +12,11 @@ longer clause, the subject left out, news of a change): its recall bar is lower,
 `update_pairs_fresh.json` was written later still, apart from the code, across more attributes (gym, bank, doctor,
 team, favourites, hobbies): read first, 0.44 of its updates were found, none falsely; the readings it showed
 missing were then added ("guess who's vegan now", "my manager at Deloitte…", "driving a Tesla Model 3 now").
+Two more were written after that, each read first before anything was changed for it: `update_pairs_assistant.json`
+(people of many kinds writing to an assistant: a retired teacher, a learner of English, a formal "Please update my
+details: …"), 0.55 found at first; `update_pairs_catching_up.json` (friends catching up, each change told in its own
+words: "handed my keys back", "the divorce came through", "it's oat milk and lentils for me from now on"), 0.30 found
+at first, with two false updates (a second car "so my wife can get to town", a phone borrowed while one is repaired).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ DATA = Path(__file__).parent / "data"
 PAIRS = json.loads((DATA / "update_pairs.json").read_text())["pairs"]
 CASUAL_PAIRS = json.loads((DATA / "update_pairs_casual.json").read_text())["pairs"]
 FRESH_PAIRS = json.loads((DATA / "update_pairs_fresh.json").read_text())["pairs"]
+ASSISTANT_PAIRS = json.loads((DATA / "update_pairs_assistant.json").read_text())["pairs"]
+CATCHING_UP_PAIRS = json.loads((DATA / "update_pairs_catching_up.json").read_text())["pairs"]
 FIRST_SAID = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 THEN_SAID = FIRST_SAID + timedelta(days=30)
 
@@ -136,3 +143,17 @@ def test_updates_of_a_set_written_apart_fire_without_a_false_one(offline_namespa
     fresh = measure(offline_namespace, FRESH_PAIRS)
     assert fresh["false_updates"] == []
     assert fresh["recall"] >= 0.75, fresh["missed"]
+
+
+def test_updates_told_to_an_assistant_by_many_kinds_of_writer(offline_namespace) -> None:
+    """ "Kindly amend my profile: …", "From this month I am joined in Bosch", "I lost my husband Harold in March"."""
+    found = measure(offline_namespace, ASSISTANT_PAIRS)
+    assert found["false_updates"] == []
+    assert found["recall"] >= 0.80, found["missed"]
+
+
+def test_updates_told_catching_up_never_fire_falsely(offline_namespace) -> None:
+    """The hardest set: each change in its own words. A second car or a borrowed phone replaces nothing."""
+    found = measure(offline_namespace, CATCHING_UP_PAIRS)
+    assert found["false_updates"] == []
+    assert found["recall"] >= 0.45, found["missed"]

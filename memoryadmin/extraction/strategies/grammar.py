@@ -96,6 +96,13 @@ _ADVERBS = word_set(
     officially basically seriously genuinely simply probably certainly barely hardly nearly almost sorta"""
 )
 _NOT_VERBS = word_set("and or but too as so with to in on at for of the a an")
+_HELPERS = word_set("do don't didn't am have haven't will won't can can't")
+# Verbs a speaker goes on with after "and", said of themselves still ("…and commute to The Hague daily").
+_AND_VERBS = word_set(
+    """work commute live study teach drive run play love like hate enjoy go take have own use train cook walk cycle
+    ride spend visit travel volunteer write sing dance paint coach manage lead help care make need want try
+    speak rent share support follow eat drink swim climb practise practice attend belong"""
+)
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|'[A-Za-z]+|[^A-Za-z']+|'")
 _CONTRACTED = {
     "i'm": ("is", "are"),
@@ -170,6 +177,8 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
     tokens = _TOKEN.findall(text)
     out: list[str] = []
     named = False
+    # Whether the sentence's verb was said of the speaker alone: "I live in Leeds and work at Asda" -> "works".
+    alone = False
     index = 0
     count = len(tokens)
 
@@ -195,6 +204,8 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
                 out.extend(tokens[index + 1 : look])
                 if singular and not plural_subject:
                     out.append(verb if past and verb.lower() in _SAME_IN_THE_PAST else third_singular(verb))
+                    # Not after a modal or a helper: "I can swim and dance", "I don't smoke and drink".
+                    alone = not past and verb.lower() not in _MODALS and verb.lower() not in _HELPERS
                 elif low == "i":
                     out.append(_PLURAL.get(verb.lower(), verb))
                 else:
@@ -223,7 +234,17 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
         elif low in ("mine", "ours"):
             out.append("theirs" if named else f"{name}'s")
             named = True
+        elif low == "and" and alone and (look := next_word(index + 1)) < count and tokens[look] in _AND_VERBS:
+            out.extend(tokens[index:look])
+            out.append(third_singular(tokens[look]))
+            index = look
         else:
+            # An infinitive goes on with its own verbs: "I like to run and play".
+            if alone and (
+                any(mark in token for mark in ".!?;")
+                or (low == "to" and (after := next_word(index + 1)) < count and tokens[after] in _AND_VERBS)
+            ):
+                alone = False
             out.append(token)
         index += 1
     result = "".join(out).strip()
@@ -235,6 +256,7 @@ _COUPLE = re.compile(
     r"\s+(?:(?:just|finally|officially|have|had|are|were|got|are getting|just got)\s+)?(?:"
     r"(?:broke|split) up|separated|divorced|married|engaged|getting (?:married|divorced)|separating|divorcing|"
     r"moved in together|had (?:a|our) (?:baby(?!\s+shower)|son|daughter|little)|had twins|"
+    r"(?:will|'ll|are going to|are gonna) (?:get )?marr(?:y|ied)|are marrying|"
     r"expecting(?=\s*(?:[!.]|$|a\s+baby|our\s+first|twins|a\s+(?:boy|girl)\b)))\b",
     re.IGNORECASE,
 )

@@ -50,6 +50,7 @@ from memoryadmin.extraction.strategies.offline.news import (
     for_a_while,
     left_behind,
     news_kind,
+    not_instead,
     partner_mentioned,
     partner_named,
     retires,
@@ -224,6 +225,8 @@ def read_message(
             kind = classify(first_person, past=clause.past)
             if kind is None or not kind.attribute:
                 kind = news_kind(first_person, past=clause.past) or kind
+        if kind is not None and kind.topic == "possessions" and kind.attribute and not_instead(content):
+            kind = Kind(kind.memory_type, kind.topic, "", kind.negation_ok, kind.value)
         if kind is not None and kind.attribute and for_a_while(first_person):
             # "I'm acting audit manager for two weeks": the value the speaker had stays current.
             kind = Kind(kind.memory_type, kind.topic, "", kind.negation_ok, kind.value)
@@ -322,7 +325,10 @@ def _milestones(content: str, speaker: str, facts: list[Reading]) -> list[Readin
     of one attribute, the first."""
     said = {f.attribute for f in facts}
     found = []
+    beside = not_instead(content)
     for topic, attribute, text in milestones_in(content, speaker):
+        if beside and topic == "possessions":
+            continue
         if attribute not in said:
             said.add(attribute)
             found.append(_also(text, topic, attribute))

@@ -210,7 +210,13 @@ DATING = rx(
 # Paris for a week") or a note left for someone ("left Spotify a review") is not leaving.
 _OLD = r"(?:the\s+|my\s+)?(?P<old>" + NAME + r")"
 LEFT_BEHIND = (
-    rx(r"\b(?:switched|changed|moved)\s+(?:over\s+)?(?:my\s+[a-z]+(?:\s+[a-z]+)?\s+)?from\s+" + _OLD + r"\s+to\b"),
+    rx(
+        r"\b(?:switched|changed|moved|relocated)\s+(?:over\s+)?(?:my\s+[a-z]+(?:\s+[a-z]+)?\s+)?from\s+"
+        + _OLD
+        + r"\s+(?:(?:up|down|over|back|across)\s+)?to\b"
+    ),
+    # "I just switched to an iPhone 15 from my old Galaxy".
+    rx(r"\bswitched\s+(?:over\s+)?to\s+[^.!?,]{1,30}?\s+from\s+(?:my\s+|the\s+)?(?:old\s+)?(?P<old>" + NAME + r")"),
     rx(r"\b(?:replaced|swapped)\s+" + _OLD + r"\s+(?:with|for)\b"),
     rx(r"\btraded\s+(?:in\s+)?" + _OLD + r"\s+for\b"),
     rx(
@@ -238,12 +244,15 @@ LEFT_BEHIND = (
 
 # "Arctic Monkeys are my all-time favourite band", "it's my new favourite movie".
 FAVOURITE = rx(
-    r"\b(?:is|are|'s|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become|(?:will|'ll)\s+(?:always|forever)\s+be)"
+    r"\b(?:is|are|'s|'re|ha(?:s|ve)\s+always\s+been|became|(?:ha(?:s|ve)\s+)?become|(?:will|'ll)\s+(?:always|forever)\s+be)"
     r"\s+(?:now\s+|officially\s+|still\s+)?my\s+"
     r"(?:(?:new|all[- ]time|absolute|ultimate|very|top|forever)\s+){0,2}(?:favou?rite|fave?|number\s+one|\#1)\s+"
     r"(?P<what>[a-z]+)\b|"
     r"\b(?:replaced|overtaken|beaten|dethroned)\s+.+?\s+as\s+my\s+(?:new\s+)?(?:all[- ]time\s+)?"
     r"(?:favou?rite|fave?|\#1|number\s+one)\s+"
     r"(?P<what2>[a-z]+)\b|\bnew\s+(?:favou?rite|fave?)\s+(?P<what3>[a-z]+)\b|"
-    r"^my\s+(?:favou?rite|fave?)\s+(?P<what4>[a-z]+)\s*:\s*\S"
+    r"^my\s+(?:favou?rite|fave?)\s+(?P<what4>[a-z]+)\s*:\s*\S|"
+    # "Since my trip to Oaxaca my favourite food has become mole negro".
+    r"\bmy\s+(?:new\s+|all[- ]time\s+)?(?:favou?rite|fave?)\s+(?P<what5>[a-z]+)\s+"
+    r"(?:has\s+(?:now\s+)?become|became|is\s+now|now\s+is)\s+\w"
 )

@@ -97,10 +97,9 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         r"\b(?:i'm|im|i\s+am)\s+now\s+with\s+(?P<name5>"
         + _FIRST_NAME
         + r")\b(?=[^\n]{0,40}\b(?:met\s+(?:him|her|them)|"
-        r"together|dating|boyfriend|girlfriend|partner)\b)|"
-        r"\b(?:split|broke\s+up|separated)\b[^.!?\n]{0,40}\b(?:i'm|im|i\s+am)\s+now\s+with\s+(?P<name6>"
-        + _FIRST_NAME
-        + r")\b",
+        r"together|dating|boyfriend|girlfriend|partner|marry|married|wedding|engaged)\b)|"
+        r"\b(?:split|broke\s+up|separated|divorce|divorced|breakup|break-up)\b[^.!?\n]{0,40}\b(?:i'm|im|i\s+am)\s+now\s+"
+        r"with\s+(?P<name6>" + _FIRST_NAME + r")\b",
         "relationships",
         "partner",
         "{speaker}'s partner is {name}",
@@ -109,9 +108,12 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         # "I'm a Celtics fan now", "I've become a proper Atletico fan".
         r"\b(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:a\s+|an\s+)?(?:proper\s+|big\s+|huge\s+|massive\s+)?(?P<team>"
         + NAME
-        + r")\s+fan\s+now\b|\b(?:i've|i\s+have)\s+become\s+(?:a\s+|an\s+)?(?:proper\s+|big\s+|huge\s+)?(?P<team2>"
+        + r")\s+fan\s+now\b|\b(?:i've|i\s+have|i)\s+become\s+(?:a\s+|an\s+)?(?:proper\s+|big\s+|huge\s+)?(?P<team2>"
         + NAME
-        + r")\s+fan\b",
+        + r")\s+fan\b|\bi\s+became\s+(?:a\s+|an\s+)?(?:proper\s+|big\s+|huge\s+)?(?P<team3>"
+        + NAME
+        + r")\s+fan\b|(?:^|(?<=[,.;!]\s))as\s+(?:a|an)\s+(?:lifelong\s+|life-long\s+|die[- ]hard\s+|huge\s+|big\s+)?"
+        r"(?P<team4>" + NAME + r")\s+fan\b",
         "sports",
         "team",
         "{speaker} supports {team}",
@@ -215,14 +217,42 @@ _SERVICES_USED = tuple(
 # the speaker by its own words, so it is read whatever the clause is for.
 ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
     (
+        # "so strictly gluten-free from now on", "Keto is going well, bread is a distant memory".
+        r"\b(?:strictly\s+|fully\s+|100%\s+|totally\s+)?(?P<diet>" + DIETS + r")\s+from\s+now\s+on\b|"
+        r"(?:^|(?<=[,.;!]\s))(?P<diet2>"
+        + DIETS
+        + r")\s+(?:is|has\s+been)\s+(?:going\s+)?(?:well|great|good|fine|ok|okay|"
+        r"amazing|strong)\b",
+        "diet",
+        "diet",
+        "{speaker} is on a {diet} diet",
+    ),
+    (
+        # "Me and Priya have been together almost three years now".
+        r"(?:^|(?<=[,.;!]\s))me\s+and\s+(?P<name>"
+        + _FIRST_NAME
+        + r")\s+(?:have|'ve)\s+been\s+(?:together|dating|a\s+couple)\b",
+        "relationships",
+        "partner",
+        "{speaker}'s partner is {name}",
+    ),
+    (
         # "married 15 years this june, any ideas for a crystal anniversary?", "my wife and I are celebrating…".
         r"(?:^|(?<=[,.;!]\s))(?:happily\s+)?married\s+(?:for\s+)?(?:\d+|a\s+few|two|three|four|five|six|seven|eight|nine|"
         r"ten|eleven|twelve|\w+teen|\w+ty|\w+ty[- ]\w+)\s+(?:years|yrs)\b|"
-        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:husband|wife)\s+and\s+i|me\s+and\s+my\s+(?:husband|wife))\b"
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:husband|wife)(?:\s+(?-i:[A-Z])[a-z]+)?\s+and\s+i|me\s+and\s+my\s+(?:husband|wife))\b"
         r"(?![^.!?\n]{0,60}\b(?:split|separat\w*|divorc\w*|broke\s+up)\b)",
         "relationships",
         "relationship_status",
         "{speaker} is married",
+    ),
+    (
+        # "I lost my husband Harold in March", "my wife passed away in the spring".
+        r"\b(?:i|we)\s+lost\s+my\s+(?:husband|wife)\b(?!'s)(?!\s+(?:at|in\s+the\s+(?:crowd|shop|store)))|"
+        r"(?:^|(?<=[,.;!]\s))my\s+(?:late\s+)?(?:husband|wife)(?:\s+(?-i:[A-Z])[a-z]+)?\s+(?:passed\s+away|died)\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is widowed",
     ),
     (
         # "my boyfriend and I hit our 2 year anniversary next week, any gift ideas?".
@@ -435,10 +465,73 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
         r"\bmy\s+(?P<bank>"
         + named("banks")
         + r")\s+(?:current\s+|checking\s+|savings\s+|joint\s+)?(?:account|debit\s+card|"
-        r"card|app|overdraft)\b",
+        r"card|app|overdraft)\b|"
+        # "Barclays froze my card again".
+        r"(?:^|(?<=[,.;!]\s))(?P<bank2>"
+        + named("banks")
+        + r")\s+(?:froze|blocked|declined|locked|charged|closed)\s+my\s+"
+        r"(?:card|account|debit\s+card|credit\s+card)\b",
         "money",
         "bank",
         "{speaker} banks with {bank}",
+    ),
+    (
+        # "My Telcel plan ran out of data again", "EE signal in my flat is non-existent".
+        r"\b(?:my|our)\s+(?P<carrier>"
+        + named("carriers")
+        + r")\s+(?:phone\s+|mobile\s+|data\s+|monthly\s+)?(?:plan|contract|"
+        r"sim|bill|data)\b|(?:^|(?<=[,.;!]\s))(?P<carrier2>"
+        + named("carriers")
+        + r")\s+(?:signal|coverage|reception|4g|5g)\s+"
+        r"(?:in|at|around)\s+(?:my|our)\b",
+        "contact",
+        "mobile_carrier",
+        "{speaker}'s mobile carrier is {carrier}",
+    ),
+    (
+        # "Our Comcast internet bill went up again".
+        r"\b(?:my|our)\s+(?P<isp>" + named("isps") + r")\s+(?:internet|broadband|wifi|wi-fi|fibre|fiber|router|bill|"
+        r"connection)\b",
+        "home",
+        "internet_provider",
+        "{speaker}'s internet provider is {isp}",
+    ),
+    (
+        # "The Civic's making that rattling noise again", "my old Škoda Fabia is still going strong".
+        r"(?:^|(?<=[,.;!]\s))(?:the|my|our)\s+(?:old\s+(?=[^.!?]*\bstill\b))?(?P<car>(?:"
+        + named("cars", everyday=False)
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})(?:'s|\s+is|\s+has|\s+needs|\s+keeps|\s+won't|\s+just|\s+failed|"
+        r"\s+broke)\s+(?!(?:gone|been\s+sold|sold|dead|written\s+off|history)\b)",
+        "possessions",
+        "car",
+        "{speaker} drives a {car}",
+    ),
+    (
+        # "Dr Okafor at the Elm Street surgery is lovely".
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:gp|doctor),?\s+)?dr\.?\s+(?P<name>(?-i:[A-Z])[\w'-]+)\s+at\s+(?:the\s+)?"
+        r"(?:[\w'-]+\s+){0,3}(?:surgery|practice|medical\s+centre|medical\s+center|health\s+centre|clinic)\b",
+        "health",
+        "doctor",
+        "{speaker}'s doctor is Dr {name}",
+    ),
+    (
+        # "Arsenal till I die", "I'm Boca all the way".
+        r"(?:^|(?<=[,.;!]\s))(?P<team>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+(?:till|until|'til|til)\s+i\s+die\b|"
+        r"\b(?:i'm|im|i\s+am)\s+(?P<team2>(?-i:[A-Z])[\w'-]+)\s+all\s+the\s+way\b",
+        "sports",
+        "team",
+        "{speaker} supports {team}",
+    ),
+    (
+        # "the Mercadona where I work had a queue out the door", "I've been at Tanaka Seimitsu, the parts factory by
+        # the river, since 2019".
+        r"\b(?:the\s+)?(?P<org>" + _EMPLOYER + r")\s+where\s+i\s+(?:work|worked\s+for\s+(?:\d+|a\s+few)\s+years)\b|"
+        r"^(?:i've|i\s+have)\s+been\s+(?:working\s+)?at\s+(?P<org2>"
+        + _EMPLOYER
+        + r")(?:,[^,]{1,60},)?\s+since\s+(?:19|20)\d\d\b",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
     ),
     (
         # Where the speaker works, said of the people or the shifts there: "my manager at Deloitte scheduled another
@@ -457,7 +550,7 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "my landlord in Leith still hasn't fixed the boiler", "our neighbours here in Didsbury are lovely".
-        r"\b(?:my|our)\s+(?:landlord|landlady|letting\s+agent|flatmates?|housemates?|roommates?|neighbou?rs?)\s+"
+        r"\b(?:my|our)\s+(?:new\s+)?(?:landlord|landlady|letting\s+agent|flatmates?|housemates?|roommates?|neighbou?rs?)\s+"
         r"(?:here\s+)?in\s+" + place("place", lower_case=False) + _NOT_A_STAY,
         "home",
         "residence",

@@ -138,6 +138,10 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:currently\s+)?(?:at|with)\s+|^currently\s+at\s+|"
             + SUBJECT
             + r"(?:switched|moved)\s+(?:over\s+)?to\s+)"
+            # Not a carrier, a bank or a provider: "I'm with Vodafone on a 24-month contract".
+            + r"(?!(?:"
+            + named("carriers", "banks", "isps")
+            + r")(?:\s+|$|[,.!]))"
             + NAME
             + r"(?=.*"
             + WORK_WORDS
@@ -155,7 +159,7 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             r"\b(?:freshman|sophomore|junior|senior|student|undergrad|grad\s+student|postgrad|(?:first|second|"
-            r"third|final)[- ]year)\s+at\s+" + CAP + r"|"
+            r"third|final)[- ]year)\s+at\s+(?:the\s+)?" + CAP + r"|"
             r"\b(?:undergrad|degree|masters|master's|phd|bachelor's|studies|doctorate)\s+at\s+" + CAP + r"|"
             r"\bstudying\s+at\s+(?:the\s+)?" + CAP
         ),

@@ -56,6 +56,8 @@ _MAKES = "|".join(sorted((THINGS["phone"] | THINGS["car"]) - GENERIC_THINGS - wo
 _LEARNER = re.compile(
     # "I am having a Maruti Swift": to own, not to eat or to hold an event (a make follows).
     r"\b(?P<have>i\s+am|i'm|im|we\s+are|we're)\s+having\s+(?=(?:a|an)\s+(?:" + _MAKES + r")\b)|"
+    # "From this month I am joined in Bosch": joined.
+    r"\b(?P<joined>i\s+am|i'm|im)\s+joined\s+(?:in\s+|to\s+)?(?=(?-i:[A-Z]))|"
     # "I am working by Bosch", "I work by Siemens since January": at an employer (named, not a day or a time).
     r"\b(?P<work>work|works|working|worked)\s+by\s+(?=(?!" + _CALENDAR + r")(?-i:[A-Z]))|"
     # "Since two weeks I live in Hamburg", "Since one month I am at Porsche": a duration said with "since".
@@ -79,6 +81,8 @@ _LEARNER = re.compile(
 def _standard(match: re.Match[str]) -> str:
     if have := match.group("have"):
         return ("I" if have[0] in "iI" else have[:2]) + " have "
+    if match.group("joined"):
+        return "I joined "
     if pair := match.group("pair"):
         return "Me and " + pair[0].lower() + pair[1:] + " "
     if work := match.group("work"):
@@ -159,11 +163,23 @@ _SIGNED = re.compile(
 )
 
 
+# "Please update my details: as of 1 May my home address is in Utrecht", "Kindly amend my profile: I qualified…":
+# what to note, said after the request to note it.
+_NOTE_THIS = re.compile(
+    r"^\s*(?:(?:please|pls|kindly|can\s+you|could\s+you)\s+)?(?:update|amend|change|note|record|add\s+to)\s+"
+    r"(?:my|your)\s+(?:details|profile|info|information|records?|notes?|memory|file)\s*(?:to\s+say\s*)?[:;,.-]+\s*",
+    re.IGNORECASE,
+)
+
+
 def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
     in their standard form; a text without any is returned as it is."""
     if text.lstrip()[:1] in "hHgG":  # a cheap test before the greeting's pattern
         text = _introduced(text)
+    if text.lstrip()[:1] in "pPkKcCuUaAnNrR" and (noted := _NOTE_THIS.match(text)):
+        rest = text[noted.end() :]
+        text = rest[:1].upper() + rest[1:]
     if " here" in text:
         text = _SIGNED.sub(lambda m: f"{m.group('lead')}I'm a {m.group('title')}. ", text, count=1)
     if "uess" in text:

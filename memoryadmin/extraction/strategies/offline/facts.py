@@ -382,9 +382,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     ),
     (
         _rx(
-            r"^my\s+(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+"
-            r"(?P<what>[a-z]+(?:\s+(?!right\b|now\b|these\b|at\b|lately\b)[a-z]+)?)\s+"
-            r"(?:(?:these\s+days|now|right\s+now|at\s+the\s+moment|lately)\s+)?(?:is|are|was|would\s+be)\s+\w"
+            r"^my\s+(?:(?:all[- ]time|new|absolute|ultimate)\s+)?(?:favou?rite|fave?)\s+"
+            r"(?P<what>[a-z]+(?:\s+(?!right\b|now\b|these\b|at\b|lately\b|ever\b|of\b|has\b)[a-z]+)?)\s+"
+            r"(?:(?:these\s+days|now|right\s+now|at\s+the\s+moment|lately|ever|of\s+all\s+time)\s+)?"
+            r"(?:is|are|was|would\s+be|has\s+(?:now\s+)?become|became|is\s+now)\s+\w"
         ),
         Kind(MemoryType.PREFERENCE, "preferences", "*"),
     ),
@@ -465,7 +466,8 @@ def single_valued(kind: Kind, clause: str) -> Kind:
 # "Now I live in Hamburg", "Since we moved to Bergen…": the clause's subject comes after these.
 _LEADING_WORDS = re.compile(
     r"^(?:(?:now|so|since|and|but|then|finally|today|anyway|well|nowadays|these\s+days|as\s+of\s+now|"
-    r"officially)\s*,?\s+)+(?=(?:i|we|i'm|we're|i've|we've|my|our)\b)",
+    r"officially|yesterday|(?:from|as\s+of)\s+(?:this|last)\s+(?:week|month)|(?:this|last)\s+(?:week|month))\s*,?\s+)+"
+    r"(?=(?:i|we|i'm|we're|i've|we've|my|our)\b)",
     re.IGNORECASE,
 )
 # Attributes of which a person may have more than one at a time: said as an addition, they replace nothing.
@@ -475,7 +477,7 @@ _MANY_VALUED = word_set(
 )
 # "second year", "the second half" say when, not one more.
 _ADDITION = re.compile(
-    r"\b(?:also|too|as\s+well|another|second(?!\s+(?:year|semester|term|grade|half|round|time|week|month))|both|"
+    r"\b(?:also|too|as\s+well|another|second(?![\s-]+(?:year|semester|term|grade|half|round|time|week|month))|both|"
     r"extra|spare|(?:work|company|office)\s+(?:phone|mobile|laptop|computer|car|van)|for\s+(?:the\s+)?business|"
     r"locum|for\s+today|today\s+only|for\s+\w+\s+only|only\s+for|in\s+the\s+(?:show|game|play))\b",
     re.IGNORECASE,

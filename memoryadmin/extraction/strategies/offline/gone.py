@@ -51,7 +51,7 @@ _SUBJECT_GONE = (
     _AFTER
     + _THING
     + r"\s+(?:finally\s+|just\s+)?(?:died|passed\s+away|passed|escaped|ran\s+away|flew\s+off|flew\s+away|"
-    r"went\s+missing|moved\s+out|moved\s+away|didn't\s+survive|did\s+not\s+survive|went\s+to\s+(?:a|the)\s+(?:\w+\s+)?"
+    r"went\s+missing|moved\s+out|moved\s+away|(?:finally\s+)?got\s+retired|didn't\s+survive|did\s+not\s+survive|went\s+to\s+(?:a|the)\s+(?:\w+\s+)?"
     r"(?:rescue|shelter|sanctuary|farm|new\s+home)|"
     r"went\s+to\s+live\s+with|got\s+stolen|"
     r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
@@ -191,7 +191,10 @@ GONE = tuple(
         _AFTER + _THING + r"(?:'s|\s+has|\s+have)\s+been\s+(?:demoted|dethroned|replaced)\b",
         r"\b(?:i'm|i\s+am|im)\s+(?:so\s+|totally\s+|completely\s+)?over\s+" + _THING + _END,
         # Over with someone: "Raj and I are done", "Keiko and I called it off".
-        _AFTER + _THING + r"\s+and\s+i\s+(?:are\s+(?:done|over|finished|through)|broke\s+up|split(?:\s+up)?|"
+        _AFTER
+        + _THING
+        + r"\s+and\s+i\s+(?:are\s+(?:long\s+|so\s+|totally\s+|well\s+and\s+truly\s+)?(?:done|over|finished|through)|"
+        r"broke\s+up|split(?:\s+up)?|"
         r"(?:have\s+|'ve\s+)?(?:finally\s+|officially\s+)?(?:separated|divorced)|(?:have\s+|'ve\s+)?(?:decided\s+to\s+)?"
         r"call(?:ed)?\s+it\s+(?:off|quits|a\s+day)|ended\s+things|are\s+no\s+more|"
         r"(?:went|have\s+gone|'ve\s+gone)\s+(?:our\s+)?separate\s+ways)\b",
@@ -215,6 +218,7 @@ GONE = tuple(
         # Not there any more: "I'm not at Ambev anymore", "no longer with Vodafone".
         r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+not\s+(?:at|with|on|in)\s+" + _THING + r"\s+(?:anymore|any\s+more)\b",
         r"\bno\s+longer\s+(?:at|with|on|in)\s+" + _THING + _END,
+        r"\b(?:i|we)\s+no\s+longer\s+(?:live|work|bank|study|train|shop)\s+(?:in|at|for|with)\s+" + _THING + _END,
         # Moved from it, whatever was moved: "moved everything from TD to Tangerine", "converted from tennis"; not
         # money moved between accounts ("transferred $200 from Chase").
         r"\b(?:switched|moved|converted|transferred|defected|ported|changed)\s+(?!(?:money|cash|funds|\$|\d)\b)"

@@ -126,8 +126,8 @@ THINGS = {
         "cadillac buick rivian polestar geely lada isuzu acura infiniti nexon baleno dzire innova fortuner"
     ),
     "phone": word_set(
-        "phone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung redmi "
-        "honor oppo vivo realme tecno infinix doro nokia xperia fairphone"
+        "phone telephone smartphone iphone cellphone android pixel galaxy oneplus motorola moto xiaomi huawei samsung "
+        "redmi honor oppo vivo realme tecno infinix doro nokia xperia fairphone"
     ),
     "computer": word_set(
         "laptop computer pc macbook desktop chromebook notebook thinkpad xps zenbook imac dell lenovo asus acer hp"

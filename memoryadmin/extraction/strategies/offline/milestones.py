@@ -399,7 +399,8 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             + place("place4")
             + r"\s+(?:for\s+good|permanently)\b|"
             r"^(?:my|our)\s+(?:home\s+)?address\s+is\s+in\s+" + place("place5") + r"|"
-            r"\b(?:my|our)\s+new\s+(?:home\s+)?address\s+is\s+(?:now\s+)?in\s+" + place("place9", lower_case=False),
+            r"\b(?:my|our)\s+(?:new\s+)?(?:home\s+)?address\s+is\s+(?:now\s+)?in\s+"
+            + place("place9", lower_case=False),
             "home",
             "residence",
             "{speaker} lives in {place}",
@@ -436,6 +437,8 @@ def _values(match: re.Match[str]) -> dict[str, str]:
     phone without brackets ("iphone (15 pro" -> "iphone 15 pro"), a place or a name typed in lower case with its
     capital ("leith" -> "Leith")."""
     values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
+    if "diet" in values and values["diet"][1:2].islower():
+        values["diet"] = values["diet"][:1].lower() + values["diet"][1:]  # "Keto is going well"; not "low FODMAP"
     if "phone" in values:
         values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
     for key in ("place", "name", "org", "bank", "carrier", "isp", "gym", "school", "car"):

@@ -103,6 +103,21 @@ def employer_named(clause: str) -> str:
     return match.group("org").rstrip(".") if match and not NOT_EMPLOYED.search(clause) else ""
 
 
+# A thing got for someone else, or beside the one kept: "bought a little Clio so my wife can get to town, the Hilux
+# stays as my work truck", "got a cheap Android for my son"; "I'm on my mum's old phone till Thursday".
+_NOT_INSTEAD = rx(
+    r"\bso\s+(?:my|our)\s+(?:wife|husband|partner|son|daughter|kids?|mum|mom|dad|teen\w*|boyfriend|girlfriend)\s+"
+    r"(?:can|could|has|have)\b|\bfor\s+(?:my|our)\s+(?:wife|husband|partner|son|daughter|kids?|mum|mom|dad|teen\w*|"
+    r"boyfriend|girlfriend)\b(?!'s)|\b(?:stays|staying)\s+as\b|\bas\s+(?:a|our|my)\s+(?:second|spare|backup)\b|"
+    r"\b(?:on|using|borrowing)\s+(?:my|our)\s+[a-z]+'s\s+(?:\w+\s+){0,2}(?:phone|laptop|car)\b"
+)
+
+
+def not_instead(content: str) -> bool:
+    """Whether a message tells of a thing had beside the speaker's own, or for someone else (`_NOT_INSTEAD`)."""
+    return bool(_NOT_INSTEAD.search(content))
+
+
 def for_a_while(clause: str) -> bool:
     """Whether a clause gives a value the speaker holds only for a while ("acting manager for two weeks")."""
     return bool(FOR_A_WHILE.search(clause))
@@ -122,7 +137,7 @@ _PARTNER_MENTIONED = rx(
 )
 _ENDED = rx(
     r"\b(?:split|broke\s+up|broken\s+up|divorc\w*|separat\w*|dumped|ended\s+things|call(?:ed)?\s+it\s+quits|left\s+me|"
-    r"cheat\w*|passed\s+away|died|funeral|late|ex|former|used\s+to|was\s+married)\b"
+    r"cheat\w*|passed\s+away|died|funeral|late|ex|former|used\s+to|was\s+married|lost\s+my\s+(?:husband|wife|partner))\b"
 )
 
 

@@ -66,7 +66,8 @@ def one_of(phrases: str) -> str:
 
 # Where a message's sentences part, for the readings that look at a whole message (contacts, milestones); an
 # ellipsis goes on with the same thought ("paris is my home now... for the weekend lol").
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+|\n+")
+# A stop, a line break, or a dash between spaces ("Ported my number to Mint Mobile - anything I need to do?").
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+|\n+|\s+[-–—]+\s+")
 
 
 def asks(sentence: str) -> bool:

@@ -20,6 +20,11 @@ _SCHOOL = (
     + r"[\w'.&-]*(?:\s+"
     + CAP
     + r"[\w'.&-]*){0,3}\s+(?-i:University|College|Uni|School|Academy|Institute|Polytechnic|High|Elementary|Primary)\b"
+    + r"|(?:the\s+)?(?-i:University|College|Institute)\s+of\s+"
+    + CAP
+    + r"[\w'.&-]*(?:\s+"
+    + CAP
+    + r"[\w'.&-]*){0,2}"
 )
 _DEGREE = r"(?:masters|master's|phd|ph\.d|doctorate|degree|bachelors|bachelor's|mba|msc|ma|ba|bsc|pgce|llm)"
 _HOW_LONG = (
@@ -107,6 +112,15 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         "relationship_status",
     ),
     (
+        # "I'm a stay-at-home dad with three kids", "I have been teaching mathematics at the local secondary school for
+        # thirty-one years": what the speaker does, with no title from the list of professions.
+        _AM + r"(?:a\s+)?(?:stay[- ]at[- ]home\s+(?:mum|mom|dad|parent|mother|father)|homemaker|housewife|househusband|"
+        r"full[- ]time\s+(?:mum|mom|dad|parent))\b|"
+        r"^(?:i've|i\s+have)\s+been\s+teaching\s+(?!(?:myself|my\s+|him|her|them|the\s+kids))\w",
+        "work",
+        "occupation",
+    ),
+    (
         # "I'm registered with the Church Street surgery".
         _AM + r"registered\s+(?:with|at)\s+(?:the\s+)?(?:[\w'-]+\s+){1,3}"
         r"(?:surgery|practice|medical\s+centre|health\s+centre)\b",
@@ -137,12 +151,13 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     ),
     (
         # "i go to ucla", "im at kings college london", "doing my masters at edinburgh".
-        _I
+        r"^(?:i|we)(?:'ve|\s+have)?\s+(?:still\s+)?"
+        + ADV
         + r"(?:go\s+to|started\s+at|started\s+(?:school|college|uni|university)\s+at|transferred\s+to)\s+(?:"
         + _SCHOOL
         + r")|"
         + _AM
-        + r"at\s+(?:"
+        + r"(?:a\s+(?:first|second|third|fourth|final)[- ]year\s+)?at\s+(?:"
         + _SCHOOL
         + r")(?!\s+(?:for|to|with)\s+(?:a|an|the|my)\b)"
         r"(?![^.!?]{0,20}\b(?:this\s+week|today|tonight|for\s+the|conference|visiting|weekend)\b)|"
@@ -159,7 +174,7 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         r"^(?:i'm\s+|i\s+am\s+)?doing\s+(?:a|an|my)\s+(?!masters|phd|degree|\d)[\w-]+(?:\s+[\w-]+)?\s+degree\b"
         r"(?!\s+(?:hot|heat|angle|turn|weather|day|days|celsius|fahrenheit))|"
         # "I'm doing an MBA at night", "I'm taking a UX certificate at General Assembly".
-        r"^(?:i'm\s+|i\s+am\s+|im\s+)?(?:doing|taking|pursuing)\s+(?:a|an|my|the)\s+"
+        r"^(?:i'm\s+|i\s+am\s+|im\s+)?(?:doing|taking|pursuing)\s+(?:(?:a|an|my|the)\s+|(?=(?:mba|msc|bsc|llm)\b))"
         r"(?:part[- ]time\s+|online\s+|night\s+)?"
         r"(?:mba|ba|bsc|ma|msc|llm|diploma|(?:[\w-]+\s+){1,3}(?:certificate|diploma|bootcamp|apprenticeship))\b"
         r"(?!\s+(?:exam|test|class|lesson)\b)|"
@@ -254,9 +269,11 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
         + r"following\s+(?:a|an)\s+(?:strict\s+|mostly\s+)?"
         + DIETS
         + r"\s+diet\b|"
-        r"^(?:i|we)\s+(?:follow|eat|keep)\s+(?:a|an)\s+(?:strict\s+|mostly\s+)?"
+        r"^(?:i|we)\s+(?:\w+\s+)?(?:follow|eat|keep)\s+(?:a\s+|an\s+)?(?:strict\s+|mostly\s+)?" + DIETS + r"\s+diet\b|"
+        # "I do keto, so I stay under 20g carbs a day".
+        r"^(?:i|we)\s+(?:still\s+)?do\s+(?:strict\s+)?"
         + DIETS
-        + r"\s+diet\b|"
+        + r"\b(?!\s+(?:recipes?|meals?|dinners?|baking|cooking))|"
         + _AM
         + r"on\s+(?:a|an)\s+(?:strict\s+)?"
         + DIETS

@@ -51,7 +51,8 @@ _CLAUSE_BREAK = re.compile(r".*(?:[^\w\s'’-]|\s[-–—]\s|\b(?:and|but|so|the
 # The speaker named in the change itself: as the one it happens to ("fedex hired me", "forced us back", "made my
 # role fully remote"), or as its subject ("whitefield where i live now", "since moving I've become an Atletico fan").
 _TO_THE_SPEAKER = re.compile(
-    r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live|i\s+met|i'm|i've|i\s+am|i\s+have)(?![\w'])", re.IGNORECASE
+    r"\b(?:me|us|my\s+(?:role|job|position|request)|i\s+live|i\s+met|i\s+became|i'm|i've|i\s+am|i\s+have)(?![\w'])",
+    re.IGNORECASE,
 )
 _WORDS = re.compile(r"[a-z']+")
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)"
@@ -61,10 +62,18 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     (
         r"(?:\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:officially\s+|now\s+)?|(?:^|(?<=[,;]\s))officially\s+)an?\s+"
         + place("place", lower_case=False)
-        + r"\s+(?:person|resident|local|girl|boy|guy|gal|lad|lass)\s+now\b|"
+        + r"\s+(?:person|resident|local)\s+now\b|"
+        # "moving day was saturday, officially a Galway girl now": a girl of a place after a move ("a Chelsea girl
+        # now" alone supports a side).
+        r"\b(?:mov(?:ed|ing)|relocat\w+|keys|unpack\w*|lease)\b[^.!?\n]{0,60}?\b(?:officially\s+|now\s+)?an?\s+"
+        + place("place17", lower_case=False)
+        + r"\s+(?:girl|boy|guy|gal|lad|lass)\s+now\b|"
         r"\bmoved\s+back\s+(?:home\s+to|to\s+my\s+home\s*town,?)\s+" + place("place2", lower_case=False) + r"|"
         # "settling into Vancouver slowly", "just signed a lease in Seattle".
         r"\bsettling\s+into\s+(?:life\s+in\s+)?" + place("place15", lower_case=False) + r"|"
+        r"\brelocated\s+(?:from\s+[^.!?,]{1,30}?\s+)?(?:(?:up|down|over|back|across)\s+)?to\s+"
+        + place("place18", lower_case=False)
+        + r"|"
         r"\bsigned\s+(?:a|the|our|my)\s+(?:new\s+|\d+[- ]month\s+|year[- ]long\s+)?lease\s+"
         r"(?:on\s+(?:a|an)\s+[\w\s-]{1,20}?\s+)?in\s+" + place("place16", lower_case=False) + r"|"
         r"\b(?:bought|closed\s+on|(?:got|collected|picked\s+up)\s+the\s+keys\s+to)\s+(?:a|our|my|the)\s+(?:[A-Z]{2,5}\s+)?"
@@ -129,6 +138,10 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + named("employers")
         + r")(?=[^.!?]{0,40}\b(?:team|as\s+an?|role|job|office|from\s+this\s+month|package|salary|notice|hired)\b)|"
         r"\bfirst\s+shift\s+at\s+(?P<org4>" + NAME + r"|" + named("employers") + r")|"
+        # "I'm on the tills at the Lidl by the ring road now", "signed the contract with KPMG today".
+        r"\b(?:i'm|im|i\s+am)\s+(?:now\s+)?on\s+the\s+(?:tills?|checkouts?|counter|floor|line|desk|phones|wards?|door)\s+at\s+"
+        r"(?:the\s+)?(?P<org7>" + NAME + r"|" + named("employers") + r")|"
+        r"\bsigned\s+(?:the|my|a)\s+(?:\w+\s+)?contract\s+with\s+(?P<org8>" + NAME + r"|" + named("employers") + r")|"
         # "I'm at Wealthsimple now, the Shopify layoffs got me", "I'm now with Seplat, the offer was too good": where
         # the speaker is now, in a message of a job changed.
         r"\b(?:i'm|im|i\s+am)\s+(?:now\s+(?:at|with)\s+(?P<org5>"
@@ -142,10 +155,14 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works at {org}",
     ),
     (
-        r"\b(?:switched|moved|ported)\s+(?:over\s+)?(?:my\s+(?:number|phone|plan)\s+)?to\s+(?P<carrier>"
+        r"\b(?:switched|moved|ported)\s+(?:over\s+)?(?:my\s+(?:number|phone|plan)\s+)?(?:over\s+)?to\s+(?P<carrier>"
         + named("carriers")
         + r")"
-        + _ENDS,
+        + _ENDS
+        # "Contract ended so I've gone to Smarty SIM-only", "went with Lebara pay as you go".
+        + r"|\b(?:gone|went|moved|switched)\s+(?:over\s+)?(?:to|with)\s+(?P<carrier2>"
+        + NAME
+        + r")\s+(?:sim[- ]only|sim|pay[- ]as[- ]you[- ]go|prepaid|pre-paid|monthly\s+plan)\b",
         "contact",
         "mobile_carrier",
         "{speaker}'s mobile carrier is {carrier}",
@@ -220,7 +237,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"(?:(?:new|used|secondhand|second-hand|\d{4})\s+)*(?P<car>(?:"
         + named("cars", everyday=False)
         + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})"
-        r"(?=\s*(?:[.!?;)]|$|\s+(?:and|so|but|now)\b))|"
+        r"(?=\s*(?:[.!?;),]|$|\s+(?:and|so|but|now|for|yesterday|today|last|this|on|from|at|with|instead)\b))|"
         # "sold the Golf, driving a Tesla Model 3 now".
         r"(?:^|(?<=[,;]\s)|\bi'm\s+|\bim\s+|\bi\s+am\s+)(?:now\s+)?driving\s+(?:a|an)\s+"
         r"(?:(?:new|used|secondhand|\d{4})\s+)*"

@@ -193,7 +193,10 @@ _HEDGE = re.compile(
     re.IGNORECASE,
 )
 _NEGATION_WORDS = word_set("not never nobody nothing nowhere neither nor hardly barely")
-_NO_THING = re.compile(r"\bno\s+(?!problem|worries)\w+", re.IGNORECASE)
+# Not an idiom of certainty: "my new fav movie no contest", "best pizza in town no doubt", "no cap".
+_NO_THING = re.compile(
+    r"\bno\s+(?!problem|worries|contest|doubt|question|joke|lie|cap|kidding|exaggeration)\w+", re.IGNORECASE
+)
 _SARCASM = re.compile(
     r"(?:/s\b|\byeah,?\s+right\b|\boh,?\s+(?:great|joy|fantastic|wonderful|perfect|lovely|brilliant)\b|"
     r"\bjust\s+(?:great|perfect|wonderful|fantastic|what\s+i\s+needed)\b|\bwhat\s+fun\b|\bso\s+much\s+fun\s+lol\b|"
@@ -375,6 +378,8 @@ def _mode(clause: str, low: str, tokens: frozenset[str]) -> str:
         ):
             return "dropped"
         return "other"
+    if first in STATE_ADJECTIVES and second in ("era", "phase", "days", "chapter", "life", "streak", "journey"):
+        return "other"  # "Pescatarian era over": the time of it, not the speaker as it
     if first in ("going", "gonna") or first in STATE_ADJECTIVES:
         return "dropped"
     if first in ("can't", "cannot") and second in ("eat", "have", "drink", "stand", "tolerate"):

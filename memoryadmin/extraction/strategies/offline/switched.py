@@ -216,12 +216,31 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
         # "changed my course to journalism", "switched my major to computer science".
         r"\bswitched\s+to\s+(?:the\s+|a\s+)?(?P<course2>[a-z][\w -]{2,30}?)\s+(?:msc|ma|ba|bsc|mba|phd|degree|course|"
         r"programme|program|major)\b|"
-        r"\b(?:changed|switched)\s+(?:my\s+)?(?:(?:evening|night|online|weekend)\s+)?(?:course|degree|major|programme|"
-        r"program|class|classes)\s+(?:from\s+[\w' -]{2,30}?\s+)?to\s+"
+        r"\b(?:changed|switched)\s+(?:my\s+)?(?:(?:evening|night|online|weekend)\s+)?(?:course|degree|major|"
+        r"programme|program|class|classes|specialisation|specialization|concentration|pathway)\s+"
+        r"(?:from\s+[\w' -]{2,30}?\s+)?to\s+"
         r"(?P<course>[\w' -]{2,40}?)"
         r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|because|bc|since|as|now|still)\b)",
         "education",
         "course",
         "{speaker} studies {course}",
+    ),
+    (
+        # "I've swapped out of chemistry into pharmacy this term", "dropped nursing and enrolled in midwifery instead".
+        r"\b(?:swapped|switched|moved|transferred)\s+(?:out\s+of|from)\s+[a-z][\w -]{2,30}?\s+(?:into|to)\s+"
+        r"(?P<course>[a-z][\w-]+(?:\s+(?:science|studies|engineering|management|law|design))?)\b|"
+        r"\benrolled\s+(?:in|on)\s+(?P<course2>[a-z][\w-]+(?:\s+(?:science|studies|engineering|management))?)\s+instead\b",
+        "education",
+        "course",
+        "{speaker} studies {course}",
+    ),
+    (
+        # "Transferred to the Complutense in Madrid for my second year".
+        r"\btransferred\s+to\s+(?:the\s+)?(?P<school>(?-i:[A-Z])[\w'.&-]+(?:\s+(?-i:[A-Z])[\w'.&-]+){0,3})"
+        r"(?:\s+in\s+(?-i:[A-Z])[\w'-]+)?\s+for\s+(?:my|the|our)\s+(?:first|second|third|fourth|final|last|next)\s+"
+        r"(?:year|semester|term)\b",
+        "education",
+        "school",
+        "{speaker} studies at {school}",
     ),
 )
