@@ -17,6 +17,8 @@ Two more were written after that, each read first before anything was changed fo
 details: …"), 0.55 found at first; `update_pairs_catching_up.json` (friends catching up, each change told in its own
 words: "handed my keys back", "the divorce came through", "it's oat milk and lentils for me from now on"), 0.30 found
 at first, with two false updates (a second car "so my wife can get to town", a phone borrowed while one is repaired).
+`update_pairs_sessions.json` (long chats between friends, as LoCoMo's: a reaction to the friend, then the news):
+0.63 found at first, one false update (a weekend project car beside the daily driver).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ CASUAL_PAIRS = json.loads((DATA / "update_pairs_casual.json").read_text())["pair
 FRESH_PAIRS = json.loads((DATA / "update_pairs_fresh.json").read_text())["pairs"]
 ASSISTANT_PAIRS = json.loads((DATA / "update_pairs_assistant.json").read_text())["pairs"]
 CATCHING_UP_PAIRS = json.loads((DATA / "update_pairs_catching_up.json").read_text())["pairs"]
+SESSIONS_PAIRS = json.loads((DATA / "update_pairs_sessions.json").read_text())["pairs"]
 FIRST_SAID = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 THEN_SAID = FIRST_SAID + timedelta(days=30)
 
@@ -156,4 +159,11 @@ def test_updates_told_catching_up_never_fire_falsely(offline_namespace) -> None:
     """The hardest set: each change in its own words. A second car or a borrowed phone replaces nothing."""
     found = measure(offline_namespace, CATCHING_UP_PAIRS)
     assert found["false_updates"] == []
-    assert found["recall"] >= 0.45, found["missed"]
+    assert found["recall"] >= 0.60, found["missed"]
+
+
+def test_updates_told_in_long_chats_between_friends(offline_namespace) -> None:
+    """ "Thanks so much, Maya! Big news on my end: I finally packed up and moved to Glasgow last month." """
+    found = measure(offline_namespace, SESSIONS_PAIRS)
+    assert found["false_updates"] == []
+    assert found["recall"] >= 0.85, found["missed"]

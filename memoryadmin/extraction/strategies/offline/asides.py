@@ -35,7 +35,8 @@ NO_CHANGE = rx(
     r"thinking\s+(?:about|of)|might|maybe|hoping|hope\s+to|plan(?:ning)?\s+to|want\s+to|would\s+love|"
     # "Still" says nothing changed, but not of the moment's aftermath: "i said yes, still shaking".
     r"still(?!\s+(?:shaking|in\s+shock|can't\s+believe|cannot\s+believe|processing|buzzing|crying|smiling|"
-    r"pinching\s+myself|unpacking|getting\s+used|adjusting|settling\s+in|jet[- ]?lagged))|"
+    r"pinching\s+myself|unpacking|getting\s+used|adjusting|settling\s+in|jet[- ]?lagged|feels?|seems?|sounds?|"
+    r"sinking\s+in|hurts|stings))|"
     # A taste of it: "tried a free class at Orangetheory".
     r"tried|trying\s+out|trial|free\s+(?:class|session|week|pass)|guest\s+pass|day\s+pass|drop-in)\b"
 )
@@ -102,7 +103,8 @@ _SCHOOL = r"\s+(?:University|College|School|High|Academy|Uni)\b"
 IN_PASSING: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
-            r"\b(?:my|our)\s+(?:(?:new|little|tiny|small|big|own)\s+)?(?:house|flat|apartment|place|home|condo|studio)\s+in\s+"
+            r"\b(?:my|our)\s+(?:(?:new|little|tiny|small|big|own)\s+)?(?:house|flat|apartment|place|home|condo|studio)\s+"
+            r"(?:(?:here|over|out|up|down)\s+)?in\s+"
             + CAP
             + r"|\bthe\s+new\s+(?:house|flat|apartment|place|condo)\s+in\s+"
             + CAP
@@ -200,7 +202,7 @@ RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
 
 DATING = rx(
     r"\b(?:dating|seeing)\s+(?:(?:a\s+(?:[\w-]+\s+){0,2}?(?:guy|girl|man|woman|boy|chap|lad|lady|fella|bloke)|someone|"
-    r"somebody)\s+(?:named|called)\s+)?"
+    r"somebody)\s+(?:named|called)\s+|this\s+(?:guy|girl|man|woman|boy|lad|lady|fella|bloke)\s+(?:named\s+|called\s+)?)?"
     # Not a doctor seen: "I'm seeing Dr Wisniewska now for the diabetes".
     r"(?!(?:Dr|Doctor|Prof|Professor|Nurse|Mr|Mrs|Ms)\b)(?P<name>(?-i:[A-Z][a-z]+))\b"
 )

@@ -35,7 +35,9 @@ _SPLIT = (
 )
 _FIRST_NAME = r"(?-i:[A-Z][a-z]+)"
 # An employer by its name; not a school's ("Lincoln High", "Monash University").
-_EMPLOYER = r"(?!" + NAME + r"\s+(?:University|College|School|High|Academy|Uni)\b)" + NAME
+_EMPLOYER = (
+    r"(?!" + NAME + r"\s+(?:University|College|School|High|Academy|Uni)\b)" + NAME + r"(?:\s+&\s+" + NAME + r")?"
+)
 
 CHANGES: tuple[tuple[str, str, str, str], ...] = (
     (
@@ -94,10 +96,10 @@ CHANGES: tuple[tuple[str, str, str, str], ...] = (
         + _FIRST_NAME
         + r")\s*[,;]?\s+(?:and\s+)?(?:we've|we\s+have)\s+been\s+(?:together|dating|"
         r"seeing\s+each\s+other)\b|"
-        r"\b(?:i'm|im|i\s+am)\s+now\s+with\s+(?P<name5>"
+        r"\b(?:i'm|im|i\s+am)\s+(?:now\s+)?with\s+(?P<name5>"
         + _FIRST_NAME
         + r")\b(?=[^\n]{0,40}\b(?:met\s+(?:him|her|them)|"
-        r"together|dating|boyfriend|girlfriend|partner|marry|married|wedding|engaged)\b)|"
+        r"met|together|dating|boyfriend|girlfriend|partner|marry|married|wedding|engaged)\b)|"
         r"\b(?:split|broke\s+up|separated|divorce|divorced|breakup|break-up)\b[^.!?\n]{0,40}\b(?:i'm|im|i\s+am)\s+now\s+"
         r"with\s+(?P<name6>" + _FIRST_NAME + r")\b",
         "relationships",
@@ -217,6 +219,30 @@ _SERVICES_USED = tuple(
 # the speaker by its own words, so it is read whatever the clause is for.
 ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
     (
+        # "since switching to the night shift as a nurse…", "my first shift as a paramedic".
+        r"\bshifts?\s+as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b",
+        "work",
+        "occupation",
+        "{speaker} is a {title}",
+    ),
+    (
+        # "Sixth form at St Aidan's is so strict", "Year 11 at Hillcrest is brutal".
+        r"(?:^|(?<=[,.;!]\s))(?:sixth\s+form|year\s+\d{1,2}|grade\s+\d{1,2}|high\s+school|middle\s+school)\s+at\s+"
+        r"(?P<school>(?-i:[A-Z])[\w'.&-]+(?:\s+(?-i:[A-Z])[\w'.&-]+){0,3})",
+        "education",
+        "school",
+        "{speaker} goes to {school}",
+    ),
+    (
+        # "I'm in first-year chemistry at Uppsala", "Nursing degree year 2, placements are brutal".
+        r"\b(?:i'm|im|i\s+am)\s+in\s+(?:first|second|third|fourth|final)[- ]year\s+(?P<course>[a-z]+(?:\s+(?:science|"
+        r"studies|engineering))?)\s+at\b|(?:^|(?<=[,.;!]\s))(?P<course2>[a-z]+(?:\s+(?:science|studies|engineering))?)\s+"
+        r"degree,?\s+(?:year\s+\d|(?:first|second|third|final)\s+year)\b",
+        "education",
+        "course",
+        "{speaker} studies {course}",
+    ),
+    (
         # "so strictly gluten-free from now on", "Keto is going well, bread is a distant memory".
         r"\b(?:strictly\s+|fully\s+|100%\s+|totally\s+)?(?P<diet>" + DIETS + r")\s+from\s+now\s+on\b|"
         r"(?:^|(?<=[,.;!]\s))(?P<diet2>"
@@ -235,32 +261,6 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "relationships",
         "partner",
         "{speaker}'s partner is {name}",
-    ),
-    (
-        # "married 15 years this june, any ideas for a crystal anniversary?", "my wife and I are celebrating…".
-        r"(?:^|(?<=[,.;!]\s))(?:happily\s+)?married\s+(?:for\s+)?(?:\d+|a\s+few|two|three|four|five|six|seven|eight|nine|"
-        r"ten|eleven|twelve|\w+teen|\w+ty|\w+ty[- ]\w+)\s+(?:years|yrs)\b|"
-        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:husband|wife)(?:\s+(?-i:[A-Z])[a-z]+)?\s+and\s+i|me\s+and\s+my\s+(?:husband|wife))\b"
-        r"(?![^.!?\n]{0,60}\b(?:split|separat\w*|divorc\w*|broke\s+up)\b)",
-        "relationships",
-        "relationship_status",
-        "{speaker} is married",
-    ),
-    (
-        # "I lost my husband Harold in March", "my wife passed away in the spring".
-        r"\b(?:i|we)\s+lost\s+my\s+(?:husband|wife)\b(?!'s)(?!\s+(?:at|in\s+the\s+(?:crowd|shop|store)))|"
-        r"(?:^|(?<=[,.;!]\s))my\s+(?:late\s+)?(?:husband|wife)(?:\s+(?-i:[A-Z])[a-z]+)?\s+(?:passed\s+away|died)\b",
-        "relationships",
-        "relationship_status",
-        "{speaker} is widowed",
-    ),
-    (
-        # "my boyfriend and I hit our 2 year anniversary next week, any gift ideas?".
-        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:boyfriend|girlfriend|partner)\s+and\s+i|me\s+and\s+my\s+(?:boyfriend|girlfriend|"
-        r"partner))\b(?![^.!?\n]{0,60}\b(?:split|separat\w*|broke\s+up|ended|over)\b)",
-        "relationships",
-        "relationship_status",
-        "{speaker} is in a relationship",
     ),
     (
         r"\b(?:now\s+that|since)\s+"
@@ -461,6 +461,17 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
 # (`ON_THE_WAY` rows are not).
 OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
     (
+        # "Deloitte has us doing the annual compliance modules again", "We're slammed at Bloom & Root".
+        r"(?:^|(?<=[,.;!]\s))(?P<org>"
+        + _EMPLOYER
+        + r")\s+(?:has|have|had|is\s+making|made|makes)\s+us\s+(?:doing|do|work|"
+        r"working|come|coming|go|going)\b|\b(?:we're|we\s+are|we\s+were)\s+(?:so\s+|absolutely\s+)?(?:slammed|swamped|"
+        r"short[- ]staffed|understaffed|rammed)\s+at\s+(?P<org2>" + _EMPLOYER + r")",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+    (
         # "my Chase account charged me another overdraft fee", "my Monzo card got declined": the speaker's bank.
         r"\bmy\s+(?P<bank>"
         + named("banks")
@@ -505,6 +516,14 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
         "possessions",
         "car",
         "{speaker} drives a {car}",
+    ),
+    (
+        # "My GP now is Dr. Amara Osei".
+        r"\bmy\s+(?:new\s+)?(?:gp|doctor)\s+(?:now\s+)?is\s+(?:now\s+)?dr\.?\s+(?:(?-i:[A-Z])[\w'-]+\s+)?(?P<name>"
+        r"(?-i:[A-Z])[\w'-]+)\b",
+        "health",
+        "doctor",
+        "{speaker}'s doctor is Dr {name}",
     ),
     (
         # "Dr Okafor at the Elm Street surgery is lovely".
@@ -555,5 +574,46 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
         "home",
         "residence",
         "{speaker} lives in {place}",
+    ),
+)
+
+
+# The speaker's status, said with their partner whatever the sentence is for: "My wife and I are going to her
+# parents' for Easter again", "married 15 years this june, any ideas?" (read in every sentence, a trip's or a wish's
+# too: the status holds however the sentence goes on).
+SAID_ANYWAY: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # "Jamal and I got engaged over the holidays", "Anika and I are officially married now".
+        r"(?:^|(?<=[,.;!]\s))(?-i:[A-Z][a-z]+)\s+and\s+i\s+(?:just\s+|finally\s+|officially\s+)?(?:got|are\s+(?:now\s+)?"
+        r"(?:officially\s+)?|have\s+(?:just\s+)?got)\s*(?P<status>engaged|married)\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is {status}",
+    ),
+    (
+        # "married 15 years this june, any ideas for a crystal anniversary?", "my wife and I are celebrating…".
+        r"(?:^|(?<=[,.;!]\s))(?:happily\s+)?married\s+(?:for\s+)?(?:\d+|a\s+few|two|three|four|five|six|seven|eight|nine|"
+        r"ten|eleven|twelve|\w+teen|\w+ty|\w+ty[- ]\w+)\s+(?:years|yrs)\b|"
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:husband|wife)(?:\s+(?-i:[A-Z])[a-z]+)?\s+and\s+i|me\s+and\s+my\s+(?:husband|wife))\b"
+        r"(?![^.!?\n]{0,60}\b(?:split|separat\w*|divorc\w*|broke\s+up)\b)",
+        "relationships",
+        "relationship_status",
+        "{speaker} is married",
+    ),
+    (
+        # "I lost my husband Harold in March", "my wife passed away in the spring".
+        r"\b(?:i|we)\s+lost\s+my\s+(?:husband|wife)\b(?!'s)(?!\s+(?:at|in\s+the\s+(?:crowd|shop|store)))|"
+        r"(?:^|(?<=[,.;!]\s))my\s+(?:late\s+)?(?:husband|wife)(?:\s+(?-i:[A-Z])[a-z]+)?\s+(?:passed\s+away|died)\b",
+        "relationships",
+        "relationship_status",
+        "{speaker} is widowed",
+    ),
+    (
+        # "my boyfriend and I hit our 2 year anniversary next week, any gift ideas?".
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+(?:boyfriend|girlfriend|partner)\s+and\s+i|me\s+and\s+my\s+(?:boyfriend|girlfriend|"
+        r"partner))\b(?![^.!?\n]{0,60}\b(?:split|separat\w*|broke\s+up|ended|over)\b)",
+        "relationships",
+        "relationship_status",
+        "{speaker} is in a relationship",
     ),
 )

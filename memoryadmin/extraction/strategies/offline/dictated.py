@@ -172,6 +172,14 @@ _NOTE_THIS = re.compile(
 )
 
 
+# "You'll laugh, but I've become a pescatarian!", "Don't laugh, but I support Brighton now": the news after it.
+_BRACE = re.compile(
+    r"^\s*(?:you'll\s+laugh|you\s+will\s+laugh|don't\s+laugh|promise\s+not\s+to\s+laugh|brace\s+yourself|"
+    r"you\s+won't\s+believe\s+(?:it|this))\s*[,.!:;-]*\s*(?:but\s+)?",
+    re.IGNORECASE,
+)
+
+
 def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
     in their standard form; a text without any is returned as it is."""
@@ -180,6 +188,9 @@ def undictated(text: str) -> str:
     if text.lstrip()[:1] in "pPkKcCuUaAnNrR" and (noted := _NOTE_THIS.match(text)):
         rest = text[noted.end() :]
         text = rest[:1].upper() + rest[1:]
+    if "laugh" in text or "believe" in text or "brace" in text:
+        braced = _BRACE.match(text)
+        text = text[braced.end() :] if braced and braced.end() < len(text) else text
     if " here" in text:
         text = _SIGNED.sub(lambda m: f"{m.group('lead')}I'm a {m.group('title')}. ", text, count=1)
     if "uess" in text:

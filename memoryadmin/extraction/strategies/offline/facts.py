@@ -111,6 +111,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + r"(?:been\s+)?(?:living|lived|based)\s+in\s|"
             + r"^(?:i|we)(?:'ve|\s+have)?\s+"
             + _ADV
+            # "I finally packed up and moved to Glasgow".
+            + r"(?:(?:packed\s+up|upped\s+sticks|sold\s+up|took\s+the\s+plunge)\s+and\s+)?"
             # A place ("moved to cork"), not "moved to keys", a team, a gym or a provider ("to Virgin for broadband").
             + r"(?:moved|relocated|shifted|emigrated|immigrated)\s+(?:(?:back|home|up|down|over)\s+){0,2}"
             r"(?:from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2}\s+)?to\s+"
@@ -161,7 +163,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"(?:got|was|have\s+been|'ve\s+been)\s+hired\s(?!as\b)|"
             + _I
-            + r"accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s|"
+            + r"(?:accepted|took)\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s|"
             + _I
             + r"(?:started|began)\s+(?:working\s+)?(?:at|for)\s+(?:the\s+)?(?!"
             + _A_SCHOOL

@@ -54,7 +54,7 @@ _SUBJECT_GONE = (
     r"went\s+missing|moved\s+out|moved\s+away|(?:finally\s+)?got\s+retired|didn't\s+survive|did\s+not\s+survive|went\s+to\s+(?:a|the)\s+(?:\w+\s+)?"
     r"(?:rescue|shelter|sanctuary|farm|new\s+home)|"
     r"went\s+to\s+live\s+with|got\s+stolen|"
-    r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|"
+    r"was\s+stolen|was\s+written\s+off|got\s+written\s+off|got\s+totaled|got\s+totalled|folded|closed\s+down|shut\s+(?:its|their)\s+doors|shut\s+down|went\s+bust|went\s+under|"
     r"gave\s+up\s+on\s+me|died\s+on\s+me|gave\s+up\s+the\s+ghost|packed\s+in|packed\s+up|conked\s+out|"
     r"bit\s+the\s+dust|"
     r"called\s+off\s+the\s+engagement|broke\s+up\s+with\s+me|dumped\s+me|"
@@ -182,6 +182,10 @@ GONE = tuple(
         # A pet gone to live elsewhere, or lost: "Mochi lives with my mom now", "We lost Hector in the autumn".
         _AFTER + _THING + r"\s+(?:lives|is\s+living|stays)\s+with\s+(?:my|our)\s+\w+\s+now\b",
         r"\b(?:we|i)\s+lost\s+(?:our\s+|my\s+)?(?P<old>(?-i:[A-Z])[a-z]+)\s+(?:in|last|this|on|to|after|a\s+(?:few|couple)|\d+|two|three|,|\.)",
+        r"\b(?:closed|shut)\s+(?:down\s+)?(?:everything|all\s+my\s+accounts?|my\s+accounts?)\s+(?:at|with)\s+"
+        + _THING
+        + _END,
+        r"\b(?:shut\s+down|closed)\s+(?:the|my|our)\s+" + _THING + r"\s+(?:one|account|accounts)\b",
         r"\b(?:ended|cancell?ed|stopped|let|closed)\s+(?:the|my|our)\s+"
         + _THING
         + r"\s+(?:membership|subscription|account)\b",
@@ -282,6 +286,7 @@ _DAMAGED = re.compile(r"\b(?:cracked|smashed|shattered|broke|broken|screen|repai
 _CLAUSE_OPENS = re.compile(
     r"[,;]\s*(?:(?:and|but|so|then)\s+)?|\s+(?:and|but|so|then|since|because|as|when|after)\s+", re.IGNORECASE
 )
+_NEW_SUBJECT = re.compile(r"\s*(?:i|i'm|i've|i'd|we|we're|we've|he|she|they|my|our)\b", re.IGNORECASE)
 _SEARCHED = Patterns((pattern, None) for pattern in GONE)
 _WHO = re.compile(r"(?:^|[,;]\s*)(?:the\s+)?(?P<old>" + NAME + r"|[a-z][\w'-]+)\s+who\?+$", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?;])(?<!\.\.\.)\s+|\n+")
@@ -343,7 +348,15 @@ def gone_in(content: str) -> list[str]:
                 opens = _CLAUSE_OPENS.split(sentence[: match.start() + 1])[-1]
                 # "Ditched Spotify, just for a month": for a while from its clause on; not "Remind me tomorrow, I
                 # switched from Home Depot", whose earlier clause is another matter.
-                if NOT_NOW.search(sentence[match.start() + 1 - len(opens) :]):
+                # Up to the clause's end: "Mateo and I are long done, and I've been seeing Jonas for a month" ends
+                # Mateo for good.
+                rest = sentence[match.end() :]
+                after = _CLAUSE_OPENS.search(rest)
+                ends_here = after is not None and _NEW_SUBJECT.match(rest, after.end()) is not None
+                clause = sentence[
+                    match.start() + 1 - len(opens) : match.end() + (after.start() if ends_here else len(rest))
+                ]
+                if NOT_NOW.search(clause):
                     continue
                 if no_change_of_the_speakers((opens + sentence[match.start() + 1 : match.end()]).strip(" ,;.!")):
                     continue

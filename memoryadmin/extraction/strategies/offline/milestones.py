@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from memoryadmin.extraction.strategies.offline.asides import NO_CHANGE
-from memoryadmin.extraction.strategies.offline.changes import OF_OTHERS, ON_THE_WAY
+from memoryadmin.extraction.strategies.offline.changes import OF_OTHERS, ON_THE_WAY, SAID_ANYWAY
 from memoryadmin.extraction.strategies.offline.lexicon import INSTRUMENTS, OTHER_GOODS_AFTER, favourite_attribute
 from memoryadmin.extraction.strategies.offline.names import canonical
 from memoryadmin.extraction.strategies.offline.news import no_change_of_the_speakers
@@ -406,7 +406,8 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
             "{speaker} lives in {place}",
         ),
         (
-            r"\bmy\s+(?:new\s+)?(?P<phone>(?:iphone|pixel|galaxy|oneplus|xiaomi|redmi|moto)\s*\d{1,2}"
+            r"\bmy\s+(?:new\s+)?(?P<phone>(?:(?:samsung|google|apple|xiaomi|motorola)\s+)?(?:iphone|pixel|galaxy(?:\s+[a-z])?|"
+            r"oneplus|xiaomi|redmi(?:\s+note)?|moto(?:\s+[a-z])?)\s*\d{1,3}"
             r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*)\b",
             "possessions",
             "phone",
@@ -414,9 +415,11 @@ PASSING: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(
         ),
         *ON_THE_WAY,
         *OF_OTHERS,
+        *SAID_ANYWAY,
     )
 )
-_SAID_OF_OTHERS = frozenset(row[0] for row in PASSING[-len(OF_OTHERS) :])
+_SAID_ANYWAY = frozenset(row[0] for row in PASSING[-len(SAID_ANYWAY) :])
+_SAID_OF_OTHERS = frozenset(row[0] for row in PASSING[-len(OF_OTHERS) - len(SAID_ANYWAY) : -len(SAID_ANYWAY)])
 # A birthday long past: "for my 18th birthday back in 2013", "celebrated my 21st when I was in Leeds".
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
@@ -437,8 +440,11 @@ def _values(match: re.Match[str]) -> dict[str, str]:
     phone without brackets ("iphone (15 pro" -> "iphone 15 pro"), a place or a name typed in lower case with its
     capital ("leith" -> "Leith")."""
     values = {key.rstrip("0123456789"): value for key, value in match.groupdict().items() if value}
-    if "diet" in values and values["diet"][1:2].islower():
-        values["diet"] = values["diet"][:1].lower() + values["diet"][1:]  # "Keto is going well"; not "low FODMAP"
+    for key in ("diet", "course"):
+        # "Keto is going well", "Nursing degree year 2": a sentence's capital; not "low FODMAP", not "Udemy".
+        value = values.get(key, "")
+        if value[1:2].islower() and (key == "diet" or _A_FIELD.match(value.lower())):
+            values[key] = value[:1].lower() + value[1:]
     if "phone" in values:
         values["phone"] = " ".join(values["phone"].replace("(", " ").replace(")", " ").split())
     for key in ("place", "name", "org", "bank", "carrier", "isp", "gym", "school", "car"):
@@ -449,6 +455,7 @@ def _values(match: re.Match[str]) -> dict[str, str]:
     return values
 
 
+_A_FIELD = re.compile(FIELDS + r"\b")
 _COURTESY = re.compile(
     r"^\s*(?:i\s+(?:just\s+)?wanted\s+to\s+(?:let\s+you\s+know|tell\s+you|update\s+you)|just\s+to\s+(?:let\s+you\s+know|"
     r"update\s+you)|quick\s+update)\s*(?:that\b|:|,)?\s*",
@@ -470,7 +477,12 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
-        said = (pattern.search(s) for s in (every if pattern in _SAID_OF_OTHERS else told))
+        pool = told
+        if pattern in _SAID_OF_OTHERS:
+            pool = every
+        elif pattern in _SAID_ANYWAY:
+            pool = [s for s in SENTENCE_BREAK.split(content) if s]
+        said = (pattern.search(s) for s in pool)
         match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:
             found.append((topic, attribute, template.format(speaker=speaker, **_values(match))))

@@ -76,8 +76,8 @@ def named(*labels: str, everyday: bool = True) -> str:
             ("(?-i:" + re.escape(name[1:]) + ")" if name.startswith("?") else re.escape(name)).replace(r"\ ", r"\s+")
             for name in names
         ),
-        key=len,
-        reverse=True,
+        # Longest first, then in order: the same pattern in every process (a test's id is made of it).
+        key=lambda alternative: (-len(alternative), alternative),
     )
     return r"(?<![\w&'+-])(?:" + "|".join(alternatives) + r")(?![\w&+-])"
 

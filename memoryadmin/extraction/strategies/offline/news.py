@@ -109,7 +109,10 @@ _NOT_INSTEAD = rx(
     r"\bso\s+(?:my|our)\s+(?:wife|husband|partner|son|daughter|kids?|mum|mom|dad|teen\w*|boyfriend|girlfriend)\s+"
     r"(?:can|could|has|have)\b|\bfor\s+(?:my|our)\s+(?:wife|husband|partner|son|daughter|kids?|mum|mom|dad|teen\w*|"
     r"boyfriend|girlfriend)\b(?!'s)|\b(?:stays|staying)\s+as\b|\bas\s+(?:a|our|my)\s+(?:second|spare|backup)\b|"
-    r"\b(?:on|using|borrowing)\s+(?:my|our)\s+[a-z]+'s\s+(?:\w+\s+){0,2}(?:phone|laptop|car)\b"
+    r"\b(?:on|using|borrowing)\s+(?:my|our)\s+[a-z]+'s\s+(?:\w+\s+){0,2}(?:phone|laptop|car)\b|"
+    # "bought a 1972 VW Beetle as a weekend project! The Tesla is still my daily driver".
+    r"\bas\s+a\s+(?:weekend|side|summer|fun|hobby|restoration)\s+(?:project|car|toy|thing)\b|\bproject\s+car\b|"
+    r"\bstill\s+(?:my|our|the)\s+(?:daily(?:\s+driver)?|main|everyday|work)\b"
 )
 
 

@@ -67,7 +67,9 @@ def one_of(phrases: str) -> str:
 # Where a message's sentences part, for the readings that look at a whole message (contacts, milestones); an
 # ellipsis goes on with the same thought ("paris is my home now... for the weekend lol").
 # A stop, a line break, or a dash between spaces ("Ported my number to Mint Mobile - anything I need to do?").
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\.\.\.)\s+|\n+|\s+[-–—]+\s+")
+SENTENCE_BREAK = re.compile(
+    r"(?<=[.!?])(?<!\.\.\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)\s+|\n+|\s+[-–—]+\s+"
+)
 
 
 def asks(sentence: str) -> bool:
@@ -123,7 +125,8 @@ NOT_NOW = re.compile(
 # The phones named by their make or line: "Pixel 8 user", "upgraded to the s24 ultra".
 MAKES = r"iphone|pixel|galaxy|samsung|oneplus|xiaomi|redmi|motorola|moto|nokia"
 PHONE = (
-    r"(?:" + MAKES + r"|s\d{2})(?:\s*\(?[a-z]?\d{1,2}[a-z]?\)?)?"
+    r"(?:(?:samsung|google|apple|xiaomi|motorola)\s+(?=iphone|pixel|galaxy|redmi|moto))?"
+    r"(?:" + MAKES + r"|s\d{2})(?:\s+(?=[a-z]?\d)|\s+[a-z](?=\d))?(?:\s*\(?[a-z]?\d{1,2}[a-z]?\)?)?"
     r"(?:\s+(?:pro|max|plus|ultra|mini|fe|xl|lite))*"
 )
 

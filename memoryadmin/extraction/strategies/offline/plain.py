@@ -265,6 +265,14 @@ STATED: tuple[tuple[str, str, str] | tuple[str, str, str, bool], ...] = (
     (
         # "I follow a pescatarian diet", "i'm on a vegan diet", "I follow the 5:2 diet".
         r"^(?:i|we)\s+(?:follow|eat|keep)\s+the\s+[\w:-]+\s+diet\b|"
+        # "I've become a pescatarian!", "I'm a total carnivore".
+        r"^(?:i've|i\s+have|we've)\s+(?:finally\s+|officially\s+)?(?:become|gone)\s+(?:a\s+|an\s+)?(?:full\s+|strict\s+)?"
+        + DIETS
+        + r"\b|"
+        + _AM
+        + r"(?:a|an)\s+(?:total|complete|strict|proper|full)\s+"
+        + DIETS
+        + r"\b|"
         + _AM
         + r"following\s+(?:a|an)\s+(?:strict\s+|mostly\s+)?"
         + DIETS

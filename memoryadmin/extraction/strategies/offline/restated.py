@@ -29,7 +29,8 @@ _AT_EITHER = {"school": ("employer", "work"), "employer": ("school", "education"
 _IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b")
 _WORD = re.compile(r"\w[\w'@.-]*")
 _DENIES = re.compile(
-    r"\b(?:no|not|never|longer|quit|stopped|left|former|ex|used\s+to|gave\s+up|given\s+up|giving\s+up|dropped|ditched|"
+    r"\b(?:no|not|never|longer|quits?|stopped|stops|left|leaves|former|ex|used\s+to|gave\s+up|given\s+up|giving\s+up|"
+    r"gives\s+up|dropped|drops|ditched|ditches|"
     r"done\s+with|off\s+(?:the\s+)?(?:keto|paleo|diet))\b|n't\b",
     re.IGNORECASE,
 )
@@ -61,6 +62,14 @@ _STATUS = re.compile(
     r"hybrid|sober|teetotal)\b"
 )
 _STILL = re.compile(r"\bstill\b", re.IGNORECASE)
+# One status in its forms: "a widow" and "widowed" say the same.
+_STATUS_FORM = {"widow": "widowed", "widower": "widowed"}
+
+
+def _statuses(text: str) -> set[str]:
+    return {_STATUS_FORM.get(word, word) for word in _STATUS.findall(text.lower())}
+
+
 _VALUE_WORD = re.compile(r"\b(?:[A-Z][\w'&.-]*|[\w-]*\d[\w-]*)")
 
 
@@ -115,14 +124,10 @@ def restated(readings: Sequence[Fact], known: Sequence[KnownFact]) -> None:
             # ("Daniel's my fiancé now" after "my boyfriend Daniel").
             held = _value_words(fact.text)
             # The same status in other words: "single and kinda bored of it" after "im single rn".
-            status = _STATUS.findall(reading.text.lower())
+            status = _statuses(reading.text)
             same = (
                 (named and values and values <= held)
-                or (
-                    bool(status)
-                    and set(status) == set(_STATUS.findall(fact.text.lower()))
-                    and not _DENIES.search(reading.text)
-                )
+                or (bool(status) and status == _statuses(fact.text) and not _DENIES.search(reading.text))
                 or (
                     reading.attribute == "partner"
                     and held

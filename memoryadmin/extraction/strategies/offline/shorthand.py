@@ -36,7 +36,7 @@ _INSTRUMENTS = "(?:" + INSTRUMENTS + ")"
 # Where a name ends its phrase: "switched to ally, chase fees…", not "switched to ally's team" or "to chase sapphire".
 _ENDS = (
     r"(?=\s*(?:[,.!?;)]|$|\s+(?:and|so|but|now|today|finally|instead|because|cause|cuz|lol|tho|though|from|"
-    r"after|last|this|for\s+(?:the\s+)?[£$\d])\b))"
+    r"after|last|this|for\s+(?:the\s+)?[£$\d]|for\s+(?:the\s+|a\s+)?(?:better|lower|cheaper|higher)\b)\b))"
 )
 # The words that may stand before a change told by the speaker, in its clause: "ok so i", "update: finally".
 OWN_OPENING = word_set(
@@ -123,11 +123,12 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "fedex hired me as a courier", "guess who's a zara employee now", "joined wipro from this month".
-        r"(?:^|(?<=,\s)|(?<=,)|(?<=\band\s))(?P<org>"
+        r"(?:^|(?<=,\s)|(?<=,)|(?<=\band\s)|(?<=\bbut\s))(?P<org>"
         + NAME
         + r"|"
         + named("employers")
-        + r")\s+(?:hired\s+me|took\s+me\s+on)\b(?!\s+(?:for|to)\b)|"
+        + r")(?:\s+(?:across|in|down|up|over)\s+(?:the\s+)?(?:town|road|street|city|way))?\s+"
+        r"(?:hired\s+me|took\s+me\s+on)\b(?!\s+(?:for|to)\b)|"
         r"\b(?:i'm|im|i\s+am|who's)\s+(?:a|an)\s+(?P<org2>"
         + NAME
         + r"|"
@@ -176,6 +177,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + r"|\b(?:went|switched|signed\s+up)\s+(?:us\s+|me\s+)?(?:with|to|for)\s+(?P<isp3>"
         + NAME
         + r"\s+(?:full\s+)?(?:fiber|fibre|broadband|internet))\b|"
+        r"\b(?:switched|moved)\s+(?:over\s+)?to\s+(?P<isp4>" + named("isps") + r")(?!\s+(?:mobile|sim))" + _ENDS + r"|"
         r"\bswitched\s+(?:our\s+|the\s+|my\s+)?(?:internet|broadband|wifi)\s+to\s+"
         r"(?P<isp2>" + named("isps") + r")" + _ENDS,
         "home",
@@ -183,8 +185,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s internet provider is {isp}",
     ),
     (
-        r"\b(?:moved|switched|transferred)\s+(?:everything|all\s+my\s+money|my\s+(?:current\s+|main\s+|savings\s+)?"
-        r"(?:money|account|accounts|banking|paycheck|salary))\s+(?:over\s+)?to\s+(?P<bank>"
+        r"\b(?:moved|switched|transferred)\s+(?:everything|all\s+my\s+money|(?:all\s+)?(?:my|our)\s+(?:\w+\s+)?"
+        r"(?:money|account|accounts|banking|paycheck|salary|savings))\s+(?:over\s+)?to\s+(?P<bank>"
         + named("banks")
         + r")"
         + _ENDS
@@ -192,7 +194,8 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + named("banks")
         + r")"
         + _ENDS
-        + r"|\b(?:switched|moved)\s+(?:banks\s+|my\s+(?:money|account|banking)\s+)?(?:over\s+)?to\s+"
+        + r"|\b(?:switched|moved)\s+(?:banks\s+|(?:all\s+)?(?:my|our)\s+(?:\w+\s+)?(?:money|accounts?|banking|"
+        r"savings)\s+)?(?:over\s+)?to\s+"
         r"(?P<bank3>(?:a|an|the)\s+(?:local\s+)?(?:credit\s+union|building\s+society))\b",
         "money",
         "bank",
@@ -213,8 +216,11 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + _ENDS
         + r"|"
         # "Dr. Hoffmann has been my doctor since I was a kid", "Dr Patel is my GP".
-        r"\bdr\.?\s+(?P<name2>[a-z][\w'-]+)\s+(?:has\s+(?:always\s+)?been|is|'s)\s+(?:still\s+)?my\s+(?:doctor|gp|"
-        r"physician|family\s+doctor)\b(?!\s+(?:any\s*more|now))",
+        r"\bdr\.?\s+(?P<name2>[a-z][\w'-]+)\s+(?:has\s+(?:always\s+)?been|is|'s)\s+(?:still\s+)?(?:my|our)\s+(?:doctor|gp|"
+        r"physician|family\s+doctor)\b(?!\s+(?:any\s*more|now))|"
+        # "so I'm seeing Dr. Okafor now", "My GP now is Dr. Amara Osei".
+        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:seeing|with|registered\s+with)\s+dr\.?\s+(?P<name3>[a-z][\w'-]+)"
+        r"(?:\s+now\b|\s+instead\b|(?=\s*[,.!]))",
         "health",
         "doctor",
         "{speaker}'s doctor is Dr {name}",

@@ -198,7 +198,7 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "lakers fan forever", "Arsenal fan till I die": a side supported, said without a subject.
-        r"(?:^|(?<=[,.!;]\s))(?:an?\s+)?(?P<team>"
+        r"(?:^|(?<=[,.!;]\s)|\bi'm\s+|\bi\s+am\s+)(?:an?\s+)?(?P<team>"
         + NAME
         + r")\s+fan\s+(?:forever|for\s+life|ride\s+or\s+die|till\s+i\s+die|"
         r"through\s+and\s+through|from\s+now\s+on|since\s+(?:i\s+was|(?:19|20)\d\d|birth|forever)|all\s+my\s+life)\b|"

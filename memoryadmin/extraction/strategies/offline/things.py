@@ -32,7 +32,10 @@ _MAKES = word_set(
 # "I still use my ThinkPad at home", "glad to be back in my Corolla", "a BMW as a rental", "some Tesla stock":
 # nothing new to drive or carry.
 NOT_A_NEW_ONE = re.compile(
-    r"\bstill\s+(?:use|using|have|got|drive|driving|ride|riding|own|rocking)\b|\bback\s+(?:in|to|on)\s+(?:my|our)\b|"
+    # "I still use my iPhone for everything personal" beside a work phone; "I still drive my old 2009 Civic" is the
+    # car the speaker has, however old.
+    r"\bstill\s+(?:use|using|have|got|drive|driving|ride|riding|own|rocking)\b(?!\s+(?:my|our)\s+old\b)|"
+    r"\bback\s+(?:in|to|on)\s+(?:my|our)\b|"
     r"\b(?:rental|rented|borrow(?:ed|ing)?|loaner|courtesy|test[- ]drive|stock|stocks|shares)\b|"
     # One beside the one the speaker uses: "a Nokia 3310 as a backup phone".
     r"\b(?:backup|back-up|spare|second|burner)\s+(?:phone|car|laptop)\b|"
