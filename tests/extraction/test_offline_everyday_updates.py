@@ -184,6 +184,32 @@ def readings(content: str) -> list[tuple[str, str]]:
         ("Nursing degree year 2, placements are brutal", "course", "Pat studies nursing"),
         ("Tanaka Seimitsu shut its doors, but Yamamoto Industries across town took me on.", "employer", "Yamamoto"),
         ("My wife and I are going to her parents' in Leiria for Easter again", "relationship_status", "Pat is married"),
+        # Short texts and news among friends.
+        ("Sad news: the Volvo finally died. Picked up a second-hand Skoda Octavia estate on Friday.", "car", "Octavia"),
+        ("it's a Kia Niro now btw, traded the Polo in, look for a blue one", "car", "Pat drives a Kia Niro"),
+        ("Sam's history. new boyfriend's called Kofi, you'll love him", "partner", "Pat's partner is Kofi"),
+        ("Rob and I are good, two years together in May.", "partner", "Pat's partner is Rob"),
+        ("starting sixth form at Hartlepool College next week", "school", "Hartlepool College"),
+        (
+            "I changed course at Christmas — law wasn't for me, so I'm doing philosophy and politics now.",
+            "course",
+            "philosophy",
+        ),
+        ("Finally ditched CommBank after the fees went up again — everything's with ING now.", "bank", "ING"),
+        ("I'm done with Spurs. My season ticket's at Leyton Orient now.", "team", "Pat supports Leyton Orient"),
+        ("left brew lab. pulling shots at Ritual Roasters now, way better tips", "employer", "Ritual Roasters"),
+        ("got poached by Sainsbury's lol, first shift there tmrw", "employer", "Pat works at Sainsbury's"),
+        ("can't talk, on shift at Tesco till 10", "employer", "Pat works at Tesco"),
+        (
+            "handed in my notice at Harrow & Finch — started at a small practice called Studio Mereth",
+            "employer",
+            "Mereth",
+        ),
+        ("home in brixton now, come by whenever", "residence", "Pat lives in Brixton"),
+        ("keys handed back for the brixton flat today. new address is in walthamstow", "residence", "Walthamstow"),
+        ("finished at the restaurant, sous chef life is brutal", "occupation", "Pat is a sous chef"),
+        ("Dr Okonkwo's my GP, she's lovely.", "doctor", "Pat's doctor is Dr Okonkwo"),
+        ("I'm single and want to get better at cooking for one.", "relationship_status", "single and wants"),
     ],
 )
 def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -211,6 +237,7 @@ def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, 
         ("I'm a Chelsea girl now, don't @ me.", "residence"),
         ("After the blood tests I'm back on chicken and red meat. Pescatarian era over", "diet"),
         ("I'm with Vodafone on a 24-month contract.", "employer"),
+        ("Ha, I went vegan for a week as a challenge at work, back to veggie now.", "diet"),
     ],
 )
 def test_someone_elses_value_or_none_sets_nothing(content: str, attribute: str) -> None:

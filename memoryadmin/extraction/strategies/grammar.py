@@ -222,6 +222,8 @@ def third_person(text: str, name: str, *, past: bool = False) -> str:
                 singular_form, plural_form = _CONTRACTED[low]
                 verb = singular_form if singular else plural_form
             out.append(f"{subject} {verb}")
+            # "I'm single and want to…" -> "Pat is single and wants to…".
+            alone = singular and low in ("i'm", "im", "i've", "ive")
             named = True
         elif low in ("my", "our"):
             out.append("their" if named else f"{name}'s")

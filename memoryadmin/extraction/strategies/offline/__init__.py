@@ -321,9 +321,10 @@ def read_message(
 
 
 def _milestones(content: str, speaker: str, facts: list[Reading]) -> list[Reading]:
-    """The milestones the message tells ("HE PROPOSED… I said yes"), unless a fact of the clauses states them; of two
-    of one attribute, the first."""
-    said = {f.attribute for f in facts}
+    """The milestones the message tells ("HE PROPOSED… I said yes"), unless a fact of the clauses states them (not one
+    that only leaves a value behind: "handed in my notice at Harrow & Finch, started at Studio Mereth"); of two of one
+    attribute, the first."""
+    said = {f.attribute for f in facts if not f.leaves}
     found = []
     beside = not_instead(content)
     for topic, attribute, text in milestones_in(content, speaker):

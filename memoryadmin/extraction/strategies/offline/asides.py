@@ -195,7 +195,10 @@ FOR_A_WHILE = rx(
     r"froze|frozen|paused|on\s+hold|suspended|"
     # Background to something else: "played tabla for 3 years before switching to sitar".
     r"(?:before|until)\s+(?:switching|moving|changing|joining|starting|transferring)|"
-    r"for\s+(?:a\s+few|a\s+couple\s+of|two|three|\d+)\s+(?:days|weeks)\s+while)\b"
+    r"for\s+(?:a\s+few|a\s+couple\s+of|two|three|\d+)\s+(?:days|weeks)\s+while|"
+    # "I went vegan for a week as a challenge at work", "dry for January".
+    r"(?:went|tried|did|going|gone)\s+[\w-]+\s+for\s+(?:a|one|two|three|\d+)\s+(?:day|week|month)s?|"
+    r"as\s+(?:a|an)\s+(?:challenge|experiment|dare|trial)|for\s+(?:lent|veganuary|dry\s+january|january))\b"
 )
 RETIRED = rx(r"\bretired\b|\bretiring\s+(?:today|now)\b")
 

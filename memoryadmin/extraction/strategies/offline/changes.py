@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.lexicon import PROFESSIONS
 from memoryadmin.extraction.strategies.offline.names import named
-from memoryadmin.extraction.strategies.offline.phrases import DIETS, NAME, place
+from memoryadmin.extraction.strategies.offline.phrases import DIETS, FIELDS, NAME, place
 
 _TITLE = r"(?:[\w-]+\s+){0,2}?(?:" + PROFESSIONS + r")"
 _AM = r"(?:i'm|im|i\s+am|we're|we\s+are)\s+"
@@ -218,6 +218,85 @@ _SERVICES_USED = tuple(
 # now, should I sell the winter tires?", "as a teaching assistant how can I…", "Jio user, how do I…". Each is said of
 # the speaker by its own words, so it is read whatever the clause is for.
 ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # "new boyfriend's called Kofi, you'll love him", "Rob and I are good, two years together in May".
+        r"\bnew\s+(?:boyfriend|girlfriend|partner|bf|gf)(?:'s|\s+is)\s+(?:called|named)\s+(?P<name>"
+        + _FIRST_NAME
+        + r")\b|"
+        r"(?:^|(?<=[,.;!]\s))(?P<name2>"
+        + _FIRST_NAME
+        + r")\s+and\s+i\s+are\s+(?:good|great|fine|doing\s+well|solid),?\s+"
+        r"(?:\w+\s+){1,2}(?:years?|months?)\s+together\b",
+        "relationships",
+        "partner",
+        "{speaker}'s partner is {name}",
+    ),
+    (
+        # "starting sixth form at Hartlepool College next week".
+        r"\bstarting\s+(?:sixth\s+form|college|uni|university|school|high\s+school|year\s+\d{1,2})\s+at\s+"
+        r"(?P<school>(?-i:[A-Z])[\w'.&-]+(?:\s+(?-i:[A-Z])[\w'.&-]+){0,3})",
+        "education",
+        "school",
+        "{speaker} goes to {school}",
+    ),
+    (
+        # "I changed course at Christmas, law wasn't for me, so I'm doing philosophy and politics now".
+        r"\b(?:i'm|im|i\s+am)\s+(?:now\s+)?(?:doing|studying|reading)\s+(?P<course>"
+        + FIELDS
+        + r"(?:\s+(?:and|&)\s+"
+        + FIELDS
+        + r")?)\s+now\b",
+        "education",
+        "course",
+        "{speaker} studies {course}",
+    ),
+    (
+        # "everything's with ING now", "everything's on Monzo now".
+        r"\beverything(?:'s|\s+is)\s+(?:with|on|at|in)\s+(?P<bank>" + named("banks") + r")\s+now\b",
+        "money",
+        "bank",
+        "{speaker} banks with {bank}",
+    ),
+    (
+        # "My season ticket's at Leyton Orient now", "go Bears".
+        r"\bseason\s+ticket(?:'s|\s+is)\s+(?:now\s+)?at\s+(?P<team>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})|"
+        r"^go\s+(?P<team2>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\W*$",
+        "sports",
+        "team",
+        "{speaker} supports {team}",
+    ),
+    (
+        # "pulling shots at Ritual Roasters now", "got poached by Sainsbury's", "on shift at Tesco till 10",
+        # "started at a small practice called Studio Mereth".
+        r"(?:^|(?<=[,.;!]\s))(?:pulling\s+shots|serving|waiting\s+tables|bartending|cooking|baking|teaching|nursing|coding|"
+        r"working)\s+(?:\w+\s+)?at\s+(?P<org>"
+        + _EMPLOYER
+        + r")\s+now\b|\bgot\s+poached\s+by\s+(?P<org2>"
+        + _EMPLOYER
+        + r")|"
+        r"(?:^|(?<=[,.;!]\s))on\s+shift\s+at\s+(?P<org3>"
+        + _EMPLOYER
+        + r")|\bstarted\s+at\s+(?:a|an)\s+(?:[\w-]+\s+){0,3}"
+        r"(?:called|named)\s+(?P<org4>" + _EMPLOYER + r")",
+        "work",
+        "employer",
+        "{speaker} works at {org}",
+    ),
+    (
+        # "home in brixton now", "new address is in walthamstow".
+        r"(?:^|(?<=[,.;!]\s))home\s+(?:is\s+|'s\s+)?in\s+" + place("place") + r"\s+(?:now|these\s+days)\b|"
+        r"(?:^|(?<=[,.;!]\s))(?:my\s+|our\s+|the\s+)?new\s+address\s+is\s+in\s+" + place("place2"),
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
+        # "finished at the restaurant, sous chef life is brutal".
+        r"(?:^|(?<=[,.;!]\s))(?P<title>" + _TITLE + r")\s+life\s+(?:is|has\s+been)\b",
+        "work",
+        "occupation",
+        "{speaker} is a {title}",
+    ),
     (
         # "since switching to the night shift as a nurse…", "my first shift as a paramedic".
         r"\bshifts?\s+as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b",

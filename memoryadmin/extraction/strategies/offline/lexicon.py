@@ -95,7 +95,7 @@ REACTION_WORDS = word_set(
 
 # Professions: "I'm a nurse", "I became a teacher".
 PROFESSIONS = (
-    "teacher|nurse|doctor|hygienist|lifeguard|postman|postwoman|bricklayer|roofer|plasterer|decorator|joiner|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
+    "teacher|nurse|doctor|hygienist|potter|lifeguard|postman|postwoman|bricklayer|roofer|plasterer|decorator|joiner|physician|surgeon|dentist|lawyer|attorney|engineer|developer|programmer|designer|"
     "architect|accountant|banker|pilot|chef|cook|baker|waiter|waitress|barista|bartender|cashier|teller|manager|"
     "consultant|scientist|researcher|professor|lecturer|student|artist|painter|writer|author|journalist|"
     "photographer|musician|singer|actor|actress|dancer|coach|trainer|therapist|counselor|counsellor|"

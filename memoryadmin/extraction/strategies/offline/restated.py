@@ -26,7 +26,7 @@ class Fact(Protocol):
 
 # "Pat is at X now" says where they work or study: the attribute the person has already (attribute -> other, topic).
 _AT_EITHER = {"school": ("employer", "work"), "employer": ("school", "education")}
-_IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b")
+_IS_AT = re.compile(r"\bis\s+(?:now\s+|currently\s+)?at\b|\b(?:transferred|moved)\s+to\b|\bstarted\s+at\b")
 _WORD = re.compile(r"\w[\w'@.-]*")
 _DENIES = re.compile(
     r"\b(?:no|not|never|longer|quits?|stopped|stops|left|leaves|former|ex|used\s+to|gave\s+up|given\s+up|giving\s+up|"

@@ -216,7 +216,7 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         + _ENDS
         + r"|"
         # "Dr. Hoffmann has been my doctor since I was a kid", "Dr Patel is my GP".
-        r"\bdr\.?\s+(?P<name2>[a-z][\w'-]+)\s+(?:has\s+(?:always\s+)?been|is|'s)\s+(?:still\s+)?(?:my|our)\s+(?:doctor|gp|"
+        r"\bdr\.?\s+(?P<name2>[a-z][\w'-]*?)\s*(?:\s+has\s+(?:always\s+)?been|\s+is|'s)\s+(?:still\s+)?(?:my|our)\s+(?:doctor|gp|"
         r"physician|family\s+doctor)\b(?!\s+(?:any\s*more|now))|"
         # "so I'm seeing Dr. Okafor now", "My GP now is Dr. Amara Osei".
         r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:seeing|with|registered\s+with)\s+dr\.?\s+(?P<name3>[a-z][\w'-]+)"
@@ -243,7 +243,12 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         r"(?:(?:new|used|secondhand|second-hand|\d{4})\s+)*(?P<car>(?:"
         + named("cars", everyday=False)
         + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})"
+        r"(?:\s+(?:estate|hatchback|hatch|saloon|sedan|wagon|convertible|coupe|suv|pickup|hybrid|ev))?"
         r"(?=\s*(?:[.!?;),]|$|\s+(?:and|so|but|now|for|yesterday|today|last|this|on|from|at|with|instead)\b))|"
+        # "it's a Kia Niro now btw, traded the Polo in", "so it's a Subaru Forester now".
+        r"\b(?:it's|its|it\s+is)\s+(?:a|an)\s+(?:(?:new|used|second-hand|secondhand)\s+)?(?P<car3>(?:"
+        + named("cars", everyday=False)
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})\s+now\b|"
         # "sold the Golf, driving a Tesla Model 3 now".
         r"(?:^|(?<=[,;]\s)|\bi'm\s+|\bim\s+|\bi\s+am\s+)(?:now\s+)?driving\s+(?:a|an)\s+"
         r"(?:(?:new|used|secondhand|\d{4})\s+)*"
