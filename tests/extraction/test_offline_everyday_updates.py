@@ -210,6 +210,9 @@ def readings(content: str) -> list[tuple[str, str]]:
         ("finished at the restaurant, sous chef life is brutal", "occupation", "Pat is a sous chef"),
         ("Dr Okonkwo's my GP, she's lovely.", "doctor", "Pat's doctor is Dr Okonkwo"),
         ("I'm single and want to get better at cooking for one.", "relationship_status", "single and wants"),
+        ("first week at KPMG done ✅ new team seems chill so far", "employer", "Pat's first week at KPMG"),
+        ("Bath feels like a lifetime ago. We've been up in Kendal three weeks now", "residence", "Pat lives in Kendal"),
+        ("I've swapped out of chemistry into pharmacy this term.", "course", "Pat studies pharmacy"),
     ],
 )
 def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -238,6 +241,7 @@ def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, 
         ("After the blood tests I'm back on chicken and red meat. Pescatarian era over", "diet"),
         ("I'm with Vodafone on a 24-month contract.", "employer"),
         ("Ha, I went vegan for a week as a challenge at work, back to veggie now.", "diet"),
+        ("switched from Anytime Fitness to the university rec center since it's free for staff", "course"),
     ],
 )
 def test_someone_elses_value_or_none_sets_nothing(content: str, attribute: str) -> None:

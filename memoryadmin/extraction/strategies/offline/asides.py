@@ -67,6 +67,8 @@ LEFT_OUT = (
     (rx(r"^(?:" + DIETS + r")\s+(?:since|for|now)\b|^doing\s+(?:strict\s+)?(?:" + DIETS + r")\b"), "I'm "),
     (rx(r"^(?:officially\s+|now\s+)?(?:a|an)\s+" + CAP + r"[\w-]*\s+resident\b"), "I'm "),
     (rx(r"^(?:my\s+)?last\s+day\s+at\s+" + CAP), "my "),
+    # "first week at KPMG done": the speaker's first week, said with whose it is.
+    (rx(r"^(?:first|second|third)\s+(?:day|week|month|shift|term|semester)\s+at\s+(?:the\s+)?" + CAP), "my "),
     (
         rx(
             r"^(?:my\s+(?:boyfriend|girlfriend|bf|gf|partner|husband|wife)\s+and\s+i|"

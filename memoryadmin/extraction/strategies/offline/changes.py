@@ -283,6 +283,15 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} works at {org}",
     ),
     (
+        # "We've been up in Kendal three weeks now and I still get lost walking to the Co-op".
+        r"\b(?:we've|i've|we\s+have|i\s+have)\s+been\s+(?:(?:up|down|over|out)\s+)?in\s+"
+        + place("place", lower_case=False)
+        + r"\s+(?:for\s+)?(?:a\s+few|a\s+couple\s+of|\w+)\s+(?:weeks|months)\s+now\b",
+        "home",
+        "residence",
+        "{speaker} lives in {place}",
+    ),
+    (
         # "home in brixton now", "new address is in walthamstow".
         r"(?:^|(?<=[,.;!]\s))home\s+(?:is\s+|'s\s+)?in\s+" + place("place") + r"\s+(?:now|these\s+days)\b|"
         r"(?:^|(?<=[,.;!]\s))(?:my\s+|our\s+|the\s+)?new\s+address\s+is\s+in\s+" + place("place2"),

@@ -113,6 +113,8 @@ GONE = tuple(
         _AFTER + r"(?:the\s+|my\s+|our\s+)?(?P<old>" + NAME + r"|[a-z0-9][\w&'-]*)\s+(?:account|one)(?:'s|\s+is|"
         r"\s+has\s+been|\s+got)\s+(?:now\s+)?closed\b",
         _AFTER + _THING + r"\s+era\s+is\s+over\b",
+        # "Bath feels like a lifetime ago honestly".
+        _AFTER + _THING + r"\s+(?:feels|seems)\s+like\s+(?:a\s+lifetime|forever|ages|another\s+life)\s+ago\b",
         # "dubai chapter closed", "goodbye virgin, won't miss you".
         _AFTER
         + _THING

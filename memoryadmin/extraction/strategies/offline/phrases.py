@@ -22,7 +22,8 @@ WORK_WORDS = (
     r"clients?|customers|contract|side)\b"
 )
 FIELDS = (
-    r"(?:philosophy|biology|chemistry|physics|mathematics|maths|math|economics|history|law|medicine|nursing|"
+    r"(?:philosophy|biology|chemistry|physics|mathematics|maths|math|economics|history|law|medicine|nursing|midwifery|"
+    r"nutrition|physiotherapy|social\s+work|criminology|hospitality|fashion|photography|animation|"
     r"psychology|sociology|anthropology|linguistics|english|literature|french|spanish|german|art|fine\s+art|"
     r"architecture|computer\s+science|cs|engineering|(?:mechanical|civil|electrical|chemical|software)\s+engineering|"
     r"accounting|finance|business|marketing|journalism|education|geography|politics|political\s+science|"

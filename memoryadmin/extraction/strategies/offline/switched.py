@@ -7,7 +7,7 @@ as milestones: a name need not be in the lexicon, for the words around it say wh
 from __future__ import annotations
 
 from memoryadmin.extraction.strategies.offline.lexicon import PROFESSIONS
-from memoryadmin.extraction.strategies.offline.phrases import NAME, NOT_LIVED_IN, place
+from memoryadmin.extraction.strategies.offline.phrases import FIELDS, NAME, NOT_LIVED_IN, place
 
 _TITLE = r"(?:[\w-]+\s+){0,2}?(?:" + PROFESSIONS + r")"
 
@@ -227,9 +227,11 @@ SWITCHED: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         # "I've swapped out of chemistry into pharmacy this term", "dropped nursing and enrolled in midwifery instead".
-        r"\b(?:swapped|switched|moved|transferred)\s+(?:out\s+of|from)\s+[a-z][\w -]{2,30}?\s+(?:into|to)\s+"
-        r"(?P<course>[a-z][\w-]+(?:\s+(?:science|studies|engineering|management|law|design))?)\b|"
-        r"\benrolled\s+(?:in|on)\s+(?P<course2>[a-z][\w-]+(?:\s+(?:science|studies|engineering|management))?)\s+instead\b",
+        # Subjects on both sides: not "switched from Anytime Fitness to the university gym".
+        r"\b(?:swapped|switched|moved|transferred)\s+(?:out\s+of|from)\s+" + FIELDS + r"\s+(?:into|to)\s+"
+        r"(?P<course>" + FIELDS + r"(?:\s+(?:science|studies|engineering|management|law|design))?)\b|"
+        r"\benrolled\s+(?:in|on)\s+(?P<course2>" + FIELDS + r"(?:\s+(?:science|studies|engineering|management))?)\s+"
+        r"instead\b",
         "education",
         "course",
         "{speaker} studies {course}",
