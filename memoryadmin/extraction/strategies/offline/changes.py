@@ -258,9 +258,8 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} banks with {bank}",
     ),
     (
-        # "My season ticket's at Leyton Orient now", "go Bears".
-        r"\bseason\s+ticket(?:'s|\s+is)\s+(?:now\s+)?at\s+(?P<team>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})|"
-        r"^go\s+(?P<team2>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\W*$",
+        # "My season ticket's at Leyton Orient now".
+        r"\bseason\s+ticket(?:'s|\s+is)\s+(?:now\s+)?at\s+(?P<team>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
         "sports",
         "team",
         "{speaker} supports {team}",
@@ -581,7 +580,7 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
         + r")\s+(?:phone\s+|mobile\s+|data\s+|monthly\s+)?(?:plan|contract|"
         r"sim|bill|data)\b|(?:^|(?<=[,.;!]\s))(?P<carrier2>"
         + named("carriers")
-        + r")\s+(?:signal|coverage|reception|4g|5g)\s+"
+        + r")\s+(?:signal|coverage|reception)\s+"
         r"(?:in|at|around)\s+(?:my|our)\b",
         "contact",
         "mobile_carrier",
@@ -598,7 +597,7 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
     (
         # "The Civic's making that rattling noise again", "my old Škoda Fabia is still going strong".
         r"(?:^|(?<=[,.;!]\s))(?:the|my|our)\s+(?:old\s+(?=[^.!?]*\bstill\b))?(?P<car>(?:"
-        + named("cars", everyday=False)
+        + named("cars", everyday=False, searched_first=True)
         + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})(?:'s|\s+is|\s+has|\s+needs|\s+keeps|\s+won't|\s+just|\s+failed|"
         r"\s+broke)\s+(?!(?:gone|been\s+sold|sold|dead|written\s+off|history)\b)",
         "possessions",

@@ -474,6 +474,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     every = [_COURTESY.sub("", s) for s in SENTENCE_BREAK.split(content) if s and not NOT_NOW.search(s)]
     # A value said to hold still is said ("I'm still with Barclays").
     told = [s for s in every if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(_STILL.sub("", s))]
+    raw: list[str] | None = None
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in
         # Bristol? no, still looking").
@@ -481,7 +482,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
         if pattern in _SAID_OF_OTHERS:
             pool = every
         elif pattern in _SAID_ANYWAY:
-            pool = [s for s in SENTENCE_BREAK.split(content) if s]
+            pool = raw if raw is not None else (raw := [s for s in SENTENCE_BREAK.split(content) if s])
         said = (pattern.search(s) for s in pool)
         match = next((m for m in said if m and not (m.start() < 3 and _ASKED.match(m.string, m.end()))), None)
         if match is not None:

@@ -65,12 +65,18 @@ def canonical(value: str, capital: bool = False) -> str:
     return _spellings().get(value.lower()) or (value[:1].upper() + value[1:] if capital else value)
 
 
-def named(*labels: str, everyday: bool = True) -> str:
+def named(*labels: str, everyday: bool = True, searched_first: bool = False) -> str:
     """A pattern matching any name of the groups, as a whole word, longest first: "(?:Bank of America|Chase|...)".
 
     A name that is also an everyday word matches only as spelt ("Chase", not "chase"), or not at all without
-    `everyday`."""
-    names = {name for label in labels for name in groups()[label] if everyday or not name.startswith("?")}
+    `everyday`. With `searched_first`, names of fewer than three letters ("VW") are left out, so the names themselves
+    are the words a text must hold for the pattern to be tried (`prefilter`): for a pattern that has no other word."""
+    names = {
+        name
+        for label in labels
+        for name in groups()[label]
+        if (everyday or not name.startswith("?")) and not (searched_first and len(name.lstrip("?")) < 3)
+    }
     alternatives = sorted(
         (
             ("(?-i:" + re.escape(name[1:]) + ")" if name.startswith("?") else re.escape(name)).replace(r"\ ", r"\s+")

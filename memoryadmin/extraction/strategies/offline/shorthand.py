@@ -212,14 +212,23 @@ SHORTHAND: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} goes to {gym}",
     ),
     (
-        r"\b(?:moved|switched|transferred|assigned|changed)\s+(?:over\s+)?to\s+dr\.?\s+(?P<name>[a-z][\w'-]+)"
-        + _ENDS
-        + r"|"
-        # "Dr. Hoffmann has been my doctor since I was a kid", "Dr Patel is my GP".
-        r"\bdr\.?\s+(?P<name2>[a-z][\w'-]*?)\s*(?:\s+has\s+(?:always\s+)?been|\s+is|'s)\s+(?:still\s+)?(?:my|our)\s+(?:doctor|gp|"
-        r"physician|family\s+doctor)\b(?!\s+(?:any\s*more|now))|"
-        # "so I'm seeing Dr. Okafor now", "My GP now is Dr. Amara Osei".
-        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:seeing|with|registered\s+with)\s+dr\.?\s+(?P<name3>[a-z][\w'-]+)"
+        r"\b(?:moved|switched|transferred|assigned|changed)\s+(?:over\s+)?to\s+dr\.?\s+(?P<name>[a-z][\w'-]+)" + _ENDS,
+        "health",
+        "doctor",
+        "{speaker}'s doctor is Dr {name}",
+    ),
+    (
+        # "Dr. Hoffmann has been my doctor since I was a kid", "Dr Patel is my GP". (Rows of their own: each is tried
+        # only on a text with its words.)
+        r"\bdr\.?\s+(?P<name>[a-z][\w'-]*?)\s*(?:\s+has\s+(?:always\s+)?been|\s+is|'s)\s+(?:still\s+)?(?:my|our)\s+"
+        r"(?:doctor|gp|physician|family\s+doctor)\b(?!\s+(?:any\s*more|now))",
+        "health",
+        "doctor",
+        "{speaker}'s doctor is Dr {name}",
+    ),
+    (
+        # "so I'm seeing Dr. Okafor now".
+        r"\b(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+)?(?:seeing|with|registered\s+with)\s+dr\.?\s+(?P<name>[a-z][\w'-]+)"
         r"(?:\s+now\b|\s+instead\b|(?=\s*[,.!]))",
         "health",
         "doctor",
