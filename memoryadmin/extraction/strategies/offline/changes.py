@@ -265,6 +265,13 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} supports {team}",
     ),
     (
+        # "go Bears", the whole message (a row of its own: anchored, it is tried at the message's start only).
+        r"^go\s+(?P<team>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\W*$",
+        "sports",
+        "team",
+        "{speaker} supports {team}",
+    ),
+    (
         # "pulling shots at Ritual Roasters now", "got poached by Sainsbury's", "on shift at Tesco till 10",
         # "started at a small practice called Studio Mereth".
         r"(?:^|(?<=[,.;!]\s))(?:pulling\s+shots|serving|waiting\s+tables|bartending|cooking|baking|teaching|nursing|coding|"
@@ -299,15 +306,9 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker} lives in {place}",
     ),
     (
-        # "finished at the restaurant, sous chef life is brutal".
-        r"(?:^|(?<=[,.;!]\s))(?P<title>" + _TITLE + r")\s+life\s+(?:is|has\s+been)\b",
-        "work",
-        "occupation",
-        "{speaker} is a {title}",
-    ),
-    (
-        # "since switching to the night shift as a nurse…", "my first shift as a paramedic".
-        r"\bshifts?\s+as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b",
+        # "since switching to the night shift as a nurse…", "finished at the restaurant, sous chef life is brutal".
+        r"\bshifts?\s+as\s+(?:a|an)\s+(?P<title>" + _TITLE + r")\b|"
+        r"(?:^|(?<=[,.;!]\s))(?P<title2>" + _TITLE + r")\s+life\s+(?:is|has\s+been)\b",
         "work",
         "occupation",
         "{speaker} is a {title}",
