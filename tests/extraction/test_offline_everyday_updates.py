@@ -213,6 +213,10 @@ def readings(content: str) -> list[tuple[str, str]]:
         ("first week at KPMG done ✅ new team seems chill so far", "employer", "Pat's first week at KPMG"),
         ("Bath feels like a lifetime ago. We've been up in Kendal three weeks now", "residence", "Pat lives in Kendal"),
         ("I've swapped out of chemistry into pharmacy this term.", "course", "Pat studies pharmacy"),
+        # A value said to hold still, or a car said by how it serves, in a plan's sentence too.
+        ("Things here are fine, still loving my little flat in Leith", "residence", "little flat in Leith"),
+        ("Work is good, Northwind Logistics just gave me my own team.", "employer", "Pat works at Northwind Logistics"),
+        ("I'll drive, the Polo's got room for 4", "car", "Pat drives a Polo"),
     ],
 )
 def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, attribute: str, text: str) -> None:
@@ -242,6 +246,8 @@ def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, 
         ("I'm with Vodafone on a 24-month contract.", "employer"),
         ("Ha, I went vegan for a week as a challenge at work, back to veggie now.", "diet"),
         ("switched from Anytime Fitness to the university rec center since it's free for staff", "course"),
+        ("I need a polo shirt, the polo's got a stain", "car"),
+        ("still thinking about moving to my new flat in Leeds", "residence"),
     ],
 )
 def test_someone_elses_value_or_none_sets_nothing(content: str, attribute: str) -> None:

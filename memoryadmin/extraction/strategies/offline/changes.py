@@ -554,7 +554,12 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
         + _EMPLOYER
         + r")\s+(?:has|have|had|is\s+making|made|makes)\s+us\s+(?:doing|do|work|"
         r"working|come|coming|go|going)\b|\b(?:we're|we\s+are|we\s+were)\s+(?:so\s+|absolutely\s+)?(?:slammed|swamped|"
-        r"short[- ]staffed|understaffed|rammed)\s+at\s+(?P<org2>" + _EMPLOYER + r")",
+        r"short[- ]staffed|understaffed|rammed)\s+at\s+(?P<org2>" + _EMPLOYER + r")|"
+        # "Northwind Logistics just gave me my own team".
+        r"(?:^|(?<=[,.;!]\s))(?P<org3>"
+        + _EMPLOYER
+        + r")\s+(?:just\s+|finally\s+)?(?:gave\s+me\s+(?:my\s+own|a|a\s+new)\s+"
+        r"(?:team|raise|pay\s+rise|promotion|bonus|office|role)|promoted\s+me)\b",
         "work",
         "employer",
         "{speaker} works at {org}",
@@ -594,16 +599,6 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
         "home",
         "internet_provider",
         "{speaker}'s internet provider is {isp}",
-    ),
-    (
-        # "The Civic's making that rattling noise again", "my old Škoda Fabia is still going strong".
-        r"(?:^|(?<=[,.;!]\s))(?:the|my|our)\s+(?:old\s+(?=[^.!?]*\bstill\b))?(?P<car>(?:"
-        + named("cars", everyday=False, searched_first=True)
-        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})(?:'s|\s+is|\s+has|\s+needs|\s+keeps|\s+won't|\s+just|\s+failed|"
-        r"\s+broke)\s+(?!(?:gone|been\s+sold|sold|dead|written\s+off|history)\b)",
-        "possessions",
-        "car",
-        "{speaker} drives a {car}",
     ),
     (
         # "My GP now is Dr. Amara Osei".
@@ -666,10 +661,21 @@ OF_OTHERS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-# The speaker's status, said with their partner whatever the sentence is for: "My wife and I are going to her
-# parents' for Easter again", "married 15 years this june, any ideas?" (read in every sentence, a trip's or a wish's
-# too: the status holds however the sentence goes on).
+# The speaker's status said with their partner, or the car they have said by how it runs, whatever the sentence is
+# for: "My wife and I are going to her parents' for Easter again", "married 15 years this june, any ideas?", "I'll
+# drive, the Polo's got room for 4" (read in every sentence, a trip's or a plan's too: the status or the car holds
+# however the sentence goes on).
 SAID_ANYWAY: tuple[tuple[str, str, str, str], ...] = (
+    (
+        # "The Civic's making that rattling noise again", "my old Škoda Fabia is still going strong".
+        r"(?:^|(?<=[,.;!]\s))(?:the|my|our)\s+(?:old\s+(?=[^.!?]*\bstill\b))?(?P<car>(?:"
+        + named("cars", searched_first=True)
+        + r")(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})(?:'s|\s+is|\s+has|\s+needs|\s+keeps|\s+won't|\s+just|\s+failed|"
+        r"\s+broke)\s+(?!(?:gone|been\s+sold|sold|dead|written\s+off|history)\b)",
+        "possessions",
+        "car",
+        "{speaker} drives a {car}",
+    ),
     (
         # "Jamal and I got engaged over the holidays", "Anika and I are officially married now".
         r"(?:^|(?<=[,.;!]\s))(?-i:[A-Z][a-z]+)\s+and\s+i\s+(?:just\s+|finally\s+|officially\s+)?(?:got|are\s+(?:now\s+)?"

@@ -40,12 +40,17 @@ from memoryadmin.memories.models import MemoryType
 # Searched in this order; a pattern whose words a clause lacks is skipped (`prefilter`).
 _CUES = Patterns((*FIRST_CUES, *CUES, *LATER_CUES))
 _IN_PASSING = Patterns(IN_PASSING)
+_STILL = rx(r"\bstill\s+")
 
 
 def news_kind(clause: str, *, past: bool) -> Kind | None:
     """The attribute a first-person clause sets when it says the fact inside a longer clause, or None."""
     if no_change_of_the_speakers(clause):
-        return None
+        # "still loving my little flat in Leith": a value said to hold still is held (no change to read from it).
+        if not _STILL.search(clause) or no_change_of_the_speakers(_STILL.sub("", clause)):
+            return None
+        passing = next(_IN_PASSING.search(clause), None)
+        return passing[1] if passing is not None else None
     cue = next(_CUES.search(clause), None)
     if cue is not None:
         kind = cue[1]
