@@ -39,11 +39,6 @@ from memoryadmin.memories.models import Memory, MemoryEvidence, MemoryStatus
 DATA = Path(__file__).parent / "data"
 PAIRS = json.loads((DATA / "update_pairs.json").read_text())["pairs"]
 CASUAL_PAIRS = json.loads((DATA / "update_pairs_casual.json").read_text())["pairs"]
-FRESH_PAIRS = json.loads((DATA / "update_pairs_fresh.json").read_text())["pairs"]
-ASSISTANT_PAIRS = json.loads((DATA / "update_pairs_assistant.json").read_text())["pairs"]
-CATCHING_UP_PAIRS = json.loads((DATA / "update_pairs_catching_up.json").read_text())["pairs"]
-SESSIONS_PAIRS = json.loads((DATA / "update_pairs_sessions.json").read_text())["pairs"]
-MIXED_PAIRS = json.loads((DATA / "update_pairs_mixed.json").read_text())["pairs"]
 FIRST_SAID = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 THEN_SAID = FIRST_SAID + timedelta(days=30)
 
@@ -143,37 +138,18 @@ def test_updates_told_as_news_or_in_passing_fire_too(casual_figures) -> None:
     assert casual_figures["recall"] >= 0.70, casual_figures["missed"]
 
 
-def test_updates_of_a_set_written_apart_fire_without_a_false_one(offline_namespace) -> None:
-    """The third set: a conference in Vancouver or a sister moved to Austin changes nothing; most changes of a held
-    value are found."""
-    fresh = measure(offline_namespace, FRESH_PAIRS)
-    assert fresh["false_updates"] == []
-    assert fresh["recall"] >= 0.75, fresh["missed"]
+# The sets written apart from the code, each with the share of its updates that must be found; none may fire falsely.
+# fresh: a conference in Vancouver or a sister moved to Austin changes nothing. assistant: "Kindly amend my profile:
+# …", "From this month I am joined in Bosch", "I lost my husband Harold in March". catching up, the hardest: each
+# change in its own words; a second car or a borrowed phone replaces nothing. sessions: "Thanks so much, Maya! Big
+# news on my end: I finally packed up and moved to Glasgow last month." mixed: "went vegan for a week as a
+# challenge" changes no diet; "it's a Kia Niro now btw, traded the Polo in" does.
+WRITTEN_APART = {"fresh": 0.75, "assistant": 0.80, "catching_up": 0.60, "sessions": 0.85, "mixed": 0.75}
 
 
-def test_updates_told_to_an_assistant_by_many_kinds_of_writer(offline_namespace) -> None:
-    """ "Kindly amend my profile: …", "From this month I am joined in Bosch", "I lost my husband Harold in March"."""
-    found = measure(offline_namespace, ASSISTANT_PAIRS)
+@pytest.mark.parametrize(("name", "recall"), WRITTEN_APART.items())
+def test_updates_of_a_set_written_apart_fire_without_a_false_one(offline_namespace, name: str, recall: float) -> None:
+    pairs = json.loads((DATA / f"update_pairs_{name}.json").read_text())["pairs"]
+    found = measure(offline_namespace, pairs)
     assert found["false_updates"] == []
-    assert found["recall"] >= 0.80, found["missed"]
-
-
-def test_updates_told_catching_up_never_fire_falsely(offline_namespace) -> None:
-    """The hardest set: each change in its own words. A second car or a borrowed phone replaces nothing."""
-    found = measure(offline_namespace, CATCHING_UP_PAIRS)
-    assert found["false_updates"] == []
-    assert found["recall"] >= 0.60, found["missed"]
-
-
-def test_updates_told_in_long_chats_between_friends(offline_namespace) -> None:
-    """ "Thanks so much, Maya! Big news on my end: I finally packed up and moved to Glasgow last month." """
-    found = measure(offline_namespace, SESSIONS_PAIRS)
-    assert found["false_updates"] == []
-    assert found["recall"] >= 0.85, found["missed"]
-
-
-def test_updates_of_a_mixed_set_with_look_alikes(offline_namespace) -> None:
-    """ "went vegan for a week as a challenge" changes no diet; "it's a Kia Niro now btw, traded the Polo in" does."""
-    found = measure(offline_namespace, MIXED_PAIRS)
-    assert found["false_updates"] == []
-    assert found["recall"] >= 0.75, found["missed"]
+    assert found["recall"] >= recall, found["missed"]

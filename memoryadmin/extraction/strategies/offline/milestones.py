@@ -27,6 +27,7 @@ from memoryadmin.extraction.strategies.offline.phrases import (
     NOT_NOW,
     PHONE,
     SENTENCE_BREAK,
+    STILL,
     WORK_WORDS,
     asks,
     one_of,
@@ -424,7 +425,6 @@ _SAID_OF_OTHERS = frozenset(row[0] for row in PASSING[-len(OF_OTHERS) - len(SAID
 _LONG_AGO = re.compile(r"\bback\s+(?:in|then|when)\b|\byears\s+ago\b|\b(?:19|20)\d\d\b|\bwhen\s+i\s+was\b", re.I)
 _NEAR = 60
 # What is asked about is the value itself: "my new flat in Bristol? no, still looking".
-_STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
 _ASKED = re.compile(r"\s*\?")
 # "is a accountant" -> "is an accountant".
 _AN = re.compile(r"\ba (?=[aeiou])", re.IGNORECASE)
@@ -473,7 +473,7 @@ def milestones_in(content: str, speaker: str) -> list[tuple[str, str, str]]:
     # "I wanted to let you know that Lorraine and I have separated": the news is what follows the courtesy.
     every = [_COURTESY.sub("", s) for s in SENTENCE_BREAK.split(content) if s and not NOT_NOW.search(s)]
     # A value said to hold still is said ("I'm still with Barclays").
-    told = [s for s in every if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(_STILL.sub("", s))]
+    told = [s for s in every if len(s) <= MAX_CLAUSE_CHARS and not no_change_of_the_speakers(STILL.sub("", s))]
     raw: list[str] | None = None
     for pattern, topic, attribute, template in passing:
         # In a request ("places near my new apartment in Denver?"), not as the question itself ("my new flat in

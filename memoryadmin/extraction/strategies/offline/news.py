@@ -32,7 +32,7 @@ from memoryadmin.extraction.strategies.offline.cues import CUES, FIRST_CUES
 from memoryadmin.extraction.strategies.offline.facts import Kind, classify, single_valued
 from memoryadmin.extraction.strategies.offline.later_cues import LATER_CUES
 from memoryadmin.extraction.strategies.offline.lexicon import OTHER_PEOPLE, RELATIONS, favourite_attribute
-from memoryadmin.extraction.strategies.offline.phrases import rx
+from memoryadmin.extraction.strategies.offline.phrases import STILL, rx
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
 from memoryadmin.extraction.strategies.offline.things import NOT_A_NEW_ONE
 from memoryadmin.memories.models import MemoryType
@@ -40,14 +40,13 @@ from memoryadmin.memories.models import MemoryType
 # Searched in this order; a pattern whose words a clause lacks is skipped (`prefilter`).
 _CUES = Patterns((*FIRST_CUES, *CUES, *LATER_CUES))
 _IN_PASSING = Patterns(IN_PASSING)
-_STILL = rx(r"\bstill\s+")
 
 
 def news_kind(clause: str, *, past: bool) -> Kind | None:
     """The attribute a first-person clause sets when it says the fact inside a longer clause, or None."""
     if no_change_of_the_speakers(clause):
         # "still loving my little flat in Leith": a value said to hold still is held (no change to read from it).
-        if not _STILL.search(clause) or no_change_of_the_speakers(_STILL.sub("", clause)):
+        if not STILL.search(clause) or no_change_of_the_speakers(STILL.sub("", clause)):
             return None
         passing = next(_IN_PASSING.search(clause), None)
         return passing[1] if passing is not None else None

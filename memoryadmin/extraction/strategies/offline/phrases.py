@@ -73,6 +73,10 @@ SENTENCE_BREAK = re.compile(
 )
 
 
+# "still" before what it says holds: "I'm still with Barclays", "still loving my little flat in Leith".
+STILL = re.compile(r"\bstill\s+", re.IGNORECASE)
+
+
 def asks(sentence: str) -> bool:
     """Whether a sentence is a question: it ends in "?", quotes and brackets aside; "pescatarian i guess?" hedges."""
     said = sentence.rstrip(" \"')")
