@@ -297,9 +297,9 @@ _SENTENCES = re.compile(r"(?<=[.!?;])(?<!\.\.\.)\s+|\n+")
 def gone_in(content: str) -> list[str]:
     """The names of what the speaker says is gone from their life in a message ("the ranger's gone" -> ["ranger"])."""
     names: list[str] = []
-    # Most messages hold none of the words any pattern requires: nothing is searched.
+    # Most messages hold none of the words any pattern requires, and ask after no one: nothing is searched.
     patterns = [pattern for pattern, _ in _SEARCHED.possible(content)]
-    if not patterns:
+    if not patterns and "who?" not in content.lower():
         return names
     back = bool(_BACK.search(content))
     damaged = bool(_DAMAGED.search(content))
