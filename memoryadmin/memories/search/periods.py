@@ -14,6 +14,7 @@ that began on or before the anchor.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -302,6 +303,17 @@ def periods_in(text: str, reference: date) -> list[Named]:
     return _named_periods(text, reference)
 
 
+def _within_calendar(
+    read: Callable[[str, re.Match[str], date], Period | None], kind: str, match: re.Match[str], anchor: date
+) -> Period | None:
+    """The period a phrase names from `anchor`, or None when it falls outside the calendar's years 1 to 9999
+    ("yesterday" said on 1 January of year 1, "this year" in 9999)."""
+    try:
+        return read(kind, match, anchor)
+    except (OverflowError, ValueError):
+        return None
+
+
 def _named_periods(text: str, reference: date) -> list[Named]:
     found: list[Named] = []
     taken: list[tuple[int, int]] = []
@@ -315,7 +327,7 @@ def _named_periods(text: str, reference: date) -> list[Named]:
         for match in pattern.finditer(text):
             if not free(*match.span()):
                 continue
-            period = _calendar(kind, match, reference)
+            period = _within_calendar(_calendar, kind, match, reference)
             if period is None:
                 continue
             taken.append(match.span())
@@ -332,11 +344,11 @@ def _named_periods(text: str, reference: date) -> list[Named]:
                 following = [p for s, p in dated if s >= end - 1 and s - end < 3]
                 if not following:
                     continue
-                period = _relative(kind, match, following[0].start)
+                period = _within_calendar(_relative, kind, match, following[0].start)
             elif kind == "month" and not _BARE_MONTH_NEEDS.match(match.group(0).strip()):
                 continue
             else:
-                period = _relative(kind, match, anchor)
+                period = _within_calendar(_relative, kind, match, anchor)
             if period is None or not free(start, end):
                 continue
             taken.append((start, end))

@@ -305,15 +305,20 @@ _PRECISION_DAYS = {
 }
 
 
+def _days_after(day: date, days: int) -> date:
+    """`days` after `day`, or the calendar's last day for a day at its end (an event on 31 December 9999)."""
+    return day + timedelta(days=days) if day <= date.max - timedelta(days=days) else date.max
+
+
 def date_affinity(periods: list[Period], memory: Facts) -> float:
     """How near the question's times a memory was said, or its event happened: 1.0 within them."""
     spans: list[tuple[date, date]] = []
     if memory.stated_at is not None:
         said = memory.stated_at.date()
-        spans.append((said, said + timedelta(days=1)))
+        spans.append((said, _days_after(said, 1)))
     if memory.event_date is not None:
         length = _PRECISION_DAYS.get(memory.event_date_precision or DatePrecision.DAY, 1)
-        spans.append((memory.event_date, memory.event_date + timedelta(days=length)))
+        spans.append((memory.event_date, _days_after(memory.event_date, length)))
     if not spans:
         return 0.0
     best = 0.0

@@ -376,7 +376,11 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
                 continue  # "this may" is a modal far more often than a month
             # "since Tuesday" is the last one, whatever the tense ("my mom is in hospital since tuesday").
             since = kind == "weekday_led" and (match.groupdict().get("lead") or "").lower() == "since"
-            resolved = _resolve(kind, match, today, past or since)
+            try:
+                resolved = _resolve(kind, match, today, past or since)
+            except (OverflowError, ValueError):
+                # Past the calendar's years 1 to 9999 ("yesterday" said on 1 January of year 1): no date.
+                resolved = None
             if resolved is None:
                 continue
             day, precision, replacement = resolved
