@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 from memoryadmin.core.errors import InvalidInput
 from memoryadmin.core.personal_data import KeyFamily
 from memoryadmin.core.redis_client import get_redis
@@ -26,22 +28,50 @@ MAX_KEY_CHARS = 256
 MAX_TTL_SECONDS = 365 * 24 * 3600
 _DELETE_CHUNK = 500
 
-# KEYS[1] the hash; ARGV[1] number of fields to set, then field/value pairs,
-# then the fields to delete. Returns nil when there is no state, else
+# KEYS[1] the hash; ARGV[1] the most keys and ARGV[2] the most bytes (keys and values) the state may hold;
+# ARGV[3] number of fields to set, then field/value pairs, then the fields to delete. Returns nil when there
+# is no state, {-1, keys} or {-2, bytes} (nothing written) when the merge would hold more than it may, else
 # {remaining ttl in ms, HGETALL}.
 _PATCH = """
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return nil end
-local n = tonumber(ARGV[1])
-for i = 0, n - 1 do
-  redis.call('HSET', KEYS[1], ARGV[2 + 2 * i], ARGV[3 + 2 * i])
+local n = tonumber(ARGV[3])
+local keys = redis.call('HLEN', KEYS[1]) - 1
+local bytes = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if field ~= '\\0' then bytes = bytes + #field + redis.call('HSTRLEN', KEYS[1], field) end
 end
-for i = 2 + 2 * n, #ARGV do
+for i = 0, n - 1 do
+  local field, value = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
+  if redis.call('HEXISTS', KEYS[1], field) == 1 then
+    bytes = bytes - redis.call('HSTRLEN', KEYS[1], field) + #value
+  else
+    keys = keys + 1
+    bytes = bytes + #field + #value
+  end
+end
+for i = 4 + 2 * n, #ARGV do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
+    keys = keys - 1
+    bytes = bytes - #ARGV[i] - redis.call('HSTRLEN', KEYS[1], ARGV[i])
+  end
+end
+if keys > tonumber(ARGV[1]) then return {-1, keys} end
+if bytes > tonumber(ARGV[2]) then return {-2, bytes} end
+for i = 0, n - 1 do
+  redis.call('HSET', KEYS[1], ARGV[4 + 2 * i], ARGV[5 + 2 * i])
+end
+for i = 4 + 2 * n, #ARGV do
   redis.call('HDEL', KEYS[1], ARGV[i])
 end
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return {redis.call('PTTL', KEYS[1]), redis.call('HGETALL', KEYS[1])}
 """
+
+
+def max_state_bytes() -> int:
+    """The most a state may hold, its keys and JSON values in UTF-8: what one PUT's body may carry."""
+    return settings.MAX_REQUEST_BYTES
 
 
 @dataclass
@@ -121,7 +151,7 @@ def working_memory_patch(*, namespace_id: int, session_id: str, changes: Mapping
     changes = _clean_state(changes, allow_null=True)
     to_set = [(k, _encode(v)) for k, v in changes.items() if v is not None]
     to_delete = [k for k, v in changes.items() if v is None]
-    args: list[Any] = [len(to_set)]
+    args: list[Any] = [MAX_KEYS, max_state_bytes(), len(to_set)]
     for field, value in to_set:
         args.extend((field, value))
     args.extend(to_delete)
@@ -130,6 +160,14 @@ def working_memory_patch(*, namespace_id: int, session_id: str, changes: Mapping
     if result is None:
         return None
     pttl, flat = result
+    if pttl == -1 and isinstance(flat, int):
+        raise InvalidInput(
+            f"state holds at most {MAX_KEYS} keys; merged, it would hold {flat}", details={"field": "state"}
+        )
+    if pttl == -2 and isinstance(flat, int):
+        raise InvalidInput(
+            f"state holds at most {max_state_bytes()} bytes; merged, it would hold {flat}", details={"field": "state"}
+        )
     fields = dict(zip(flat[::2], flat[1::2], strict=True))
     return WorkingMemory(_decode(fields), _seconds(pttl))
 

@@ -49,6 +49,35 @@ def test_patch_merges_and_keeps_the_remaining_ttl(api, session, namespace, redis
     assert r.json()["ttl_seconds"] <= 30
 
 
+def test_patch_keeps_the_state_within_what_a_put_may_hold(api, session) -> None:
+    full = {f"k{i}": i for i in range(1000)}
+    assert api.put("/api/v1/sessions/s1/state", {"state": full, "ttl_seconds": 600}).status_code == 200
+    # A key more is refused, and nothing of that patch is written.
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"k0": "changed", "extra": 1}})
+    assert r.status_code == 422, r.content
+    assert "at most 1000 keys" in r.json()["error"]["message"]
+    assert api.get("/api/v1/sessions/s1/state").json()["state"] == full
+    # Changing keys, or removing one for each added, stays within it.
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"k0": "changed", "k1": None, "extra": 1}})
+    assert r.status_code == 200, r.content
+    assert len(r.json()["state"]) == 1000 and r.json()["state"]["extra"] == 1
+    # What the state reads back can be put again.
+    state = api.get("/api/v1/sessions/s1/state").json()["state"]
+    assert api.put("/api/v1/sessions/s1/state", {"state": state, "ttl_seconds": 600}).status_code == 200
+
+
+def test_patch_keeps_the_state_within_the_bytes_a_put_may_carry(api, session, settings) -> None:
+    settings.MAX_REQUEST_BYTES = 4096
+    assert api.put("/api/v1/sessions/s1/state", {"state": {"notes": "x" * 3000}, "ttl_seconds": 600}).status_code == 200
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"more": "y" * 2000}})
+    assert r.status_code == 422, r.content
+    assert "at most 4096 bytes" in r.json()["error"]["message"]
+    assert set(api.get("/api/v1/sessions/s1/state").json()["state"]) == {"notes"}
+    # Replacing the large value with a smaller one makes room.
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"notes": "short", "more": "y" * 2000}})
+    assert r.status_code == 200, r.content
+
+
 def test_patch_of_missing_state_is_404_and_creates_nothing(api, session, namespace, redis_client) -> None:
     r = api.patch("/api/v1/sessions/s1/state", {"state": {"a": 1}})
     assert r.status_code == 404
