@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from datetime import date
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -21,7 +20,7 @@ from memoryadmin.api.operations.memories import (
 from memoryadmin.api.pages import page_answer
 from memoryadmin.api.preconditions import ETAG_HEADER, IfMatch, expected_revision, with_etag
 from memoryadmin.api.renderers import rendered
-from memoryadmin.api.schemas.common import AppId, Cursor, Limit, Reason, Timestamp, responses
+from memoryadmin.api.schemas.common import AppId, Cursor, Day, Limit, Reason, Timestamp, responses
 from memoryadmin.api.schemas.memories import (
     BulkIn,
     BulkOut,
@@ -110,8 +109,8 @@ def memory_list(
     pinned: bool | None = None,
     stated_after: Timestamp | None = None,
     stated_before: Timestamp | None = None,
-    event_after: date | None = None,
-    event_before: date | None = None,
+    event_after: Day | None = None,
+    event_before: Day | None = None,
     limit: Limit = 50,
     cursor: Cursor | None = None,
 ):

@@ -9,7 +9,8 @@ check is published here too, taken from where the data is defined.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 from django.conf import settings
@@ -103,10 +104,25 @@ Number = number()
 Flag = Annotated[bool, Field(strict=True)]
 
 
+_RFC_3339_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _a_string(value: Any) -> Any:
-    # RFC 3339 is text: a JSON number would be read as seconds since 1970 (0 became 1970-01-01).
-    if not isinstance(value, str | datetime):
+    # RFC 3339 is text: a JSON number, or a query string's digits, would be read as seconds since 1970 (0 became
+    # 1970-01-01).
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _RFC_3339_DAY.match(value) or value[10:11] not in ("T", "t", " "):
         raise ValueError("must be an RFC 3339 time (a string with an offset)")
+    return value
+
+
+def _a_day(value: Any) -> Any:
+    # A day is its date alone ("2026-05-06"): not a number of seconds since 1970, not a time of that day.
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _RFC_3339_DAY.fullmatch(value):
+        raise ValueError("must be a date (YYYY-MM-DD)")
     return value
 
 
@@ -117,6 +133,7 @@ def _not_in_future(value: datetime) -> datetime:
 
 
 Timestamp = Annotated[AwareDatetime, BeforeValidator(_a_string), AfterValidator(_in_utc)]
+Day = Annotated[date, BeforeValidator(_a_day)]
 # When something was said or seen: in the past, give or take the clocks' skew.
 PastTimestamp = Annotated[Timestamp, AfterValidator(_not_in_future)]
 AppId = Annotated[

@@ -14,6 +14,7 @@ from memoryadmin.api.schemas.common import (
     Body,
     BodyLimit,
     Cursor,
+    Day,
     Entities,
     ErrorDetail,
     Flag,
@@ -89,7 +90,7 @@ class MemoryIn(Body):
         description="When it was said (an app importing history gives the conversation's time); defaults to now. "
         'Relative dates in the text ("yesterday", "last week") are read against it for `event_date`.',
     )
-    event_date: date | None = Field(
+    event_date: Day | None = Field(
         default=None, description="When the event it records happened (the first day of its week, month or year)."
     )
     event_date_precision: DatePrecision | None = Field(
@@ -202,7 +203,7 @@ class SearchIn(Body):
             '`"quoted phrases"`, `or`, `-excluded`, and only matches are returned.'
         ),
     )
-    explain: bool = Field(default=False, description="Give each hit the components of its score.")
+    explain: Flag = Field(default=False, description="Give each hit the components of its score.")
     user_id: AppId | None = None
     session_id: AppId | None = None
     agent_id: AppId | None = None
@@ -218,8 +219,8 @@ class SearchIn(Body):
     created_before: Timestamp | None = None
     stated_after: Timestamp | None = Field(default=None, description="Said at or after this time.")
     stated_before: Timestamp | None = Field(default=None, description="Said before this time.")
-    event_after: date | None = Field(default=None, description="Events on or after this day (memories with one).")
-    event_before: date | None = Field(default=None, description="Events before this day (memories with one).")
+    event_after: Day | None = Field(default=None, description="Events on or after this day (memories with one).")
+    event_before: Day | None = Field(default=None, description="Events before this day (memories with one).")
     as_of: Timestamp | None = Field(
         default=None,
         description="Answer as of this time: memories said by then (superseded ones included when their "

@@ -179,6 +179,10 @@ def plan_memory(namespace: Namespace, new: NewMemory) -> Planned:
         found = event_in(text, (stated_at or now).date())
         if found is not None:
             event_date, precision = found
+    elif precision == DatePrecision.MONTH:
+        event_date = event_date.replace(day=1)  # a month is known by its first day (a week by the day it starts)
+    elif precision == DatePrecision.YEAR:
+        event_date = event_date.replace(month=1, day=1)
     return Planned(
         new=new,
         text=text,
