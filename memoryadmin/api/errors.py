@@ -7,6 +7,7 @@ tools (memoryadmin.mcp.errors) both answer with it, so a failure reads the same 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,9 @@ INVALID_ID = "invalid_id"
 APP_ID_FIELDS = frozenset({"session_id", "user_id", "agent_id", "run_id"})
 # Where a parameter came from; the field named to the client starts after it.
 _SOURCES = {"body", "payload", "query", "path", "header"}
+# Pydantic's names for the members of a union ("list[any]", "function-after[check(), str]") and for a dict's key.
+_UNION_MEMBER = re.compile(r"[\w-]+\[.*\]|\[key\]")
+_SCALAR_MEMBERS = frozenset({"str", "int", "float", "bool", "none", "bytes", "decimal"})
 _SHAPE_ERRORS = {"string_pattern_mismatch", "string_too_long", "string_too_short", "uuid_parsing", "uuid_type"}
 _MESSAGES = {"extra_forbidden": "is not a field of this request body"}
 # The schema's patterns, said in words.
@@ -82,10 +86,19 @@ def _message(err: dict[str, Any]) -> str:
 
 
 def field_name(loc: Sequence[Any]) -> str:
-    """A pydantic location as the services name fields: `messages[0].content`, `policy.budget`."""
+    """A pydantic location as the services name fields: `messages[0].content`, `policy.budget`, `query`.
+
+    The location starts with where the parameter came from and, for a body, the view's name for it; a union's
+    member ("dict[str,any]") or a key's check ("[key]") in it is no field.
+    """
     parts = list(loc)
-    while parts and parts[0] in _SOURCES:
-        parts.pop(0)
+    if parts and parts[0] in _SOURCES:
+        source = parts.pop(0)
+        if source in ("body", "payload") and parts and parts[0] in ("body", "payload"):
+            parts.pop(0)
+    parts = [part for part in parts if not (isinstance(part, str) and _UNION_MEMBER.fullmatch(part))]
+    if len(parts) > 1 and parts[-1] in _SCALAR_MEMBERS:
+        parts.pop()
     name = ""
     for part in parts:
         if isinstance(part, int):
@@ -96,8 +109,25 @@ def field_name(loc: Sequence[Any]) -> str:
 
 
 def field_errors(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The one shape of validation details: {"fields": [{"field", "message"}]}."""
-    return {"fields": [{"field": field_name(err.get("loc", ())), "message": _message(err)} for err in errors]}
+    """The one shape of validation details: {"fields": [{"field", "message"}]}, a field named once (a value no
+    member of a union takes is one error)."""
+    named: dict[str, list[str]] = {}
+    for err in errors:
+        messages = named.setdefault(field_name(err.get("loc", ())), [])
+        if (message := _message(err)) not in messages:
+            messages.append(message)
+    return {"fields": [{"field": field, "message": _one_of(messages)} for field, messages in named.items()]}
+
+
+def _one_of(messages: list[str]) -> str:
+    """The messages of a union's members as one: "Input should be a valid dictionary, string or boolean"."""
+    kinds = [m.removeprefix(_VALID) for m in messages if m.startswith(_VALID)]
+    if len(messages) < 2 or len(kinds) < len(messages):
+        return messages[0]
+    return _VALID + ", ".join(kinds[:-1]) + " or " + kinds[-1]
+
+
+_VALID = "Input should be a valid "
 
 
 def service_details(exc: ServiceError) -> dict[str, Any]:

@@ -87,3 +87,19 @@ def test_nul_in_a_memory_path_reason_is_refused(api) -> None:
     memory_id = api.post("/api/v1/memories", {"text": "tea", "user_id": "alice"}).json()["id"]
     response = api.delete(f"/api/v1/memories/{memory_id}?reason=%00")
     assert response.status_code == 422
+
+
+def test_a_refused_field_is_named_as_the_body_or_query_spells_it(api) -> None:
+    def fields(response) -> list[tuple[str, str]]:
+        assert response.status_code == 422, response.content
+        return [(f["field"], f["message"]) for f in response.json()["error"]["details"]["fields"]]
+
+    # A field called "query", in a body or a query string, is not taken for where the parameter came from.
+    assert [f for f, _ in fields(api.post("/api/v1/memories/search", {"query": ""}))] == ["query"]
+    assert [f for f, _ in fields(api.post("/api/v1/memories/search", {}))] == ["query"]
+    api.put("/api/v1/sessions/s1", {"user_id": "alice"})
+    assert [f for f, _ in fields(api.get("/api/v1/sessions/s1/context?query=" + "x" * 2001))] == ["query"]
+    # A value no member of a union takes is one error at its field, saying what it may be.
+    [(field, message)] = fields(api.put("/api/v1/sessions/s1/state", {"state": {"step": None}, "ttl_seconds": 60}))
+    assert field == "state.step"
+    assert message.startswith("Input should be a valid dictionary, list, string") and "boolean" in message
