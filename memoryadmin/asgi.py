@@ -33,9 +33,12 @@ django_application = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB
 # Imported once Django is set up: the MCP tools use its models.
 from memoryadmin.mcp.http import McpHttpApp, is_mcp_path  # noqa: E402
 from memoryadmin.mcp.server import in_executor  # noqa: E402
+from memoryadmin.web_bodies import SizedBodies  # noqa: E402
 
 logger = logging.getLogger(__name__)
 mcp_application = McpHttpApp(run_sync=in_executor(django_application.executor))
+# Django reads a body by its Content-Length: one sent chunked gets its length first (memoryadmin.web_bodies).
+sized_django_application = SizedBodies(django_application)
 
 
 async def application(scope, receive, send) -> None:
@@ -44,7 +47,7 @@ async def application(scope, receive, send) -> None:
     elif scope["type"] == "http" and is_mcp_path(scope["path"]):
         await mcp_application(scope, receive, send)
     else:
-        await django_application(scope, receive, send)
+        await sized_django_application(scope, receive, send)
 
 
 async def _lifespan(receive, send) -> None:
