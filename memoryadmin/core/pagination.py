@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import uuid
 from collections.abc import Sequence
@@ -44,6 +45,13 @@ def _plain(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
     return value
+
+
+def asked_tag(name: str, **asked: Any) -> str:
+    """A list's tag with what it was asked for (its query, its filters): a cursor of the same list asked for
+    other rows is refused as one of another list, not read as a position among rows it never ranked."""
+    said = json.dumps(asked, default=str, sort_keys=True, separators=(",", ":"))
+    return f"{name}:{hashlib.blake2b(said.encode(), digest_size=6).hexdigest()}"
 
 
 def encode_cursor(tag: str, values: Sequence[Any]) -> str:

@@ -21,7 +21,7 @@ from memoryadmin.conversations.models import Message, Session
 from memoryadmin.conversations.queries import estimate_tokens, last_user_message, messages_within_budget
 from memoryadmin.core.errors import NotFound, found
 from memoryadmin.core.estimates import EXACT_UP_TO, Estimate, estimate, per_day
-from memoryadmin.core.pagination import Page, clamp_limit, keyset_page, narrowed
+from memoryadmin.core.pagination import Page, asked_tag, clamp_limit, keyset_page, narrowed
 from memoryadmin.core.replicas import read_connection
 from memoryadmin.memories.models import (
     Memory,
@@ -192,9 +192,19 @@ def memories_page(
             event_date__gte=times.event_after,
             event_date__lt=times.event_before,
         )
-    return keyset_page(
-        qs, tag="memories", key=("created_at", "id"), cursor=cursor, limit=limit, oldest_first=oldest_first
+    asked = asked_tag(
+        "memories",
+        user_id=user_id,
+        session_id=session_id,
+        agent_id=agent_id,
+        memory_type=memory_type,
+        status=status,
+        pinned=pinned,
+        topics=sorted(topics or ()),
+        created=(created_after, created_before),
+        times=times,
     )
+    return keyset_page(qs, tag=asked, key=("created_at", "id"), cursor=cursor, limit=limit, oldest_first=oldest_first)
 
 
 def memory_revisions(memory: Memory) -> list[MemoryRevision]:

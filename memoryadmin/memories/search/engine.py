@@ -19,7 +19,7 @@ from django.db import DEFAULT_DB_ALIAS, connection
 from django.utils import timezone
 
 from memoryadmin.core.metrics import SEARCHES, timed
-from memoryadmin.core.pagination import Page, clamp_limit, decode_cursor, encode_cursor
+from memoryadmin.core.pagination import Page, asked_tag, clamp_limit, decode_cursor, encode_cursor
 from memoryadmin.core.replicas import read_connection
 from memoryadmin.core.rows import RowLoader
 from memoryadmin.memories.embeddings import embed_or_none
@@ -106,8 +106,19 @@ def memories_search(
     # Recency counts from now (a memory's life in the store); the question's relative dates from as_of.
     reference = now
     after: tuple[float, uuid.UUID] | None = None
+    # A page's cursor goes on only with the search that ranked it.
+    tag = asked_tag(
+        "search",
+        query=query,
+        syntax=syntax,
+        scope=(user_id, session_id, agent_id, status, pinned),
+        labels=[sorted(memory_types or ()), sorted(topics or ()), sorted(entities or ())],
+        times=(created_after, created_before, times, as_of),
+        recency=recency,
+        weights=weights,
+    )
     if cursor:
-        reference, score, last_id = decode_cursor(cursor, "search", (datetime, float, uuid.UUID))
+        reference, score, last_id = decode_cursor(cursor, tag, (datetime, float, uuid.UUID))
         after = (score, last_id)
     question = question_parse(query, syntax=syntax, reference=(as_of or reference).date())
     if created_after is not None or created_before is not None:
@@ -169,7 +180,7 @@ def memories_search(
     next_cursor = None
     if len(page) > limit:
         page = page[:limit]
-        next_cursor = encode_cursor("search", (reference, page[-1].score, page[-1].id))
+        next_cursor = encode_cursor(tag, (reference, page[-1].score, page[-1].id))
     # The page's access is recorded only when one of its memories is due (as its row read a moment
     # ago says): a person searched again and again reads, and writes nothing.
     due = touch and any(_touch_due(c.facts.last_accessed_at, now) for c in page)
