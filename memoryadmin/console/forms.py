@@ -190,9 +190,15 @@ class DayRangeForm(forms.Form):
     start = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
 
+    # A range is filled in, and its end taken to the next midnight, by days: both stay inside the calendar.
+    EARLIEST = date(2, 1, 1)
+    LATEST = date(9998, 12, 31)
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         start, end = data.get("start"), data.get("end")
+        if any(day and not self.EARLIEST <= day <= self.LATEST for day in (start, end)):
+            raise forms.ValidationError(f"a date lies between {self.EARLIEST} and {self.LATEST}")
         if start and end and start > end:
             raise forms.ValidationError("the start of the date range is after its end")
         if start and end and (end - start).days >= self.MAX_DAYS:

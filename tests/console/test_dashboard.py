@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
 from memoryadmin.extraction.models import ExtractionRun, RunStatus
@@ -164,3 +165,13 @@ def test_it_counts_failed_runs_per_namespace_and_links_to_them(viewer_client, na
     today = timezone.now().date()
     link = f"/runs/?ns=bravo&amp;status=failed&amp;start={today - timedelta(days=29)}&amp;end={today}"
     assert link in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "query", ["start=9999-12-31", "end=9999-12-31", "start=9999-12-30&end=9999-12-31", "end=0001-01-01"]
+)
+def test_it_refuses_a_day_at_the_calendar_s_ends_and_says_so(viewer_client, namespace, query):
+    for page in ("/", "/runs/"):
+        response = viewer_client.get(f"{page}?ns={namespace.slug}&{query}")
+        assert response.status_code == 400, (page, query)
+        assert "a date lies between 0002-01-01 and 9998-12-31" in response.content.decode()
