@@ -52,7 +52,8 @@ SUBJECT_ERASURES_SHOWN = 20
 @lag_tolerant_view
 def subjects(request: HttpRequest) -> HttpResponse:
     namespaces, namespace = visible_and_chosen(request)
-    form = SubjectLookupForm(request.GET or None)
+    # Only a lookup is checked: the page opened for a namespace (?ns=…, its breadcrumb) asks nothing yet.
+    form = SubjectLookupForm(request.GET if "user" in request.GET else None)
     if namespace is not None and form.is_valid():
         return redirect("console:subject", namespace.pk, form.cleaned_data["user"])
     context: dict[str, Any] = {
@@ -67,7 +68,7 @@ def subjects(request: HttpRequest) -> HttpResponse:
 @role_required("viewer")
 def subject_everywhere(request: HttpRequest) -> HttpResponse:
     """One person in every namespace the operator may see: the first step of an erasure request."""
-    form = SubjectLookupForm(request.GET or None)
+    form = SubjectLookupForm(request.GET if "user" in request.GET else None)
     context: dict[str, Any] = {"form": form}
     if form.is_valid():
         context["user_id"] = form.cleaned_data["user"]

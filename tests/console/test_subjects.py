@@ -25,6 +25,16 @@ def test_it_lists_recently_active_subjects(viewer_client, make_session):
     assert [u for u, _ in viewer_client.get("/subjects/").context["recent"]] == ["u1", "u2"]
 
 
+def test_the_page_opened_for_a_namespace_asks_without_an_error(viewer_client, namespace, make_session):
+    # The subject page's breadcrumb opens the list for its namespace: nothing was looked up yet.
+    make_session("s1", user_id="u1")
+    for url in ("/subjects/?ns=alpha", "/subjects/everywhere/?ns=alpha"):
+        response = viewer_client.get(url)
+        assert response.status_code == 200, url
+        assert "This field is required" not in response.content.decode()
+    assert [u for u, _ in viewer_client.get("/subjects/?ns=alpha").context["recent"]] == ["u1"]
+
+
 def test_it_refuses_a_malformed_user_id(viewer_client, namespace):
     assert viewer_client.get("/subjects/?ns=alpha&user=bad%20id").status_code == 400
     assert viewer_client.get(f"/subjects/{namespace.pk}/bad%20id/").status_code == 404
