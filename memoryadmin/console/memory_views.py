@@ -139,6 +139,7 @@ def memories(request: HttpRequest) -> HttpResponse:
         else:
             context["items"] = items
             context["first_page"] = cursor is None
+            context["filtered"] = any(v for k, v in form.cleaned_data.items() if k != "order")
             if page.next_cursor:
                 context["next_url"] = "?" + _filter_query(request, ns=namespace.slug, cursor=page.next_cursor)
     elif namespace is not None:

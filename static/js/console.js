@@ -45,6 +45,25 @@
     }
   });
   document.addEventListener("htmx:afterSettle", countPicked);
+  // The bulk bar asks what it is about to do, to how many ("Forget 3 memories?"), and asks nothing
+  // when nothing is picked: it says so instead.
+  document.addEventListener("htmx:confirm", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.id !== "bulk-form") return;
+    var n = 0;
+    picks().forEach(function (box) { if (box.checked) n += 1; });
+    if (n === 0) {
+      event.preventDefault();
+      flash("Select at least one memory first.", "error");
+      return;
+    }
+    var action = form.querySelector('select[name="action"]');
+    var verb = action ? action.options[action.selectedIndex].text : "Apply to";
+    event.preventDefault();
+    if (window.confirm(verb + " " + n + (n === 1 ? " selected memory?" : " selected memories?"))) {
+      event.detail.issueRequest(true);
+    }
+  });
 
   // Working memory: the TTL counts down in place.
   function tick() {

@@ -36,7 +36,9 @@ def test_a_bulk_pin_replaces_the_rows_of_the_list_and_says_so_once(sign_in, live
     assert driver.find_element(By.ID, "picked-count").text == "2 selected"
     Select(driver.find_element(By.NAME, "action")).select_by_value("pin")
     driver.find_element(By.CSS_SELECTOR, "#bulk-form button[type=submit]").click()
-    wait(driver).until(ec.alert_is_present()).accept()
+    asked = wait(driver).until(ec.alert_is_present())
+    assert asked.text == "Pin 2 selected memories?"
+    asked.accept()
     wait(driver).until(lambda d: "Pin: 2 done." in d.find_element(By.ID, "bulk-result").text)
 
     # One summary in the bar, and nothing of the rows there.
@@ -65,11 +67,18 @@ def test_a_bulk_forget_marks_the_rows_gone_in_the_table(sign_in, live_server, ol
     driver = sign_in("olivia")
     driver.get(live_server.url + "/memories/?ns=alpha")
     wait(driver).until(lambda d: len(d.execute_script(ROWS)) == 2)
+    # Nothing picked: nothing is asked or sent, and the bar says why.
+    driver.find_element(By.CSS_SELECTOR, "#bulk-form button[type=submit]").click()
+    wait(driver).until(lambda d: "Select at least one memory first." in d.find_element(By.ID, "flash").text)
+    assert not ec.alert_is_present()(driver)
+    assert driver.find_element(By.ID, "bulk-result").text == ""
     driver.find_element(By.ID, "pick-all").click()
     Select(driver.find_element(By.NAME, "action")).select_by_value("forget")
     driver.find_element(By.NAME, "reason").send_keys("asked")
     driver.find_element(By.CSS_SELECTOR, "#bulk-form button[type=submit]").click()
-    wait(driver).until(ec.alert_is_present()).accept()
+    asked = wait(driver).until(ec.alert_is_present())
+    assert asked.text == "Forget 2 selected memories?"
+    asked.accept()
     wait(driver).until(lambda d: "Forget: 2 done." in d.find_element(By.ID, "bulk-result").text)
     assert driver.find_element(By.ID, "bulk-result").text == "Forget: 2 done."
     assert driver.execute_script(ROWS) == []

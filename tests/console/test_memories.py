@@ -240,8 +240,15 @@ def test_it_shows_actions_to_an_operator(operator_client, make_candidate):
         assert action in html
 
 
-def test_it_says_what_to_do_when_nothing_matches(viewer_client, namespace):
+def test_it_says_what_to_do_when_nothing_matches(viewer_client, namespace, make_memory):
     assert b"No memory matches" in viewer_client.get("/memories/?q=nothing").content
+    make_memory("User likes tea")
+    assert b"No memory matches" in viewer_client.get("/memories/?user=nobody").content
+
+
+def test_an_empty_namespace_says_where_memories_come_from(viewer_client, namespace):
+    html = viewer_client.get(f"/memories/?ns={namespace.slug}").content.decode()
+    assert "Nothing is remembered in <code>alpha</code> yet" in html and "No memory matches" not in html
 
 
 def test_it_says_what_to_do_without_a_namespace(viewer_client):

@@ -52,6 +52,14 @@ def test_it_changes_a_role_in_place(admin_client, olivia, htmx):
     assert role_of(User.objects.get(username="olivia")) == "viewer"
 
 
+def test_a_role_change_asks_first_and_says_more_for_ones_own(admin_client, olivia):
+    # alice (the admin signed in) on her own page, then on olivia's.
+    own = admin_client.get(reverse("console:person", args=["alice"])).content.decode()
+    assert 'hx-confirm="Change your own role?' in own
+    theirs = admin_client.get(reverse("console:person", args=["olivia"])).content.decode()
+    assert 'hx-confirm="Change the role of olivia?' in theirs
+
+
 def test_the_last_admin_is_told_why_they_cannot_step_down(admin_client, htmx):
     r = admin_client.post(reverse("console:person_role", args=["alice"]), {"role": "operator"}, headers=htmx)
     assert r.status_code == 422 and b"last admin" in r.content
