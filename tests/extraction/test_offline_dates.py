@@ -135,3 +135,10 @@ def test_an_extracted_memory_carries_its_event_date_in_its_field_and_its_text(of
     camping = memories["User and others are going camping in June 2023"]
     assert (camping.event_date, camping.metadata["date_precision"]) == (date(2023, 6, 1), "month")
     assert camping.stated_at == said_at
+
+
+@pytest.mark.parametrize("said", ["I was born on 30 February 1990.", "We met on 31 June 2019.", "on February 30th"])
+def test_a_day_its_month_does_not_have_is_left_as_said(said) -> None:
+    found = find_dates(said, date(2026, 4, 1), past=True)
+    assert found == []
+    assert with_dates_written(said, found) == said

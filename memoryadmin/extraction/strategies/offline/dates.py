@@ -382,6 +382,9 @@ def find_dates(text: str, today: date, *, past: bool) -> list[DateMention]:
                 # Past the calendar's years 1 to 9999 ("yesterday" said on 1 January of year 1): no date.
                 resolved = None
             if resolved is None:
+                if kind in ("month_day", "day_month"):
+                    # A day its month does not have ("30 February 1990") is left as said, not read in part.
+                    taken.append((start, end))
                 continue
             day, precision, replacement = resolved
             lead = match.groupdict().get("lead")
