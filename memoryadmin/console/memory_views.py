@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from memoryadmin.audit.queries import audit_trail
-from memoryadmin.console.access import actor_of, bad_request, role_required
+from memoryadmin.console.access import actor_of, bad_request, rights_of, role_required
 from memoryadmin.console.forms import OLDEST, BulkForm, MemoryEditForm, MemoryFilterForm, ReasonForm, add_service_error
 from memoryadmin.console.listing import filtered_list_start, page_or_fragment, sort_links, wants_fragment
 from memoryadmin.console.scope import visible_namespaces
@@ -161,7 +161,10 @@ def memories(request: HttpRequest) -> HttpResponse:
 
 @role_required("viewer")
 def memory(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
-    item = memory_or_404(memory_id)
+    try:
+        item = memory_or_404(memory_id)
+    except Http404:
+        return _memory_gone(request, memory_id)
     revisions = memory_revisions(item)
     return render(
         request,
@@ -177,6 +180,17 @@ def memory(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
             **memory_history(item),
         },
     )
+
+
+def _memory_gone(request: HttpRequest, memory_id: uuid.UUID) -> HttpResponse:
+    """A memory forgotten or erased, as the audit log (its links included) still names it: what is left of it,
+    in a namespace the operator may see; else the 404 of a memory that never was."""
+    rights = rights_of(request)
+    trail = [e for e in audit_trail("memory", str(memory_id)) if e.namespace_id and rights.sees(e.namespace_id)]
+    if not trail:
+        raise Http404("no such memory")
+    context = {"memory_id": memory_id, "trail": trail, "namespace": trail[-1].namespace}
+    return render(request, "console/memory_gone.html", context, status=404)
 
 
 def _next_url(request: HttpRequest, fallback: str) -> str:

@@ -73,3 +73,26 @@ def test_it_hides_actions_from_a_viewer(viewer_client, make_memory):
     html = viewer_client.get(f"/memories/{memory.pk}/").content.decode()
     assert "/forget/" not in html
     assert "/pin/" not in html
+
+
+def test_a_forgotten_memory_s_page_says_so_with_what_the_audit_log_keeps(
+    viewer_client, olivia, namespace, other_namespace, make_memory
+):
+    from django.test import Client
+
+    from memoryadmin.memories.services import memory_forget
+    from memoryadmin.tenancy.services import operator_namespaces_set
+
+    memory = make_memory("User likes jazz")
+    memory_forget(memory=memory, actor=SYSTEM, reason="asked")
+    response = viewer_client.get(f"/memories/{memory.pk}/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "Memory no longer held" in html and str(memory.pk) in html
+    assert "<code>memory.create</code>" in html and "<code>memory.forget</code>" in html
+    # An operator limited to another namespace learns nothing of it.
+    operator_namespaces_set(user=olivia, namespaces=[other_namespace], actor=SYSTEM)
+    client = Client()
+    client.force_login(olivia)
+    hidden = client.get(f"/memories/{memory.pk}/")
+    assert hidden.status_code == 404 and "no longer held" not in hidden.content.decode()
