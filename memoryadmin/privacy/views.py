@@ -116,7 +116,11 @@ def download(request: HttpRequest, subject: PrivacySubject) -> HttpResponse:
 @require_POST
 @with_subject("forget", PrivacyRight.FORGET)
 def forget(request: HttpRequest, subject: PrivacySubject, memory_id: uuid.UUID) -> HttpResponse:
+    """The person's "Forget this": first the question, with the memory it is about (the page has no script to
+    ask it), then, confirmed, the memory forgotten for good."""
     memory = subject_memory_get(subject.namespace, subject.user_id, memory_id)
+    if memory is not None and request.POST.get("confirm") != "yes":
+        return render(request, "privacy/forget.html", {"subject": subject, "memory": memory})
     if memory is not None:
         # The person's own request outranks an operator's pin.
         memory_forget(memory=memory, actor=subject.actor, reason="forgotten by the person", force=True)

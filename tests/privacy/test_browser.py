@@ -66,6 +66,9 @@ def test_a_person_sees_forgets_and_erases_their_memory(chrome, live_server, make
     forget_buttons = chrome.find_elements(By.CSS_SELECTOR, "form button")
     assert len(forget_buttons) == 2
     forget_buttons[0].click()
+    WebDriverWait(chrome, 10).until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Forget this memory?")
+    assert fits_a_phone(chrome)
+    chrome.find_element(By.CSS_SELECTOR, "button.danger").click()
     WebDriverWait(chrome, 10).until(lambda d: "forgotten=1" in d.current_url)
     assert "that memory is forgotten" in chrome.find_element(By.CSS_SELECTOR, ".notice").text
     # The memories `populate` wrote (extraction may also keep the messages' turns as said).

@@ -107,7 +107,12 @@ def test_forget_this_tombstones_one_memory(browser, namespace) -> None:
     person = populate(namespace, "alice")
     target = person.memories[-1]  # pinned by an operator: the person's wish wins
     path = link_for(namespace)
-    response = csrf_post(browser, f"{path}memories/{target.pk}/forget/")
+    # "Forget this" asks first, with the memory it is about, and forgets nothing yet.
+    asked = csrf_post(browser, f"{path}memories/{target.pk}/forget/")
+    assert asked.status_code == 200
+    assert "Forget this memory?" in asked.content.decode() and target.text in asked.content.decode()
+    assert Memory.objects.filter(pk=target.pk).exists()
+    response = csrf_post(browser, f"{path}memories/{target.pk}/forget/", {"confirm": "yes"})
     assert response.status_code == 302 and response["Location"].endswith("?forgotten=1")
     assert not Memory.objects.filter(pk=target.pk).exists()
     stone = Tombstone.objects.get(namespace=namespace, user_id="alice", fingerprint=target.fingerprint)
@@ -119,7 +124,7 @@ def test_forget_this_tombstones_one_memory(browser, namespace) -> None:
 def test_forget_this_cannot_reach_another_persons_memory(browser, namespace) -> None:
     bob = populate(namespace, "bob")
     path = link_for(namespace, "alice")
-    csrf_post(browser, f"{path}memories/{bob.memories[0].pk}/forget/")
+    csrf_post(browser, f"{path}memories/{bob.memories[0].pk}/forget/", {"confirm": "yes"})
     assert Memory.objects.filter(pk=bob.memories[0].pk).exists()
 
 
