@@ -31,6 +31,7 @@ from memoryadmin.core.errors import Conflict, NotFound, PreconditionFailed, Serv
 from memoryadmin.core.estimates import estimate
 from memoryadmin.core.replicas import lag_tolerant_view
 from memoryadmin.memories import services
+from memoryadmin.memories.enums import MemoryStatus
 from memoryadmin.memories.queries import (
     memories_by_ids,
     memories_estimate,
@@ -235,7 +236,10 @@ def _answer(
     if view == "review":
         # The card confirms with the text as it now is (an edit-and-approve changed it).
         shown = item if gone else memory_or_404(item.pk)
-        return render(request, "console/review.html#done", {"memory": shown, "note": note}, status=status)
+        # The queue's count at the top of the page follows (out of band).
+        waiting = memories_estimate([item.namespace_id], status=MemoryStatus.CANDIDATE)
+        context = {"memory": shown, "note": note, "waiting": waiting}
+        return render(request, "console/review.html#done", context, status=status)
     if gone:
         return render(request, "console/_memory_row.html#gone", {"memory": item, "note": note}, status=status)
     fresh = memory_or_404(item.pk)

@@ -47,6 +47,16 @@ def test_it_answers_a_review_card_action_with_a_done_card(operator_client, make_
     assert b"data-review-done" in response.content
 
 
+def test_the_queue_s_count_follows_each_review(operator_client, make_candidate, htmx):
+    first, second = make_candidate("User likes tea"), make_candidate("User likes jazz")
+    make_candidate()
+    assert '<span id="review-waiting">3 candidates</span>' in operator_client.get("/review/").content.decode()
+    approved = operator_client.post(f"/memories/{first.pk}/approve/", {"view": "review"}, headers=htmx)
+    assert '<span id="review-waiting" hx-swap-oob="true">2 candidates</span>' in approved.content.decode()
+    rejected = operator_client.post(f"/memories/{second.pk}/reject/", {"view": "review"}, headers=htmx)
+    assert '<span id="review-waiting" hx-swap-oob="true">1 candidate</span>' in rejected.content.decode()
+
+
 def test_it_loads_more(viewer_client, make_candidate, htmx):
     now = timezone.now()
     candidates = [
