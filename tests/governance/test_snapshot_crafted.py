@@ -115,3 +115,15 @@ def test_a_forgotten_text_comes_back_in_no_field_of_a_restore(api, namespace) ->
         ]
         assert "chess" not in str(rows).lower().replace("\\xa0", ""), crafted
         Memory.objects.filter(pk=kept["id"]).delete()
+
+
+def test_a_text_with_nul_is_refused_for_what_it_is(api, namespace) -> None:
+    remember(api, "Alice keeps bees")
+    header, records = exported(api)
+    memory = one(records, "memory")
+    memory["text"] = "Alice keeps\x00bees"
+    response = restore(api, sealed(header, records), dry_run=True)
+    assert response.status_code == 422, response.content
+    message = response.json()["error"]["message"]
+    line = records.index(memory) + 2
+    assert message == f"line {line}: text must not contain NUL characters"

@@ -67,8 +67,10 @@ class Fields:
             if required and not nullable:
                 raise fail(self.line_no, f"{key} must not be null", field=key)
             return None
-        if not isinstance(value, str) or "\x00" in value or len(value) > max_len:
+        if not isinstance(value, str) or len(value) > max_len:
             raise fail(self.line_no, f"{key} must be a string of at most {max_len} characters", field=key)
+        if "\x00" in value:
+            raise fail(self.line_no, f"{key} must not contain NUL characters", field=key)
         return value
 
     def app_id(self, key: str, *, nullable: bool = False) -> str | None:
@@ -208,8 +210,9 @@ def _int_id(f: Fields) -> int:
 
 
 def _parse_memory(f: Fields) -> dict[str, Any]:
+    said = f.text("text", max_len=1_000_000) or ""
     try:
-        text = clean_text(f.text("text", max_len=1_000_000) or "")
+        text = clean_text(said)
     except InvalidInput as exc:
         raise fail(f.line_no, exc.message, **exc.details) from None
     memory_type = f.choice("memory_type", MEMORY_TYPES)
