@@ -259,6 +259,40 @@ def test_punctuation_said_aloud_is_written(dictated: str, written: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("dictated", "written"),
+    [
+        # A hesitation where the words before want no more ends the thought; inside a phrase it is left out.
+        (
+            "I'm a nurse on the cardiac ward um twelve hour shifts are killing me",
+            "I'm a nurse on the cardiac ward. Twelve hour shifts are killing me",
+        ),
+        ("I'm um a nurse", "I'm a nurse"),
+        ("my first day at KPMG so yeah new badge", "my first day at KPMG. New badge"),
+        ("my umbrella broke uh oh", "my umbrella broke. Oh"),
+        # "I" opening a thought, in a message dictated with no mark inside it.
+        (
+            "so I finally did it I'm not nursing anymore I started as a paramedic on Monday",
+            "so I finally did it. I'm not nursing anymore. I started as a paramedic on Monday",
+        ),
+        ("Yesterday I ran my first half marathon in Leeds", "Yesterday I ran my first half marathon in Leeds"),
+        (
+            "btw since the move to Denver I've been hiking every weekend",
+            "btw since the move to Denver I've been hiking every weekend",
+        ),
+        (
+            "I know I always said Arctic Monkeys were the best band",
+            "I know I always said Arctic Monkeys were the best band",
+        ),
+        # A message with its marks keeps them; a hesitation between two of its sentences is left out.
+        ("I moved to Leeds, I love it here and I work at Asda", "I moved to Leeds, I love it here and I work at Asda"),
+        ("The umbrella is mine. Uh, the red one", "The umbrella is mine. The red one"),
+    ],
+)
+def test_hesitations_and_run_ons_of_dictation_part_thoughts(dictated: str, written: str) -> None:
+    assert undictated(dictated) == written
+
+
+@pytest.mark.parametrize(
     "content",
     [
         "I'm seeing Dr Wisniewska now for the diabetes",

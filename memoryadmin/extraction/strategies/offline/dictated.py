@@ -180,6 +180,58 @@ _BRACE = re.compile(
 )
 
 
+# Hesitations said aloud and typed by speech-to-text ("um", "uh", "erm"), and "so yeah" between two thoughts: where
+# the words before want no more, the thought ends there ("I'm a nurse on the cardiac ward um twelve hour shifts are
+# killing me"); inside a phrase the hesitation is only left out ("I'm um a nurse").
+_HESITATION = re.compile(r"\b(?:u+m+|u+h+|uhm+|e+rm+|so\s+yeah)\b", re.IGNORECASE)
+_HESITATED = re.compile(
+    r"(?P<before>[\w'%]+)[,.]?\s+(?:u+m+|u+h+|uhm+|e+rm+|so\s+yeah)(?:,|\.(?!\.))?\s+(?P<next>[\w'])", re.IGNORECASE
+)
+_WANTS_MORE = word_set(
+    """a an the to at in on of my your our their his her its is was are were am be been i i'm im i've i'd i'll we
+    we're and or but for with as from by about like so very really just that this than then if when because"""
+)
+
+
+# A message dictated in one breath, with no mark inside it: "I" opening a thought after a word that wants none more
+# starts a sentence ("so I finally did it I'm not nursing anymore I started as a paramedic on Monday").
+_UNMARKED = re.compile(r"[^.!?,;:]{40,}[.!?]?")
+_RUN_ON = re.compile(r"(?P<before>[\w']+)\s+(?=(?-i:I)(?:'m|'ve|'d|'ll)?\s)")
+_LEADS_ON = _WANTS_MORE | word_set(
+    """think know guess hope said say says realised realized feel felt mean wish bet suppose reckon believe heard
+    told tell what where how why who whether since until till before after while cos coz cause once unless though
+    although whenever wherever which whom whose did do does can could would should will might must now then today
+    yesterday tomorrow tonight finally also still just actually honestly recently lately currently suddenly"""
+)
+# A thought that opens with a clause of its own goes on after it ("since the move to Denver I've been hiking").
+_SUBORDINATE = word_set(
+    """since when after because if as while before once although though whenever until till unless cos coz"""
+)
+
+
+def _run_ons_parted(text: str) -> str:
+    """The text with a stop before each "I" that opens a new thought: after at least three words of the one before
+    ("Yesterday I ran…", "Imagine I'm a pirate" are one thought), and not after a word that leads on."""
+    parts: list[str] = []
+    last = 0
+    for match in _RUN_ON.finditer(text):
+        before = match.group("before")
+        words = text[last : match.end("before")].split()
+        opening = next((w.lower().strip(".,") for w in words if w.lower() not in ("so", "btw", "and", "but", "ok")), "")
+        if before.lower() in _LEADS_ON or len(words) < 3 or opening in _SUBORDINATE:
+            if opening in _SUBORDINATE and len(words) >= 3:
+                last = match.end("before")  # the main clause after it is a thought of its own
+            continue
+        parts.append(text[last : match.end("before")] + ".")
+        last = match.end("before")
+    return "".join(parts) + text[last:] if parts else text
+
+
+def _hesitation(match: re.Match[str]) -> str:
+    before, after = match.group("before"), match.group("next")
+    return f"{before} {after}" if before.lower() in _WANTS_MORE else f"{before}. {after.upper()}"
+
+
 def undictated(text: str) -> str:
     """The text with punctuation said aloud written as marks, chat's shorthand written out and a learner's forms
     in their standard form; a text without any is returned as it is."""
@@ -200,6 +252,10 @@ def undictated(text: str) -> str:
     if _SHORT.search(text) is not None:
         text = _SHORT.sub(lambda m: _LONG[m.group(0)], text)
     text = _LEARNER.sub(_standard, text)
+    if " I" in text and _UNMARKED.fullmatch(text.strip()):
+        text = _run_ons_parted(text)
+    if _HESITATION.search(text) is not None:
+        text = _HESITATED.sub(_hesitation, text)
     if _SPOKEN.search(text) is None:
         return text
 
