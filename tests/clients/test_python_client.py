@@ -328,3 +328,30 @@ def test_the_models_are_typed(client) -> None:
     assert isinstance(memory, Memory)
     assert memory.created_at.tzinfo is not None
     assert time.time() - memory.created_at.timestamp() < 60
+
+
+def test_every_kind_the_server_answers_with_is_read(client, namespace) -> None:
+    from typing import get_args
+
+    from memoryadmin_client.models import MemoryType as ClientMemoryType
+
+    from memoryadmin.memories.enums import MemoryType as ServerMemoryType
+
+    # The client knows every memory type the server has.
+    assert set(get_args(ClientMemoryType)) == set(ServerMemoryType.values)
+    said = memory_create(
+        namespace=namespace,
+        user_id="alice",
+        text="Alice: I finally booked the trip to Kyoto",
+        memory_type="utterance",
+        actor=SYSTEM,
+    ).memory
+    assert [m.memory_type for m in client.memories.list(user_id="alice").items] == ["utterance"]
+    assert client.memories.get(str(said.pk)).memory_type == "utterance"
+    hits = client.memories.search("trip to Kyoto", user_id="alice").items
+    assert [h.memory.id for h in hits] == [str(said.pk)]
+    # A kind a newer server adds is kept as its text, not refused.
+    from memoryadmin_client.models import Memory as ClientMemory
+
+    newer = client.memories.get(str(said.pk)).model_dump() | {"memory_type": "procedural", "status": "archived"}
+    assert ClientMemory.model_validate(newer).memory_type == "procedural"

@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 T = TypeVar("T")
 
-MemoryType = Literal["semantic", "episodic", "preference", "summary"]
+MemoryType = Literal["semantic", "episodic", "preference", "summary", "utterance"]
+# A kind or state the API answers with: one this client knows, or one a newer server added (kept as the text).
+AnsweredMemoryType = MemoryType | str
 Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["message", "instruction", "commentary", "supporting_context"]
 # What a privacy link lets the person do: see and download, forget one memory, erase everything.
@@ -94,8 +96,8 @@ class Memory(Model):
     user_id: str
     session_id: str | None = None
     agent_id: str | None = None
-    memory_type: MemoryType
-    status: Literal["active", "candidate", "superseded"]
+    memory_type: AnsweredMemoryType
+    status: Literal["active", "candidate", "superseded"] | str
     topics: list[str] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -129,7 +131,7 @@ class SearchHit(Model):
 class Revision(Model):
     revision: int
     text: str
-    memory_type: MemoryType
+    memory_type: AnsweredMemoryType
     topics: list[str] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
