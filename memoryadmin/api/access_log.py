@@ -20,6 +20,9 @@ from memoryadmin.tenancy.models import hash_api_key
 _CONVERTER = re.compile(r"<(?:[^:>]+:)?([^>]+)>")
 
 
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 def endpoint_of(request: HttpRequest) -> str:
     match = request.resolver_match
     if match is None:
@@ -29,7 +32,9 @@ def endpoint_of(request: HttpRequest) -> str:
         except Resolver404:
             match = None
     route = _CONVERTER.sub(r"{\1}", match.route) if match is not None else "(no route)"
-    return f"{request.method} /{route.lstrip('/')}"
+    # Any token is a method to HTTP: one no route answers is named once, so a client cannot add labels at will.
+    method = request.method if request.method in HTTP_METHODS else "OTHER"
+    return f"{method} /{route.lstrip('/')}"
 
 
 class AccessLogMiddleware:

@@ -52,6 +52,15 @@ def test_requests_are_counted_and_timed_by_route_never_by_path(api) -> None:
     assert not any(str(memory_id) in text for memory_id in ids)
 
 
+def test_a_method_no_route_knows_is_one_label_whatever_its_name(api) -> None:
+    for method in ("ZZPROBE", "NOKEYPROBE", "FOO"):
+        response = api.client.generic(method, "/api/v1/memories", headers=api.headers)
+        assert response.status_code == 405
+    counts = scrape()["memoryadmin_http_request_duration_seconds_count"]
+    assert counts[(("route", "OTHER /api/v1/memories"), ("status", "405"))] == 3
+    assert not any("PROBE" in dict(labels).get("route", "") for labels in counts)
+
+
 def test_search_latency_and_extraction_outcomes_are_recorded(api, namespace) -> None:
     memory_create(namespace=namespace, user_id="alice", text="Alice plays the cello", actor=SYSTEM)
     for query in ("cello", "music"):
