@@ -264,6 +264,21 @@ def test_leaving_beside_the_new_value_leaves_the_new_value_current(offline_names
     assert "Leeds General" in current(offline_namespace, "where does she work now?")[0]
 
 
+def test_leaving_beside_the_new_value_becomes_no_value_of_another_attribute(offline_namespace) -> None:
+    """ "I'm a nurse at St Mary's" states an occupation and an employer; "I quit St Mary's! Starting at Leeds
+    General" replaces both, and the leaving is an episode, not the occupation now."""
+    say_at(offline_namespace, T0, "I'm a nurse at St Mary's")
+    say_at(offline_namespace, T0 + timedelta(days=50), "I quit St Mary's! Starting at Leeds General next month")
+    quit_ = Memory.objects.get(namespace=offline_namespace, text__contains="quit St Mary's")
+    assert (quit_.attribute, quit_.status) == ("", MemoryStatus.ACTIVE)
+    for text in ("User is a nurse at St Mary's", "User works at St Mary's"):
+        assert Memory.objects.get(namespace=offline_namespace, text=text).status == MemoryStatus.SUPERSEDED
+    assert not Memory.objects.filter(
+        namespace=offline_namespace, attribute="occupation", status=MemoryStatus.ACTIVE, text__contains="quit"
+    ).exists()
+    assert "Leeds General" in current(offline_namespace, "where does she work?")[0]
+
+
 def test_after_a_move_the_question_asked_as_before_finds_where_they_live_now(offline_namespace) -> None:
     """ "Where does she live?" found "User lives in Leeds"; after the move the memory says "moved to": it is found."""
     say_at(offline_namespace, T0, "I live in Leeds.")

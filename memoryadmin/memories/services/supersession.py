@@ -223,6 +223,17 @@ def _explicit_replacements(
             _, user, subject, attribute, _, stated_at, created_at = rows[pk]
             restated.setdefault((user, subject, attribute), []).append((pk, stated_at or created_at))
     live = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)
+
+    def said_anew(old: uuid.UUID) -> bool:
+        """Whether the batch states a new value of what `old` stated, after it."""
+        _, user_id, subject, attribute, _, stated_at, created_at = rows[old]
+        history = restated.get((user_id, subject, attribute), []) if attribute else []
+        return any(pk != old and at >= (stated_at or created_at) for pk, at in history)
+
+    # A leaving told with its new value ("I quit St Mary's! Starting at Leeds General") is an episode of that
+    # change: it takes no value of its own, whatever else it ends ("nurse at St Mary's" is replaced, not become
+    # "quit St Mary's").
+    with_new_value = {by for old, by in wanted.items() if old in rows and by in rows and said_anew(old)}
     direct: dict[uuid.UUID, tuple[str, uuid.UUID]] = {}
     for old, by in wanted.items():
         if old not in rows or by not in rows:
@@ -231,15 +242,11 @@ def _explicit_replacements(
         _, new_user, new_subject, new_attribute, new_status, new_stated, new_created = rows[by]
         if user_id != new_user or new_status not in live or (stated_at or created_at) > (new_stated or new_created):
             continue
-        if (
-            attribute
-            and not new_attribute
-            and any(
-                pk != old and at >= (stated_at or created_at)
-                for pk, at in restated.get((user_id, subject, attribute), [])
-            )
-        ):
+        if attribute and not new_attribute and said_anew(old):
             continue  # a new value said by the batch replaces the old one; the leaving is no value of its own
+        if attribute and not new_attribute and by in with_new_value:
+            direct[old] = (user_id, by)
+            continue
         if attribute and not new_attribute:
             Memory.objects.filter(pk=by).update(subject=subject, attribute=attribute)
             rows[by] = (by, new_user, subject, attribute, new_status, new_stated, new_created)
