@@ -37,10 +37,18 @@ def first(api, query: str, **fields) -> tuple[str, dict]:
 def test_a_question_about_a_changed_fact_finds_its_current_value(api) -> None:
     said(api)
     # What only shares the question's words: the current value comes before it.
-    for text in ("User worked late on Tuesday", "User's work laptop broke again", "User's phone screen cracked"):
+    for text in (
+        "User worked late on Tuesday",
+        "User's work laptop broke again",
+        "User's phone screen cracked",
+        # What shares "now" with the question too.
+        "Assistant: How's the commute? Answer: Cycling to work now instead of the tube",
+    ):
         assert api.post("/api/v1/memories", {"text": text, "user_id": "ana"}).status_code == 201
     for query, value in (
         ("where does she work?", "KPMG"),
+        ("where does she work now?", "KPMG"),
+        ("where does she currently live?", "Headingley"),
         ("what phone does she have?", "iphone 15"),
         ("what car does she drive now?", "Golf"),
         ("where does she live?", "Headingley"),

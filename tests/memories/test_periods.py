@@ -139,3 +139,20 @@ def test_letters_that_match_ascii_ones_read_as_them(text, plain) -> None:
     found = periods_in(text, reference)
     assert [n.period for n in found] == [n.period for n in periods_in(plain, reference)]
     assert found
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "event"),
+    [
+        # What is to come: the month named alone is the next of its name, this one included.
+        ("Ana is training for the Porto half marathon in May", date(2026, 2, 10), date(2026, 5, 1)),
+        ("Ben is planning a trip to Iceland in August", date(2026, 6, 1), date(2026, 8, 1)),
+        ("Cleo will start at the bakery in February", date(2026, 2, 20), date(2026, 2, 1)),
+        ("Cleo is going to visit her gran in January", date(2026, 3, 5), date(2027, 1, 1)),
+        # What happened: the last one.
+        ("Ana ran the Porto half marathon in May", date(2026, 6, 1), date(2026, 5, 1)),
+        ("Ana went to Lisbon in May", date(2026, 2, 10), date(2025, 5, 1)),
+    ],
+)
+def test_a_month_named_alone_is_read_by_the_statement_s_tense(text, said, event) -> None:
+    assert event_in(text, said) == (event, "month")

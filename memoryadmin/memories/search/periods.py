@@ -296,11 +296,20 @@ def _relative(kind: str, match: re.Match[str], anchor: date) -> Period | None:
     return None
 
 
-def periods_in(text: str, reference: date) -> list[Named]:
-    """The periods a question names, in the order it names them."""
+def _month_ahead(kind: str, match: re.Match[str], anchor: date) -> Period:
+    """A month named alone in what is to come: this one, or the next of its name ("the half marathon in May")."""
+    groups = match.groupdict()
+    month = _MONTH_NUMBER[_fold(groups["month"]).rstrip(".")]
+    year = anchor.year if month >= anchor.month else anchor.year + 1
+    return _part(_months(date(year, month, 1), 1), groups.get("part"))
+
+
+def periods_in(text: str, reference: date, *, ahead: bool = False) -> list[Named]:
+    """The periods a question names, in the order it names them. A month named alone is the last one, or with
+    `ahead` (a statement of what is to come) the next one."""
     if not _TIME_WORD.search(text):
         return []
-    return _named_periods(text, reference)
+    return _named_periods(text, reference, ahead=ahead)
 
 
 def _within_calendar(
@@ -314,7 +323,7 @@ def _within_calendar(
         return None
 
 
-def _named_periods(text: str, reference: date) -> list[Named]:
+def _named_periods(text: str, reference: date, *, ahead: bool = False) -> list[Named]:
     found: list[Named] = []
     taken: list[tuple[int, int]] = []
 
@@ -347,6 +356,8 @@ def _named_periods(text: str, reference: date) -> list[Named]:
                 period = _within_calendar(_relative, kind, match, following[0].start)
             elif kind == "month" and not _BARE_MONTH_NEEDS.match(match.group(0).strip()):
                 continue
+            elif kind == "month" and ahead:
+                period = _within_calendar(_month_ahead, kind, match, anchor)
             else:
                 period = _within_calendar(_relative, kind, match, anchor)
             if period is None or not free(start, end):
@@ -367,13 +378,22 @@ def without_spans(text: str, spans: list[tuple[int, int]]) -> str:
 _YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary)(?:'s|\s+is)\s+(?:on\s+|in\s+)?$", re.IGNORECASE)
 
 
+# A statement of what is to come: its month named alone is the next one ("is training for the half marathon in May").
+_AHEAD = re.compile(
+    r"\b(?:will|'ll|going\s+to|gonna|plans?\s+to|planning|training\s+for|signed\s+up|booked|is\s+booking|"
+    r"hopes?\s+to|hoping\s+to|upcoming|looking\s+forward|can't\s+wait|is\s+due|are\s+due|is\s+getting\s+married|"
+    r"wants?\s+to|intends?\s+to|next)\b",
+    re.IGNORECASE,
+)
+
+
 def event_in(text: str, said: date) -> tuple[date, str] | None:
     """The day, week, month or year a statement's first date names, read from the day it was said.
 
     "went to a support group yesterday", said on 8 May 2023: (7 May 2023, "day"). Spans that are
     no calendar unit ("recently", "the past two weeks", a season) give none.
     """
-    for named in periods_in(text, said):
+    for named in periods_in(text, said, ahead=bool(_AHEAD.search(text))):
         if _YEARLY.search(text, 0, named.span[0]):
             continue  # "User's birthday is on march 3rd": every year's, no one day's
         period = named.period

@@ -65,6 +65,10 @@ class Question:
     attributes: tuple[str, ...] = ()
 
 
+# Words that ask for the value as it is now, which search gives first anyway (superseded memories are left out).
+_CURRENTLY = frozenset({"now", "currently", "nowadays", "presently", "anymore", "lately"})
+
+
 def question_parse(text: str, *, syntax: str, reference: date) -> Question:
     """Read a query; InvalidInput when it is empty, too long, holds a NUL or names an unknown syntax."""
     if not isinstance(text, str) or not text.strip():
@@ -80,6 +84,10 @@ def question_parse(text: str, *, syntax: str, reference: date) -> Question:
     if "living" in about:
         about = _FOR_A_LIVING.sub("for work", about)  # "what does she do for a living?" asks her work, not her home
     words = content_words(about, limit=MAX_QUERY_WORDS)
+    if any(word in _CURRENTLY for word in words) and not all(word in _CURRENTLY for word in words):
+        # "Where does he work now?" asks what "where does he work?" asks: the current value comes first either way,
+        # and "now" is in no memory of it ("User started at Revolut on Monday").
+        words = [word for word in words if word not in _CURRENTLY]
     # A name beside the time says whose ("What did Alice do in May?"), not what; typed in lower case too,
     # where the question's form says it is the one who did ("what did kim do in october?").
     names = {name.lower() for name in capitalized(about)} if named else set()
