@@ -355,3 +355,16 @@ def test_every_kind_the_server_answers_with_is_read(client, namespace) -> None:
 
     newer = client.memories.get(str(said.pk)).model_dump() | {"memory_type": "procedural", "status": "archived"}
     assert ClientMemory.model_validate(newer).memory_type == "procedural"
+
+
+def test_an_attribute_stated_with_a_memory_keeps_the_value_said_last_current(client) -> None:
+    from datetime import UTC, datetime
+
+    lisbon = client.memories.add(
+        user_id="ana", text="Ana lives in Lisbon", attribute="residence", stated_at=datetime(2025, 1, 10, tzinfo=UTC)
+    ).memory
+    porto = client.memories.add(
+        user_id="ana", text="Ana moved to Porto", attribute="residence", stated_at=datetime(2025, 9, 1, tzinfo=UTC)
+    ).memory
+    assert (porto.attribute, porto.status) == ("residence", "active")
+    assert client.memories.get(lisbon.id).status == "superseded"

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from django.db import transaction
+
 from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.memories import MemoryIn, SearchIn
 from memoryadmin.audit.services import Actor
@@ -18,7 +20,9 @@ from memoryadmin.memories.representations import memory_dict
 from memoryadmin.memories.search.engine import SearchHit
 from memoryadmin.memories.services import (
     Outcome,
+    Statement,
     WriteResult,
+    memories_apply_statements,
     memory_create,
     memory_forget,
     memory_pin,
@@ -38,26 +42,36 @@ def memory_answer(memory: Any) -> dict[str, Any]:
 
 
 def memory_remember(*, namespace: Namespace, actor: Actor, args: MemoryIn) -> WriteResult:
-    """Store one memory, or find the same text already held; a tombstoned text is refused."""
-    result = memory_create(
-        namespace=namespace,
-        user_id=args.user_id,
-        text=args.text,
-        actor=actor,
-        source=MemorySource.API,
-        session_id=args.session_id or "",
-        agent_id=args.agent_id or "",
-        memory_type=args.memory_type,
-        topics=args.topics,
-        entities=args.entities,
-        metadata=args.metadata,
-        pinned=args.pinned,
-        stated_at=args.stated_at,
-        event_date=args.event_date,
-        event_date_precision=args.event_date_precision or "",
-    )
-    if result.outcome is Outcome.SUPPRESSED or result.memory is None:
-        raise tombstoned()
+    """Store one memory, or find the same text already held; a tombstoned text is refused. A memory stating an
+    attribute settles its history in the same transaction: the one said last is current."""
+    with transaction.atomic():
+        result = memory_create(
+            namespace=namespace,
+            user_id=args.user_id,
+            text=args.text,
+            actor=actor,
+            source=MemorySource.API,
+            session_id=args.session_id or "",
+            agent_id=args.agent_id or "",
+            memory_type=args.memory_type,
+            topics=args.topics,
+            entities=args.entities,
+            metadata=args.metadata,
+            pinned=args.pinned,
+            stated_at=args.stated_at,
+            event_date=args.event_date,
+            event_date_precision=args.event_date_precision or "",
+            attribute=args.attribute or "",
+            subject=args.subject or "",
+        )
+        if result.outcome is Outcome.SUPPRESSED or result.memory is None:
+            raise tombstoned()
+        memory = result.memory
+        if result.outcome is Outcome.CREATED and memory.attribute:
+            statement = Statement(memory_id=memory.pk, user_id=memory.user_id, stated_at=memory.stated_at)
+            if memories_apply_statements(namespace=namespace, actor=actor, statements=[statement]).superseded:
+                # Said before the current one (history imported out of order): it may be the superseded one.
+                memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at"])
     return result
 
 

@@ -9,6 +9,7 @@ from ninja import Schema
 from pydantic import Field
 
 from memoryadmin.api.schemas.common import (
+    NO_NUL,
     NOT_BLANK,
     AppId,
     Body,
@@ -95,6 +96,22 @@ class MemoryIn(Body):
     )
     event_date_precision: DatePrecision | None = Field(
         default=None, description="How much of event_date is known; `day` when event_date is given alone."
+    )
+    attribute: str | None = Field(
+        default=None,
+        max_length=100,
+        pattern=NO_NUL,
+        description="The single-valued attribute it states (`residence`, `employer`, `car`…): of the person's "
+        "memories stating it (about the same `subject`), the one said last is current and the others superseded, "
+        "as extraction keeps them.",
+        examples=["residence"],
+    )
+    subject: str | None = Field(
+        default=None,
+        max_length=200,
+        pattern=NO_NUL,
+        description="Who the attribute is of, when not the person themselves (`Alice's brother Luis`); "
+        "empty for the person.",
     )
 
 

@@ -295,6 +295,8 @@ def memory_add(
     stated_at: datetime | None = None,
     event_date: date | None = None,
     event_date_precision: str | None = None,
+    attribute: str | None = None,
+    subject: str | None = None,
 ) -> Call:
     memory = TypeAdapter(Memory)
 
@@ -321,6 +323,8 @@ def memory_add(
             stated_at=stated_at,
             event_date=event_date,
             event_date_precision=event_date_precision,
+            attribute=attribute,
+            subject=subject,
         ),
     )
 

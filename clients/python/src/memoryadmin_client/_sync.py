@@ -317,9 +317,12 @@ class Memories(_Resource):
         stated_at: datetime | None = None,
         event_date: date | None = None,
         event_date_precision: DatePrecision | None = None,
+        attribute: str | None = None,
+        subject: str | None = None,
     ) -> AddedMemory:
         """Remember something; ``deduplicated`` when the same text was already held (raises TombstonedError when
-        it was forgotten before). ``stated_at``: when it was said (history imported with its own times)."""
+        it was forgotten before). ``stated_at``: when it was said (history imported with its own times).
+        ``attribute``: the single-valued attribute it states (``residence``…): the one said last is current."""
         return self._run(
             calls.memory_add(
                 user_id=user_id,
@@ -334,6 +337,8 @@ class Memories(_Resource):
                 stated_at=stated_at,
                 event_date=event_date,
                 event_date_precision=event_date_precision,
+                attribute=attribute,
+                subject=subject,
             )
         )
 
