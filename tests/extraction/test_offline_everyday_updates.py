@@ -19,6 +19,18 @@ def readings(content: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("content", "attribute", "text"),
     [
+        # A service left for another, with or without "I".
+        ("finally left o2 for voxi, 10 pounds a month", "mobile_carrier", "Pat's mobile carrier is Voxi"),
+        ("I ditched Vodafone for EE", "mobile_carrier", "Pat's mobile carrier is EE"),
+        (
+            "switched from Comcast to AT&T Fiber, calls should be smoother",
+            "internet_provider",
+            "Pat's internet provider is AT&T",
+        ),
+        ("I left Barclays for Monzo", "bank", "Pat banks with Monzo"),
+        ("I moved to Three last month", "mobile_carrier", "Pat's mobile carrier is Three"),
+        ("I moved to Halifax last year", "residence", "Pat moved to Halifax in 2025"),
+        ("I joined Monzo as a data analyst", "employer", "Pat joined Monzo as a data analyst"),
         # News told as a riddle, the speaker its answer.
         ("guess who's vegan now 🌱 cut out dairy and eggs completely this month", "diet", "Pat is vegan now"),
         ("guess who lives in Glasgow now!! got the keys yesterday 🎉", "residence", "Pat lives in Glasgow now"),
@@ -248,6 +260,12 @@ def test_a_held_value_said_in_everyday_wording_sets_its_attribute(content: str, 
         ("switched from Anytime Fitness to the university rec center since it's free for staff", "course"),
         ("I need a polo shirt, the polo's got a stain", "car"),
         ("still thinking about moving to my new flat in Leeds", "residence"),
+        ("my sister left Barclays for Monzo", "bank"),
+        ("thinking of leaving Vodafone for EE", "mobile_carrier"),
+        ("should I switch from Comcast to AT&T Fiber?", "internet_provider"),
+        # A provider is no place, a gym no employer.
+        ("I moved to Three last month", "residence"),
+        ("I joined PureGym", "employer"),
     ],
 )
 def test_someone_elses_value_or_none_sets_nothing(content: str, attribute: str) -> None:

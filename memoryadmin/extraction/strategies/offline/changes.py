@@ -214,6 +214,35 @@ _SERVICES_USED = tuple(
     )
 )
 
+# A service left for another, the new one named as its group's ("finally left o2 for voxi", "ditched Vodafone for
+# EE", "switched from Comcast to AT&T Fiber", "moved over from Barclays to Monzo"): said with or without "I".
+_SERVICES_SWAPPED = tuple(
+    (
+        r"\b(?:left|ditched|dumped|dropped|swapped|traded|quit|cancelled|canceled|binned)\s+(?:my\s+)?"
+        + named(label)
+        + r"(?:\s+(?:account|contract|plan|membership|broadband|sim))?\s+(?:for|to)\s+(?P<"
+        + group
+        + r">"
+        + named(label)
+        + r")|\b(?:switched|moved|changed|went|ported\s+(?:my\s+number\s+)?)\s+(?:over\s+|across\s+)?from\s+"
+        + named(label)
+        + r"\s+(?:over\s+)?to\s+(?P<"
+        + group
+        + r"2>"
+        + named(label)
+        + r")",
+        topic,
+        attribute,
+        template,
+    )
+    for label, group, topic, attribute, template in (
+        ("banks", "bank", "money", "bank", "{speaker} banks with {bank}"),
+        ("carriers", "carrier", "possessions", "mobile_carrier", "{speaker}'s mobile carrier is {carrier}"),
+        ("isps", "isp", "home", "internet_provider", "{speaker}'s internet provider is {isp}"),
+        ("gyms", "gym", "health", "gym", "{speaker} goes to {gym}"),
+    )
+)
+
 # Said in a question or a request, as people tell an assistant about themselves on the way: "Since I'm in Vancouver
 # now, should I sell the winter tires?", "as a teaching assistant how can I…", "Jio user, how do I…". Each is said of
 # the speaker by its own words, so it is read whatever the clause is for.
@@ -475,6 +504,7 @@ ON_THE_WAY: tuple[tuple[str, str, str, str], ...] = (
         "{speaker}'s name is {name}",
     ),
     *_SERVICES_USED,
+    *_SERVICES_SWAPPED,
     (
         # "Dr. Reyes is my primary care doctor".
         r"^(?P<name>(?:Dr|Doctor)\.?\s+(?-i:[A-Z])[\w'-]+)\s+is\s+(?:still\s+)?my\s+(?:[\w-]+\s+){0,2}?(?:doctor|gp|physician)\b",

@@ -10,7 +10,7 @@ import re
 
 from memoryadmin.extraction.strategies.offline.facts import Kind
 from memoryadmin.extraction.strategies.offline.lexicon import BANDS_IN_PLURAL, INSTRUMENTS
-from memoryadmin.extraction.strategies.offline.names import named
+from memoryadmin.extraction.strategies.offline.names import named, not_a_provider
 from memoryadmin.extraction.strategies.offline.phrases import (
     ADV,
     AM,
@@ -77,7 +77,9 @@ CUES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (
         rx(
             SUBJECT
-            + r"(?:moved|relocated|shifted)\s+(?:back\s+)?to\s+(?:my\s+hometown\b|"
+            + r"(?:moved|relocated|shifted)\s+(?:back\s+)?to\s+"
+            + not_a_provider()
+            + r"(?:my\s+hometown\b|"
             + CAP
             + r")"
             + NOT_FOR_A_SERVICE

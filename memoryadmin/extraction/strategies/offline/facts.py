@@ -24,6 +24,7 @@ from memoryadmin.extraction.strategies.offline.lexicon import (
     favourite_attribute,
     word_set,
 )
+from memoryadmin.extraction.strategies.offline.names import not_a_provider
 from memoryadmin.extraction.strategies.offline.phrases import NOT_A_STATE, NOT_FOR_A_SERVICE
 from memoryadmin.extraction.strategies.offline.plain import STATED
 from memoryadmin.extraction.strategies.offline.prefilter import Patterns
@@ -120,6 +121,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             r"program|studio|club|league|ward|site|campus|store|role|position|chat|group|channel|server)\b)"
             + NOT_FOR_A_SERVICE
             + NOT_A_STATE
+            + not_a_provider()
             + r"(?!(?:a|an|my|our|his|her|their|this|that|it|another|remote|"
             r"nights|days|part[- ]time|full[- ]time|"
             + INSTRUMENTS
@@ -176,8 +178,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Kind], ...] = (
             + _I
             + r"(?:switched|moved)\s+to\s+(?:working|driving|delivering)\s+for\s+(?-i:[A-Z])|"
             # "I joined Shopify", "I left IBM and joined Microsoft": a capitalised name, not a club or an app.
-            r"^(?:i|we)\b(?:(?!\b(?:gym|club|choir|team|class|league|group|band|app)\b).)*?\bjoined\s+(?-i:[A-Z])"
-            r"(?!.*\b(?:gym|fitness|club|choir|team|class|league|group|band|app)\b)"
+            r"^(?:i|we)\b(?:(?!\b(?:gym|club|choir|team|class|league|group|band|app)\b).)*?\bjoined\s+"
+            # Not a gym of the lexicon ("I joined PureGym").
+            + not_a_provider("gyms")
+            + r"(?-i:[A-Z])(?!.*\b(?:gym|fitness|club|choir|team|class|league|group|band|app)\b)"
         ),
         Kind(MemoryType.SEMANTIC, "work", "employer"),
     ),

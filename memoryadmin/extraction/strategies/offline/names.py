@@ -77,6 +77,23 @@ def named(*labels: str, everyday: bool = True, searched_first: bool = False) -> 
         for name in groups()[label]
         if (everyday or not name.startswith("?")) and not (searched_first and len(name.lstrip("?")) < 3)
     }
+    return _alternation(names)
+
+
+def not_a_provider(*labels: str) -> str:
+    """A lookahead that refuses a bank, carrier, provider or gym (or the groups named) where a place or an employer
+    is read ("moved to Three last month", "joined PureGym"), unless a place has the name too ("Halifax")."""
+    places = {name.lstrip("?").lower() for label in ("cities", "places") for name in groups()[label]}
+    names = {
+        name
+        for label in labels or ("banks", "carriers", "isps", "gyms")
+        for name in groups()[label]
+        if name.lstrip("?").lower() not in places
+    }
+    return "(?!" + _alternation(names) + ")"
+
+
+def _alternation(names: set[str]) -> str:
     alternatives = sorted(
         (
             ("(?-i:" + re.escape(name[1:]) + ")" if name.startswith("?") else re.escape(name)).replace(r"\ ", r"\s+")
