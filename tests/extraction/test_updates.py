@@ -21,6 +21,10 @@ at first, with two false updates (a second car "so my wife can get to town", a p
 0.63 found at first, one false update (a weekend project car beside the daily driver).
 `update_pairs_mixed.json` (friends, an assistant and short texts mixed, with look-alike non-updates: "went vegan for
 a week as a challenge", "test-drove a Tesla") was read last: 0.59 found at first, one false update.
+`update_pairs_voices.json` (registers none of the others has: speech-to-text dictation with its "um"s and no marks,
+requests to a bank's or a carrier's assistant, an older person's letters, teenagers' slang, workplace chat) was read
+first at 0.30 (no false update); what it showed general was mended (a hesitation or an "I" ends a dictated thought, a
+service left for another): 0.36. Most of what it still misses is a held value said only in passing in its register.
 """
 
 from __future__ import annotations
@@ -144,7 +148,14 @@ def test_updates_told_as_news_or_in_passing_fire_too(casual_figures) -> None:
 # change in its own words; a second car or a borrowed phone replaces nothing. sessions: "Thanks so much, Maya! Big
 # news on my end: I finally packed up and moved to Glasgow last month." mixed: "went vegan for a week as a
 # challenge" changes no diet; "it's a Kia Niro now btw, traded the Polo in" does.
-WRITTEN_APART = {"fresh": 0.75, "assistant": 0.80, "catching_up": 0.60, "sessions": 0.85, "mixed": 0.75}
+WRITTEN_APART = {
+    "fresh": 0.75,
+    "assistant": 0.80,
+    "catching_up": 0.60,
+    "sessions": 0.85,
+    "mixed": 0.75,
+    "voices": 0.34,
+}
 
 
 @pytest.mark.parametrize(("name", "recall"), WRITTEN_APART.items())
