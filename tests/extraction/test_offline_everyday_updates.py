@@ -283,9 +283,19 @@ def test_someone_elses_value_or_none_sets_nothing(content: str, attribute: str) 
         # An emoji ends what it follows, unless it stands for a verb or a joining word follows.
         ("finished the python bootcamp 🎉 now I'm doing a Coursera course", "Pat finished the python bootcamp."),
         ("I'm vegan as of today", "Pat is vegan as of 1 April 2026"),
+        # An aside to the listener after what it qualifies is no part of it.
+        (
+            "Dear Sam, I have been a vegetarian since 1972, as you know. Love, Granny",
+            "Pat has been a vegetarian since 1972$",
+        ),
+        ("I live in Leeds, as I told you", "Pat lives in Leeds$"),
+        ("I moved to Leeds, like I said", "Pat moved to Leeds$"),
     ],
 )
 def test_chat_as_typed_reads_cleanly(content: str, expected: str) -> None:
+    if expected.endswith("$"):
+        assert expected[:-1] in [t for _, t in readings(content)], readings(content)
+        return
     assert any(t.startswith(expected) for _, t in readings(content)), readings(content)
 
 

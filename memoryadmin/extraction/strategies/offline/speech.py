@@ -282,6 +282,15 @@ class Clause:
     joiner: str = ""
 
 
+# An aside to the listener after what it qualifies: "I've been vegetarian since 1972, as you know." (what is left of
+# the clause would end "…, as").
+_ASIDE = re.compile(
+    r",?\s+(?:(?:just\s+)?so\s+(?:you|u)\s+know|as\s+(?:you|u)\s+(?:know|can\s+imagine|may\s+remember|remember)|as\s+i\s+(?:said|told\s+you|"
+    r"mentioned|mentioned\s+before)|like\s+i\s+(?:said|told\s+you|mentioned)|(?:you|u)\s+know)(?=\s*(?:[.!?,;]|$))",
+    re.IGNORECASE,
+)
+
+
 def clean_message(content: str) -> tuple[str, bool]:
     """The text to read (quotes straightened, links, emoji and emoticons gone) and whether it sounds sarcastic."""
     # The quotes straightened are all outside ASCII but the backtick.
@@ -298,6 +307,8 @@ def clean_message(content: str) -> tuple[str, bool]:
         )
     if "http" in text or "www." in text:
         text = _URL.sub("", text)
+    if " know" in text or " told" in text or " said" in text or " mention" in text:
+        text = _ASIDE.sub("", text)
     text = _EMOTICON.sub("\n", text)  # an emoticon closes what it follows
     if "\n" not in text:
         return " ".join(text.split()), sarcastic_emoji
