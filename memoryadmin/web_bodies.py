@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memoryadmin.api.middleware import API_PREFIX, LARGE_BODY_PATHS
+from memoryadmin.api.middleware import LARGE_BODY_PATHS
 from memoryadmin.web_worker import error_body
 
 Scope = dict[str, Any]
@@ -29,12 +29,13 @@ CHUNK_BYTES = 64 * 1024
 SPOOL_BYTES = 1024 * 1024
 
 
+# Where a snapshot is uploaded: the API's restore and the console's form.
+SNAPSHOT_PATHS = (*LARGE_BODY_PATHS, "/snapshots/restore/")
+
+
 def body_limit(path: str) -> int:
-    """The most bytes a body sent to `path` may hold: a request's in the API, but for snapshots (a console form
-    upload may carry a snapshot too)."""
-    if path.startswith(API_PREFIX) and not path.startswith(LARGE_BODY_PATHS):
-        return settings.MAX_REQUEST_BYTES
-    return settings.MAX_SNAPSHOT_UPLOAD_BYTES
+    """The most bytes a body sent to `path` may hold: a snapshot's where one is uploaded, a request's elsewhere."""
+    return settings.MAX_SNAPSHOT_UPLOAD_BYTES if path.startswith(SNAPSHOT_PATHS) else settings.MAX_REQUEST_BYTES
 
 
 class SizedBodies:

@@ -30,7 +30,8 @@ _DELETE_CHUNK = 500
 
 # KEYS[1] the hash; ARGV[1] the most keys and ARGV[2] the most bytes (keys and values) the state may hold;
 # ARGV[3] number of fields to set, then field/value pairs, then the fields to delete. Returns nil when there
-# is no state, {-1, keys} or {-2, bytes} (nothing written) when the merge would hold more than it may, else
+# is no state, {-1, keys} or {-2, bytes} (nothing written) when the merge would hold more than it may and more
+# than it did (a state already past a limit, from before it or a lower setting, may still shrink), else
 # {remaining ttl in ms, HGETALL}.
 _PATCH = """
 local ttl = redis.call('PTTL', KEYS[1])
@@ -41,6 +42,7 @@ local bytes = 0
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if field ~= '\\0' then bytes = bytes + #field + redis.call('HSTRLEN', KEYS[1], field) end
 end
+local old_keys, old_bytes = keys, bytes
 for i = 0, n - 1 do
   local field, value = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   if redis.call('HEXISTS', KEYS[1], field) == 1 then
@@ -56,8 +58,8 @@ for i = 4 + 2 * n, #ARGV do
     bytes = bytes - #ARGV[i] - redis.call('HSTRLEN', KEYS[1], ARGV[i])
   end
 end
-if keys > tonumber(ARGV[1]) then return {-1, keys} end
-if bytes > tonumber(ARGV[2]) then return {-2, bytes} end
+if keys > tonumber(ARGV[1]) and keys > old_keys then return {-1, keys} end
+if bytes > tonumber(ARGV[2]) and bytes > old_bytes then return {-2, bytes} end
 for i = 0, n - 1 do
   redis.call('HSET', KEYS[1], ARGV[4 + 2 * i], ARGV[5 + 2 * i])
 end

@@ -59,3 +59,11 @@ def test_a_snapshot_sent_chunked_is_restored(http, namespace) -> None:
     )
     assert response.status_code == 200, response.text
     assert response.json()["dry_run"] is True
+
+
+def test_a_chunked_body_to_any_other_page_is_held_to_a_request_s_size(http) -> None:
+    # Only where a snapshot is uploaded may a body be a snapshot's size; elsewhere it is read no further.
+    body = b"x" * (1024 * 1024 + 1)
+    response = http.post("/anything/", content=in_pieces(body, 64 * 1024))
+    assert response.status_code == 413, response.text[:300]
+    assert response.json()["error"]["code"] == "payload_too_large"

@@ -36,6 +36,24 @@ def test_the_value_said_last_is_current(api) -> None:
     assert status_of(api, porto) == "active"
 
 
+def test_a_value_said_again_later_is_current_again(api) -> None:
+    lisbon = add(api, "Ana lives in Lisbon", "2025-01-10T09:00:00Z", attribute="residence")
+    porto = add(api, "Ana lives in Porto", "2025-06-01T09:00:00Z", attribute="residence")
+    assert status_of(api, lisbon) == "superseded"
+    again = api.post(
+        "/api/v1/memories",
+        {
+            "user_id": "ana",
+            "text": "Ana lives in Lisbon",
+            "stated_at": "2025-11-01T09:00:00Z",
+            "attribute": "residence",
+        },
+    )
+    assert again.status_code == 200 and again["X-Deduplicated"] == "true"
+    assert (again.json()["id"], again.json()["status"]) == (lisbon["id"], "active")
+    assert status_of(api, porto) == "superseded"
+
+
 def test_a_subject_keeps_its_own_history_and_no_attribute_takes_none(api) -> None:
     hers = add(api, "Ana lives in Porto", "2025-09-01T09:00:00Z", attribute="residence")
     brother = add(

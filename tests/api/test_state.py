@@ -66,6 +66,19 @@ def test_patch_keeps_the_state_within_what_a_put_may_hold(api, session) -> None:
     assert api.put("/api/v1/sessions/s1/state", {"state": state, "ttl_seconds": 600}).status_code == 200
 
 
+def test_a_state_past_a_limit_may_still_shrink(api, session, settings, redis_client, namespace) -> None:
+    from memoryadmin.conversations.working_memory import working_memory_key
+
+    # Grown past the limit before it held (or under a higher setting): 1,200 keys.
+    key = working_memory_key(namespace.pk, "s1")
+    redis_client.hset(key, mapping={"\x00": "1", **{f"k{i}": "1" for i in range(1200)}})
+    redis_client.expire(key, 600)
+    r = api.patch("/api/v1/sessions/s1/state", {"state": {"k0": None, "k1": None}})
+    assert r.status_code == 200, r.content
+    assert len(r.json()["state"]) == 1198
+    assert api.patch("/api/v1/sessions/s1/state", {"state": {"new": 1}}).status_code == 422
+
+
 def test_patch_keeps_the_state_within_the_bytes_a_put_may_carry(api, session, settings) -> None:
     settings.MAX_REQUEST_BYTES = 4096
     assert api.put("/api/v1/sessions/s1/state", {"state": {"notes": "x" * 3000}, "ttl_seconds": 600}).status_code == 200

@@ -19,9 +19,18 @@ def readings(content: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("content", "attribute", "text"),
     [
+        # A form's field filled in for an assistant.
+        (
+            "Hi, I want to add a named driver to my policy. Marital status: single.",
+            "relationship_status",
+            "Pat is single",
+        ),
+        ("Occupation: self-employed electrician.", "occupation", "Pat is a self-employed electrician"),
         # A service left for another, with or without "I".
         ("finally left o2 for voxi, 10 pounds a month", "mobile_carrier", "Pat's mobile carrier is Voxi"),
         ("I ditched Vodafone for EE", "mobile_carrier", "Pat's mobile carrier is EE"),
+        ("I ported my number from O2 to EE", "mobile_carrier", "Pat's mobile carrier is EE"),
+        ("finally ported over from Vodafone to Lebara", "mobile_carrier", "Pat's mobile carrier is Lebara"),
         (
             "switched from Comcast to AT&T Fiber, calls should be smoother",
             "internet_provider",

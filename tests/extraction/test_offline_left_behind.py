@@ -267,6 +267,15 @@ def test_punctuation_said_aloud_is_written(dictated: str, written: str) -> None:
             "I'm a nurse on the cardiac ward. Twelve hour shifts are killing me",
         ),
         ("I'm um a nurse", "I'm a nurse"),
+        ("I went to um the um shop on Friday", "I went to the shop on Friday"),
+        ("I'm a nurse um uh twelve hour shifts are killing me", "I'm a nurse. Twelve hour shifts are killing me"),
+        # A stop before the hesitation stays; an acronym is no hesitation.
+        (
+            "I have no idea what to do about that. Um, I moved to Leeds last month",
+            "I have no idea what to do about that. I moved to Leeds last month",
+        ),
+        ("I study at UM in Miami", "I study at UM in Miami"),
+        ("I work in ERM at Deloitte", "I work in ERM at Deloitte"),
         ("my first day at KPMG so yeah new badge", "my first day at KPMG. New badge"),
         ("my umbrella broke uh oh", "my umbrella broke. Oh"),
         # "I" opening a thought, in a message dictated with no mark inside it.

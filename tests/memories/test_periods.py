@@ -149,8 +149,11 @@ def test_letters_that_match_ascii_ones_read_as_them(text, plain) -> None:
         ("Ben is planning a trip to Iceland in August", date(2026, 6, 1), date(2026, 8, 1)),
         ("Cleo will start at the bakery in February", date(2026, 2, 20), date(2026, 2, 1)),
         ("Cleo is going to visit her gran in January", date(2026, 3, 5), date(2027, 1, 1)),
-        # What happened: the last one.
+        # What happened: the last one, whatever is to come in another clause.
         ("Ana ran the Porto half marathon in May", date(2026, 6, 1), date(2026, 5, 1)),
+        ("We got married in June, I will send you the pics", date(2025, 8, 10), date(2025, 6, 1)),
+        ("I ran the Leeds half in April and next I want to do a triathlon", date(2025, 8, 10), date(2025, 4, 1)),
+        ("I booked the flights in March", date(2025, 8, 10), date(2025, 3, 1)),
         ("Ana went to Lisbon in May", date(2026, 2, 10), date(2025, 5, 1)),
     ],
 )

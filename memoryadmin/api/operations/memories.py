@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from memoryadmin.api.pages import page_answer
 from memoryadmin.api.schemas.memories import MemoryIn, SearchIn
@@ -27,6 +28,7 @@ from memoryadmin.memories.services import (
     memory_forget,
     memory_pin,
     memory_unpin,
+    user_lock_sql,
 )
 from memoryadmin.tenancy.models import Namespace
 
@@ -43,8 +45,14 @@ def memory_answer(memory: Any) -> dict[str, Any]:
 
 def memory_remember(*, namespace: Namespace, actor: Actor, args: MemoryIn) -> WriteResult:
     """Store one memory, or find the same text already held; a tombstoned text is refused. A memory stating an
-    attribute settles its history in the same transaction: the one said last is current."""
+    attribute settles its history in the same transaction: the one said last is current (the same text said again
+    with a later `stated_at` too)."""
     with transaction.atomic():
+        if args.attribute:
+            # The person's lock before the text's, in the order an extraction run takes them (core/locks.py).
+            sql, params = user_lock_sql(namespace.pk, [args.user_id])
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
         result = memory_create(
             namespace=namespace,
             user_id=args.user_id,
@@ -67,11 +75,15 @@ def memory_remember(*, namespace: Namespace, actor: Actor, args: MemoryIn) -> Wr
         if result.outcome is Outcome.SUPPRESSED or result.memory is None:
             raise tombstoned()
         memory = result.memory
-        if result.outcome is Outcome.CREATED and memory.attribute:
-            statement = Statement(memory_id=memory.pk, user_id=memory.user_id, stated_at=memory.stated_at)
-            if memories_apply_statements(namespace=namespace, actor=actor, statements=[statement]).superseded:
-                # Said before the current one (history imported out of order): it may be the superseded one.
-                memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at"])
+        if args.attribute and memory.attribute:
+            said = memory.stated_at if result.outcome is Outcome.CREATED else (args.stated_at or timezone.now())
+            statement = Statement(memory_id=memory.pk, user_id=memory.user_id, stated_at=said)
+            settled = memories_apply_statements(
+                namespace=namespace, actor=actor, statements=[statement], users_locked=True
+            )
+            if settled.changed or result.outcome is not Outcome.CREATED:
+                # Said before the current one (history imported out of order), or said again: as it now stands.
+                memory.refresh_from_db(fields=["status", "superseded_by", "superseded_at", "stated_at"])
     return result
 
 

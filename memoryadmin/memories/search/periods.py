@@ -380,11 +380,23 @@ _YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary)(?:'s|\s+is)\s+(?:on
 
 # A statement of what is to come: its month named alone is the next one ("is training for the half marathon in May").
 _AHEAD = re.compile(
-    r"\b(?:will|'ll|going\s+to|gonna|plans?\s+to|planning|training\s+for|signed\s+up|booked|is\s+booking|"
-    r"hopes?\s+to|hoping\s+to|upcoming|looking\s+forward|can't\s+wait|is\s+due|are\s+due|is\s+getting\s+married|"
-    r"wants?\s+to|intends?\s+to|next)\b",
+    r"\b(?:will|'ll|going\s+to|gonna|plans?\s+to|planning|training\s+for|is\s+booking|hopes?\s+to|hoping\s+to|"
+    r"upcoming|looking\s+forward|can't\s+wait|is\s+due|are\s+due|is\s+getting\s+married|wants?\s+to|intends?\s+to)\b",
     re.IGNORECASE,
 )
+_A_MONTH = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,.;:!?]|\s(?:and|but|so|then)\s")
+
+
+def _ahead(text: str) -> bool:
+    """Whether the clause that names the statement's first month speaks of what is to come, before the month ("is
+    training for the half marathon in May"; not "got married in June, I will send the pics")."""
+    month = _A_MONTH.search(text)
+    if month is None:
+        return False
+    before = text[: month.start()]
+    breaks = list(_CLAUSE_BREAK.finditer(before))
+    return bool(_AHEAD.search(before, breaks[-1].end() if breaks else 0))
 
 
 def event_in(text: str, said: date) -> tuple[date, str] | None:
@@ -393,7 +405,7 @@ def event_in(text: str, said: date) -> tuple[date, str] | None:
     "went to a support group yesterday", said on 8 May 2023: (7 May 2023, "day"). Spans that are
     no calendar unit ("recently", "the past two weeks", a season) give none.
     """
-    for named in periods_in(text, said, ahead=bool(_AHEAD.search(text))):
+    for named in periods_in(text, said, ahead=_ahead(text)):
         if _YEARLY.search(text, 0, named.span[0]):
             continue  # "User's birthday is on march 3rd": every year's, no one day's
         period = named.period

@@ -224,7 +224,7 @@ _SERVICES_SWAPPED = tuple(
         + group
         + r">"
         + named(label)
-        + r")|\b(?:switched|moved|changed|went|ported\s+(?:my\s+number\s+)?)\s+(?:over\s+|across\s+)?from\s+"
+        + r")|\b(?:switched|moved|changed|went|ported(?:\s+my\s+number)?)\s+(?:over\s+|across\s+)?from\s+"
         + named(label)
         + r"\s+(?:over\s+)?to\s+(?P<"
         + group

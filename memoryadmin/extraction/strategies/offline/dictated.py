@@ -127,6 +127,23 @@ _FAVOURITE_LABEL = re.compile(
 )
 
 
+# A form's field filled in for an assistant ("Marital status: single.", "Occupation: self-employed electrician."):
+# said as the person would say it ("I'm single.", "I'm a self-employed electrician.").
+_FORM_FIELD = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:(?:my\s+)?(?:marital|relationship)\s+status\s*[:=-]\s*(?P<status>single|married|divorced|"
+    r"widowed|separated|engaged|in\s+a\s+relationship)|(?:my\s+)?(?:occupation|job\s+title|profession)\s*[:=-]\s*"
+    r"(?P<title>[a-z]+(?:[ -][a-z]+){0,3}))\s*(?=[.!?;,]|$)",
+    re.IGNORECASE,
+)
+
+
+def _field_said(match: re.Match[str]) -> str:
+    if match.group("status"):
+        return f"I'm {match.group('status').lower()}"
+    title = match.group("title")
+    return f"I'm {'an' if title[:1].lower() in 'aeiou' else 'a'} {title}"
+
+
 # "guess who's vegan now", "guess who lives in Glasgow now!!", "guess who got promoted": news told as a riddle, the
 # speaker its answer ("I'm vegan now", "I live in Glasgow now", "I got promoted").
 _GUESS_WHO = re.compile(
@@ -183,9 +200,11 @@ _BRACE = re.compile(
 # Hesitations said aloud and typed by speech-to-text ("um", "uh", "erm"), and "so yeah" between two thoughts: where
 # the words before want no more, the thought ends there ("I'm a nurse on the cardiac ward um twelve hour shifts are
 # killing me"); inside a phrase the hesitation is only left out ("I'm um a nurse").
-_HESITATION = re.compile(r"\b(?:u+m+|u+h+|uhm+|e+rm+|so\s+yeah)\b", re.IGNORECASE)
+_HESITATION = re.compile(r"\b(?-i:[uU]m+|[uU]h+|[uU]hm+|[eE]rm+|[sS]o\s+yeah)\b")
+# Lower case or opening a sentence, never an acronym ("I study at UM", "I work in ERM").
 _HESITATED = re.compile(
-    r"(?P<before>[\w'%]+)[,.]?\s+(?:u+m+|u+h+|uhm+|e+rm+|so\s+yeah)(?:,|\.(?!\.))?\s+(?P<next>[\w'])", re.IGNORECASE
+    r"\b(?P<before>[\w'%]+)(?P<mark>[,.]?)\s+(?-i:[uU]m+|[uU]h+|[uU]hm+|[eE]rm+|[sS]o\s+yeah)(?:,|\.(?!\.))?\s+"
+    r"(?=[\w'])"
 )
 _WANTS_MORE = word_set(
     """a an the to at in on of my your our their his her its is was are were am be been i i'm im i've i'd i'll we
@@ -227,9 +246,21 @@ def _run_ons_parted(text: str) -> str:
     return "".join(parts) + text[last:] if parts else text
 
 
-def _hesitation(match: re.Match[str]) -> str:
-    before, after = match.group("before"), match.group("next")
-    return f"{before} {after}" if before.lower() in _WANTS_MORE else f"{before}. {after.upper()}"
+def _hesitations_left_out(text: str) -> str:
+    """The text without its hesitations: a stop where the thought ends there (a stop before one is kept), a space
+    inside a phrase; again until none is left ("um uh")."""
+    while True:
+        parts: list[str] = []
+        last = 0
+        for match in _HESITATED.finditer(text):
+            before = match.group("before")
+            ends = match.group("mark") == "." or before.lower() not in _WANTS_MORE
+            rest = text[match.end() :]
+            parts.append(text[last : match.end("before")] + (". " + rest[:1].upper() if ends else " " + rest[:1]))
+            last = match.end() + 1
+        if not parts:
+            return text
+        text = "".join(parts) + text[last:]
 
 
 def undictated(text: str) -> str:
@@ -249,13 +280,15 @@ def undictated(text: str) -> str:
         text = _GUESS_WHO.sub(_answered, text)
     if ":" in text or "=" in text:
         text = _FAVOURITE_LABEL.sub(lambda m: f"{m.group('my')}favourite {m.group('what')} is ", text)
+        if "tatus" in text or "ccupation" in text or "itle" in text or "rofession" in text:
+            text = _FORM_FIELD.sub(_field_said, text)
     if _SHORT.search(text) is not None:
         text = _SHORT.sub(lambda m: _LONG[m.group(0)], text)
     text = _LEARNER.sub(_standard, text)
     if " I" in text and _UNMARKED.fullmatch(text.strip()):
         text = _run_ons_parted(text)
     if _HESITATION.search(text) is not None:
-        text = _HESITATED.sub(_hesitation, text)
+        text = _hesitations_left_out(text)
     if _SPOKEN.search(text) is None:
         return text
 
