@@ -47,7 +47,7 @@ def test_the_download_holds_only_its_person(world: World) -> None:
 
 def test_a_link_cannot_forget_another_persons_memory(world: World) -> None:
     token = token_of(link(world.a, "alice"))
-    Client().post(reverse("privacy:forget", args=[token, world.bob_memory.pk]))
+    Client().post(reverse("privacy:forget", args=[token, world.bob_memory.pk]), {"confirm": "yes"})
     assert Memory.objects.filter(pk=world.bob_memory.pk).exists()
 
 
@@ -162,7 +162,7 @@ def test_every_use_of_a_link_is_audited(world: World, make_key) -> None:
     home = path_of(made["url"])
     Client().get(home)
     b"".join(Client().get(home + "download/").streaming_content)
-    Client().post(home + f"memories/{world.candidate.pk}/forget/")
+    Client().post(home + f"memories/{world.candidate.pk}/forget/", {"confirm": "yes"})
     uses = AuditEvent.objects.filter(action="privacy_link.use", target_id=made["link_id"]).order_by("id")
     assert [e.data["page"] for e in uses] == ["home", "download", "forget"]
     assert all(e.actor == f"privacy-link:{made['link_id']}" for e in uses)
@@ -235,7 +235,9 @@ def test_each_privacy_page_needs_the_right_it_uses(world: World, rights: tuple[s
     }
     for page, method, needs in PAGES:
         client = Client()
-        response = client.get(paths[page]) if method == "GET" else client.post(paths[page], {"confirm": "no"})
+        # "Forget this" confirmed; the erasure not ("no" is not the word it asks for).
+        answer = {"confirm": "yes" if page == "forget" else "no"}
+        response = client.get(paths[page]) if method == "GET" else client.post(paths[page], answer)
         allowed = not needs or any(right in rights for right in needs)
         assert (response.status_code != 403) == allowed, (page, method, rights, response.status_code)
         assert response.status_code < 500
