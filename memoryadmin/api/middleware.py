@@ -41,6 +41,8 @@ class ApiGuardMiddleware:
             return error_response(
                 413, "payload_too_large", f"The request body exceeds {limit} bytes.", {"limit_bytes": limit}
             )
+        if request.method == "HEAD":
+            return _head_of(request, self.get_response)
         response = self.get_response(request)
         if response.status_code in (404, 405) and not response.get("Content-Type", "").startswith("application/json"):
             if response.status_code == 404:
@@ -56,6 +58,22 @@ class ApiGuardMiddleware:
                 fixed["Allow"] = allowed
             return fixed
         return response
+
+
+def _head_of(request: HttpRequest, get_response: Callable[[HttpRequest], HttpResponse]) -> HttpResponse:
+    """HEAD answers as GET would, without the body (RFC 9110): the same status and headers, its length included."""
+    request.method = "GET"
+    try:
+        response = ApiGuardMiddleware(get_response)(request)
+    finally:
+        request.method = "HEAD"
+    if response.streaming:
+        response.streaming_content = []
+    else:
+        length = len(response.content)
+        response.content = b""
+        response["Content-Length"] = str(length)
+    return response
 
 
 def _oversized_head(request: HttpRequest) -> HttpResponse | None:

@@ -70,3 +70,19 @@ def test_a_huge_integer_is_refused_cleanly(api) -> None:
         headers=api.headers,
     )
     assert response.status_code in (201, 400, 422), response.content
+
+
+def test_head_answers_as_get_without_the_body(api, namespace) -> None:
+    api.post("/api/v1/memories", {"user_id": "alice", "text": "Alice keeps bees"})
+    for path in ("/api/v1/memories?user_id=alice", "/api/v1/health"):
+        got = api.get(path)
+        head = api.client.head(path, headers=api.headers)
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b""
+        assert head["Content-Type"] == got["Content-Type"]
+        assert head["Content-Length"] == str(len(got.content))
+    # A route without GET is still refused, naming what it allows.
+    refused = api.client.head("/api/v1/memories/search", headers=api.headers)
+    assert refused.status_code == 405 and "POST" in refused["Allow"]
+    # Without a key, as GET without one.
+    assert api.client.head("/api/v1/memories").status_code == 401
