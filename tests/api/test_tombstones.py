@@ -109,3 +109,20 @@ def test_a_space_that_splits_a_word_does_not_bring_a_forgotten_text_back(api, sp
     assert (edited.status_code, edited.json()["error"]["code"]) == (409, "tombstoned")
     # Between two words it is a space like any other: a different text is not refused for it.
     assert api.post("/api/v1/memories", {"user_id": "alice", "text": f"Bob likes{space}checkers"}).status_code == 201
+
+
+def test_a_forgotten_text_comes_back_in_no_field_of_a_write(api) -> None:
+    forgotten = api.post("/api/v1/memories", {"user_id": "probe", "text": "Probe hates mushrooms"}).json()
+    kept = api.post("/api/v1/memories", {"user_id": "probe", "text": "Probe likes chess"}).json()
+    assert api.delete(f"/api/v1/memories/{forgotten['id']}").status_code == 204
+    hidden = "probe hates  MUSHROOMS"  # as a person would type it again
+    for field, value in (("topics", [hidden]), ("entities", [hidden]), ("metadata", {"note": {"said": hidden}})):
+        patched = api.patch(f"/api/v1/memories/{kept['id']}", {field: value})
+        assert patched.status_code == 409, (field, patched.content)
+        assert patched.json()["error"]["code"] == "tombstoned"
+        created = api.post("/api/v1/memories", {"user_id": "probe", "text": f"Probe plays {field}", field: value})
+        assert created.status_code == 409, (field, created.content)
+    assert "mushroom" not in str(api.get(f"/api/v1/memories/{kept['id']}").json()).lower()
+    # Another person's tombstone forbids nothing here.
+    other = api.post("/api/v1/memories", {"user_id": "someone", "text": "Someone likes go", "topics": [hidden]})
+    assert other.status_code == 201, other.content

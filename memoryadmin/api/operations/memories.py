@@ -23,6 +23,7 @@ from memoryadmin.memories.services import (
     Outcome,
     Statement,
     WriteResult,
+    forgotten_label,
     memories_apply_statements,
     memory_create,
     memory_forget,
@@ -47,6 +48,11 @@ def memory_remember(*, namespace: Namespace, actor: Actor, args: MemoryIn) -> Wr
     """Store one memory, or find the same text already held; a tombstoned text is refused. A memory stating an
     attribute settles its history in the same transaction: the one said last is current (the same text said again
     with a later `stated_at` too)."""
+    labels = {"topics": args.topics, "entities": args.entities, "metadata": args.metadata, "subject": args.subject}
+    if (field := forgotten_label(namespace.pk, args.user_id, labels)) is not None:
+        raise Conflict(
+            f"a tombstone forbids a text of {field} for this user", code="tombstoned", details={"field": field}
+        )
     with transaction.atomic():
         if args.attribute:
             # The person's lock before the text's, in the order an extraction run takes them (core/locks.py).

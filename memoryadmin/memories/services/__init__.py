@@ -36,7 +36,14 @@ from memoryadmin.memories.services.lifecycle import (
     tombstone_lift,
 )
 from memoryadmin.memories.services.near_duplicates import find_near_duplicates, near_duplicate_target
-from memoryadmin.memories.services.planning import NewMemory, Outcome, WriteResult, is_tombstoned, link_evidence
+from memoryadmin.memories.services.planning import (
+    NewMemory,
+    Outcome,
+    WriteResult,
+    forgotten_label,
+    is_tombstoned,
+    link_evidence,
+)
 from memoryadmin.memories.services.supersession import (
     Statement,
     SupersessionResult,
@@ -58,6 +65,7 @@ __all__ = [
     "clean_memory_type",
     "clean_text",
     "find_near_duplicates",
+    "forgotten_label",
     "is_pinned",
     "is_tombstoned",
     "link_evidence",

@@ -17,7 +17,7 @@ from memoryadmin.memories.models import (
     Memory,
 )
 from memoryadmin.memories.services.cleaning import clean_labels, clean_memory_type, clean_metadata, clean_text
-from memoryadmin.memories.services.planning import is_tombstoned, revision_of
+from memoryadmin.memories.services.planning import forgotten_label, is_tombstoned, revision_of
 from memoryadmin.memories.vectors import Owner, vectors_store
 
 
@@ -97,6 +97,11 @@ def memory_update(
         if metadata is not None and clean_metadata(metadata) != memory.metadata:
             memory.metadata = metadata
             changed.append("metadata")
+        labels = {name: getattr(memory, name) for name in ("topics", "entities", "metadata") if name in changed}
+        if labels and (field := forgotten_label(memory.namespace_id, memory.user_id, labels)) is not None:
+            raise Conflict(
+                f"a tombstone forbids a text of {field} for this user", code="tombstoned", details={"field": field}
+            )
         if not changed:
             return memory
         now = timezone.now()

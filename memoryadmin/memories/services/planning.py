@@ -64,6 +64,37 @@ def is_tombstoned(namespace_id: int, user_id: str, fingerprint: str, text: str |
     return Tombstone.objects.filter(namespace_id=namespace_id, user_id=user_id, fingerprint__in=fingerprints).exists()
 
 
+def forgotten_label(namespace_id: int, user_id: str, fields: dict[str, Any]) -> str | None:
+    """The first of these fields (topics, entities, metadata, subject) that carries a text a tombstone forbids this
+    person, or None: a tombstone keeps a forgotten text out of every field, as a restore keeps it (snapshots)."""
+    said = [(name, text) for name, value in fields.items() for text in _strings(value) if text.strip()]
+    if not said:
+        return None
+    wanted = {text_fingerprint(text): name for name, text in reversed(said)}
+    held = set(
+        Tombstone.objects.filter(namespace_id=namespace_id, user_id=user_id, fingerprint__in=wanted).values_list(
+            "fingerprint", flat=True
+        )
+    )
+    return next((name for name, text in said if text_fingerprint(text) in held), None)
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string a value holds, a mapping's keys included."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
 def link_evidence(memory: Memory, message_ids: Sequence[int]) -> int:
     if not message_ids:
         return 0
