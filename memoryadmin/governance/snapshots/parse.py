@@ -26,7 +26,7 @@ from memoryadmin.core.timestamps import in_utc, not_in_future
 from memoryadmin.governance.snapshots.format import FORMAT, VERSION, Header, fail
 from memoryadmin.memories.models import DatePrecision, MemorySource, MemoryStatus, MemoryType, TombstoneReason
 from memoryadmin.memories.representations import SUPERSESSION_FIELDS
-from memoryadmin.memories.services import clean_labels, clean_text
+from memoryadmin.memories.services import clean_labels, clean_text, strings_of
 
 # A session's counter is the next message's seq: a snapshot may not set it where appends could overflow it.
 MAX_SESSION_MESSAGES = 1_000_000_000
@@ -299,19 +299,6 @@ def _parse_pin(f: Fields) -> dict[str, Any]:
     }
 
 
-def _strings(value: Any) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
 # The fingerprints of a restore's short field texts (topics, entities, metadata keys and values), which
 # recur on most of its records: each is computed once a restore, not once a record and pass. Held only
 # while the restore runs (labels_remembered), short texts only, and at most so many.
@@ -348,7 +335,7 @@ def _fingerprinting(parse: Callable[[Fields], dict[str, Any]], *fields: str) -> 
 
     def parse_with_fingerprints(f: Fields) -> dict[str, Any]:
         record = parse(f)
-        texts = {text for field in fields for text in _strings(record[field]) if text.strip()}
+        texts = {text for field in fields for text in strings_of(record[field]) if text.strip()}
         # The text itself as it may also be read (a space splitting a word): its other fingerprints.
         also = other_text_fingerprints(record["text"]) if "text" in record else ()
         record["field_fingerprints"] = sorted({_label_fingerprint(text) for text in texts} | set(also))

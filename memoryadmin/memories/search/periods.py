@@ -290,18 +290,24 @@ def _relative(kind: str, match: re.Match[str], anchor: date) -> Period | None:
     if kind == "recently":
         return Period(anchor - timedelta(days=30), anchor + timedelta(days=1))
     if kind == "month":
-        month = _MONTH_NUMBER[_fold(groups["month"]).rstrip(".")]
-        year = anchor.year if month <= anchor.month else anchor.year - 1
-        return _part(_months(date(year, month, 1), 1), groups.get("part"))
+        return _month_named(match, anchor)
     return None
 
 
-def _month_ahead(kind: str, match: re.Match[str], anchor: date) -> Period:
-    """A month named alone in what is to come: this one, or the next of its name ("the half marathon in May")."""
+def _month_named(match: re.Match[str], anchor: date, *, ahead: bool = False) -> Period:
+    """A month named alone: the last of its name (this one included), or with `ahead`, in what is to come, the next
+    ("the half marathon in May")."""
     groups = match.groupdict()
     month = _MONTH_NUMBER[_fold(groups["month"]).rstrip(".")]
-    year = anchor.year if month >= anchor.month else anchor.year + 1
+    if ahead:
+        year = anchor.year if month >= anchor.month else anchor.year + 1
+    else:
+        year = anchor.year if month <= anchor.month else anchor.year - 1
     return _part(_months(date(year, month, 1), 1), groups.get("part"))
+
+
+def _month_ahead(kind: str, match: re.Match[str], anchor: date) -> Period:
+    return _month_named(match, anchor, ahead=True)
 
 
 def periods_in(text: str, reference: date, *, ahead: bool = False) -> list[Named]:

@@ -43,6 +43,7 @@ from memoryadmin.memories.services.planning import (
     forgotten_label,
     is_tombstoned,
     link_evidence,
+    strings_of,
 )
 from memoryadmin.memories.services.supersession import (
     Statement,
@@ -83,6 +84,7 @@ __all__ = [
     "near_duplicate_target",
     "session_delete_with_memories",
     "session_memories_forget",
+    "strings_of",
     "tombstone_lift",
     "user_lock_sql",
 ]

@@ -67,7 +67,7 @@ def is_tombstoned(namespace_id: int, user_id: str, fingerprint: str, text: str |
 def forgotten_label(namespace_id: int, user_id: str, fields: dict[str, Any]) -> str | None:
     """The first of these fields (topics, entities, metadata, subject) that carries a text a tombstone forbids this
     person, or None: a tombstone keeps a forgotten text out of every field, as a restore keeps it (snapshots)."""
-    said = [(name, text) for name, value in fields.items() for text in _strings(value) if text.strip()]
+    said = [(name, text) for name, value in fields.items() for text in strings_of(value) if text.strip()]
     if not said:
         return None
     wanted = {text_fingerprint(text): name for name, text in reversed(said)}
@@ -79,7 +79,7 @@ def forgotten_label(namespace_id: int, user_id: str, fields: dict[str, Any]) -> 
     return next((name for name, text in said if text_fingerprint(text) in held), None)
 
 
-def _strings(value: Any) -> list[str]:
+def strings_of(value: Any) -> list[str]:
     """Every string a value holds, a mapping's keys included."""
     found: list[str] = []
     stack = [value]

@@ -107,7 +107,6 @@ class Patterns[T]:
         self.pairs: Sequence[tuple[re.Pattern[str], T]] = list(pairs)
         self.needles = [needles(pattern) for pattern, _ in self.pairs]
         words = frozenset().union(*(w for n in self.needles if n is not None for w in n))
-        self.words = words
         # Each word under its first three letters: a text's own three-letter runs say which words to look for.
         self._by_start: dict[str, tuple[str, ...]] = {}
         for word in sorted(w for w in words if len(w) >= MIN_NEEDLE):
